@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import dotenv from 'dotenv';
+
+/**
+ * The only reader of process.env. Validates the environment against config.schema.json,
+ * names the bad variable, and returns a deep-frozen Config that is passed to createApp.
+ */
+
+export type NodeEnv = 'development' | 'test' | 'production';
+
+export interface Config {
+  readonly nodeEnv: NodeEnv;
+  readonly isProduction: boolean;
+  readonly port: number;
+  readonly host: string;
+  readonly databaseUrl: string;
+  readonly databasePoolMax: number;
+  readonly migrateOnStart: boolean;
+  readonly testApiKey: string | null;
+  readonly auth: {
+    readonly jwtSecret: string | null;
+    readonly jwksUri: string | null;
+    readonly issuer: string | null;
+    readonly audience: string | null;
+    readonly tenantClaim: string;
+  };
+  readonly signingSecret: string;
+  readonly settingsEncryptionKey: string;
+  readonly publicBaseUrl: string;
+  readonly platformBaseDomain: string;
+  readonly storage: {
+    readonly driver: 'local' | 's3';
+    readonly dir: string;
+    readonly maxUploadBytes: number;
+    readonly s3: {
+      readonly endpoint: string | null;
+      readonly bucket: string | null;
+      readonly region: string;
+      readonly accessKeyId: string | null;
+      readonly secretAccessKey: string | null;
+      readonly forcePathStyle: boolean;
+    };
+  };
+  /** First values of the platform SMTP settings, until a superadmin changes them. */
+  readonly smtp: {
+    readonly host: string | null;
+    readonly port: number | null;
+    readonly secure: boolean | null;
+    readonly user: string | null;
+    readonly password: string | null;
+    readonly from: string | null;
+  };
+  readonly frontendUrl: string | null;
+  readonly inviteLoginUrl: string | null;
+  readonly allowPrivateNetworkFetch: boolean;
+  readonly llm: { readonly baseUrl: string | null; readonly apiKey: string | null; readonly model: string | null };
+  readonly logLevel: string;
+  readonly metricsToken: string | null;
+  readonly keycloak: {
+    readonly baseUrl: string | null;
+    readonly realm: string | null;
+    readonly clientId: string | null;
+    readonly clientSecret: string | null;
+  };
+  readonly dispatcher: { readonly enabled: boolean; readonly intervalMs: number };
+}
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, message: string) {
+    super(`Invalid configuration: ${variable} ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+/** Development-only defaults for secrets; refused in production (see validateProductionSecrets). */
+export const DEVELOPMENT_SIGNING_SECRET = 'development-signing-secret-change-me-0123456789';
+export const DEVELOPMENT_ENCRYPTION_KEY = 'development-encryption-key-change-me-0123456789';
+
+const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));
+const configSchema = JSON.parse(readFileSync(schemaPath, 'utf8')) as {
+  properties: Record<string, { type: string; default?: unknown }>;
+};
+
+const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
+const ajv = addFormats(new Ajv({ allErrors: true, useDefaults: true, strict: false }));
+const validateEnv = ajv.compile(configSchema);
+
+function coerce(name: string, raw: string, type: string): unknown {
+  const value = raw.trim();
+  if (type === 'integer') {
+    if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+    return Number(value);
+  }
+  if (type === 'boolean') {
+    if (/^(true|1|yes|on)$/i.test(value)) return true;
+    if (/^(false|0|no|off)$/i.test(value)) return false;
+    throw new ConfigError(name, `must be true or false, got "${raw}"`);
+  }
+  return value;
+}
+
+export interface LoadConfigOptions {
+  /** Read a .env file from the working directory first (npm start does; tests do not). */
+  dotenv?: boolean;
+}
+
+/**
+ * Builds the Config from an environment map (process.env by default). Empty strings count as unset.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env, options: LoadConfigOptions = {}): Config {
+  let source: Record<string, string | undefined> = env;
+  if (options.dotenv) {
+    const fromFile: Record<string, string> = {};
+    dotenv.config({ processEnv: fromFile, quiet: true } as dotenv.DotenvConfigOptions);
+    source = { ...fromFile, ...env };
+  }
+
+  const typed: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(configSchema.properties)) {
+    const raw = source[name];
+    if (raw === undefined || raw === '') continue;
+    typed[name] = coerce(name, raw, prop.type);
+  }
+  if (!validateEnv(typed)) {
+    const first = validateEnv.errors![0];
+    const variable = first.instancePath.replace(/^\//, '') || String(first.params?.missingProperty ?? 'environment');
+    throw new ConfigError(variable, first.message ?? 'is invalid');
+  }
+
+  const v = typed as Record<string, any>;
+  const nodeEnv = v.NODE_ENV as NodeEnv;
+  const isProduction = nodeEnv === 'production';
+  if (isProduction) {
+    if (!v.SIGNING_SECRET) throw new ConfigError('SIGNING_SECRET', 'is required in production (at least 32 characters)');
+    if (!v.SETTINGS_ENCRYPTION_KEY) throw new ConfigError('SETTINGS_ENCRYPTION_KEY', 'is required in production (at least 32 characters)');
+    if (!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI) throw new ConfigError('AUTH_JWKS_URI', 'or AUTH_JWT_SECRET is required in production');
+  }
+  if (v.STORAGE_DRIVER === 's3' && !v.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'is required when STORAGE_DRIVER is s3');
+  if ((v.LLM_BASE_URL && !v.LLM_MODEL)) throw new ConfigError('LLM_MODEL', 'is required when LLM_BASE_URL is set');
+
+  const config: Config = {
+    nodeEnv,
+    isProduction,
+    port: v.PORT,
+    host: v.HOST,
+    databaseUrl: v.DATABASE_URL,
+    databasePoolMax: v.DATABASE_POOL_MAX,
+    migrateOnStart: v.MIGRATE_ON_START,
+    testApiKey: isProduction ? null : (v.TEST_API_KEY ?? null),
+    auth: {
+      jwtSecret: v.AUTH_JWT_SECRET ?? null,
+      jwksUri: v.AUTH_JWKS_URI ?? null,
+      issuer: v.AUTH_ISSUER ?? null,
+      audience: v.AUTH_AUDIENCE ?? null,
+      tenantClaim: v.AUTH_TENANT_CLAIM,
+    },
+    signingSecret: v.SIGNING_SECRET ?? DEVELOPMENT_SIGNING_SECRET,
+    settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
+    publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),
+    platformBaseDomain: v.PLATFORM_BASE_DOMAIN,
+    storage: {
+      driver: v.STORAGE_DRIVER,
+      dir: v.STORAGE_DIR,
+      maxUploadBytes: v.STORAGE_MAX_UPLOAD_BYTES,
+      s3: {
+        endpoint: v.S3_ENDPOINT ?? null,
+        bucket: v.S3_BUCKET ?? null,
+        region: v.S3_REGION,
+        accessKeyId: v.S3_ACCESS_KEY_ID ?? null,
+        secretAccessKey: v.S3_SECRET_ACCESS_KEY ?? null,
+        forcePathStyle: v.S3_FORCE_PATH_STYLE,
+      },
+    },
+    smtp: {
+      host: v.SMTP_HOST ?? null,
+      port: v.SMTP_PORT ?? null,
+      secure: v.SMTP_SECURE ?? null,
+      user: v.SMTP_USER ?? null,
+      password: v.SMTP_PASSWORD ?? null,
+      from: v.SMTP_FROM ?? null,
+    },
+    frontendUrl: v.FRONTEND_URL ?? null,
+    inviteLoginUrl: v.INVITE_LOGIN_URL ?? null,
+    allowPrivateNetworkFetch: v.ALLOW_PRIVATE_NETWORK_FETCH,
+    llm: { baseUrl: v.LLM_BASE_URL ?? null, apiKey: v.LLM_API_KEY ?? null, model: v.LLM_MODEL ?? null },
+    logLevel: v.LOG_LEVEL,
+    metricsToken: v.METRICS_TOKEN ?? null,
+    keycloak: {
+      baseUrl: v.KEYCLOAK_BASE_URL ?? null,
+      realm: v.KEYCLOAK_REALM ?? null,
+      clientId: v.KEYCLOAK_CLIENT_ID ?? null,
+      clientSecret: v.KEYCLOAK_CLIENT_SECRET ?? null,
+    },
+    dispatcher: { enabled: v.DISPATCHER_ENABLED, intervalMs: v.DISPATCHER_INTERVAL_MS },
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const inner of Object.values(value)) deepFreeze(inner);
+    Object.freeze(value);
+  }
+  return value;
+}

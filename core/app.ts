@@ -1,0 +1,143 @@
+import { createServer, type Server } from 'node:http';
+import Koa from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../config/index.js';
+import { packs as defaultPacks } from '../config/packs.js';
+import { connectDatabase } from './db/connect.js';
+import { Database } from './db/database.js';
+import { migrateLatest, pendingMigrations } from './db/migrate.js';
+import type { Migration } from './db/migration.js';
+import { kernelMigrations } from './db/migrations/index.js';
+import { dataRoutes } from './data/data.routes.js';
+import type { AppContext, AppState } from './http/app-state.js';
+import { errorHandler } from './http/error-handler.js';
+import { healthRoutes } from './http/health.routes.js';
+import { accessLog } from './http/access-log.js';
+import { requestId } from './http/request-id.js';
+import { PackRouter, type RouteEntry } from './http/route.js';
+import { MethodNotAllowed } from './http/errors.js';
+import type { PackDefinition } from './kernel/define-pack.js';
+import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import { createKernelServices, type KernelInternals } from './kernel/services.js';
+import { createLogger } from './logger.js';
+import { metadataRoutes } from './metadata/metadata.routes.js';
+
+export interface App {
+  koa: Koa<AppState, AppContext>;
+  kernel: KernelInternals;
+  packs: LoadedPack[];
+  config: Config;
+  logger: Logger;
+  /** Every declared route, for the OpenAPI document. */
+  routes: RouteEntry[];
+  /** Starts listening on config.port/host (or the given port); resolves with the server. */
+  listen(port?: number, host?: string): Promise<Server>;
+  /** Stops background work and closes the database pool. */
+  close(): Promise<void>;
+}
+
+export interface CreateAppOptions {
+  packs?: PackDefinition[];
+  logger?: Logger;
+}
+
+export function allMigrations(packs: PackDefinition[]): Migration[] {
+  return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
+}
+
+/** Builds the app: database, migrations, kernel services, packs and their routers. */
+export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
+  const packDefinitions = options.packs ?? defaultPacks;
+  const logger = options.logger ?? createLogger(config);
+  const { knex, dialect } = connectDatabase(config.databaseUrl, config.databasePoolMax);
+  const db = new Database(knex, dialect);
+  const migrations = allMigrations(packDefinitions);
+
+  let migrated = false;
+  try {
+    if (config.migrateOnStart) {
+      const applied = await migrateLatest(knex, dialect, migrations);
+      if (applied.length) logger.info({ applied }, 'migrations applied');
+    }
+    migrated = (await pendingMigrations(knex, dialect, migrations)).length === 0;
+  } catch (err) {
+    await knex.destroy();
+    throw err;
+  }
+
+  const kernel = createKernelServices(config, db, logger);
+  const loaded = wirePacks(packDefinitions, kernel, config, logger);
+  if (migrated) await registerPackSchemas(loaded, kernel);
+
+  const routes: RouteEntry[] = [];
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes };
+  const koa = new Koa<AppState, AppContext>({ proxy: false });
+  koa.silent = true;
+  koa.use(requestId());
+  koa.use(errorHandler(logger));
+  koa.use(accessLog(logger));
+
+  const kernelRouter = new PackRouter(deps, 'kernel', null);
+  healthRoutes(kernelRouter, async () => {
+    try {
+      await knex.raw('select 1');
+      if (!migrated) migrated = (await pendingMigrations(knex, dialect, migrations)).length === 0;
+      return migrated;
+    } catch {
+      return false;
+    }
+  });
+  metadataRoutes(kernelRouter, kernel.schemas);
+  dataRoutes(kernelRouter, kernel.schemas, kernel.records);
+  const routers = [kernelRouter];
+  for (const { definition, context } of loaded) {
+    if (!definition.routes) continue;
+    const router = new PackRouter(deps, definition.name, definition.licensed ?? null);
+    definition.routes(router, context);
+    routers.push(router);
+  }
+  for (const router of routers) koa.use(router.router.routes());
+  koa.use(async function methodNotAllowed(ctx, next) {
+    await next();
+    if (ctx.body !== undefined) return;
+    const allowed = routers.flatMap((r) => r.router.stack.filter((layer) => layer.match(ctx.path)).flatMap((layer) => layer.methods));
+    if (allowed.length) {
+      const unique = [...new Set(allowed)];
+      throw MethodNotAllowed(ctx.method, [], { Allow: unique.join(', ') });
+    }
+  });
+
+  for (const { definition, context } of loaded) await definition.start?.(context);
+
+  const servers: Server[] = [];
+  let closed = false;
+  return {
+    koa, kernel, packs: loaded, config, logger, routes,
+    async listen(port = config.port, host = config.host) {
+      const server = createServer(koa.callback());
+      server.keepAliveTimeout = 65_000;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => resolve());
+      });
+      servers.push(server);
+      return server;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
+        s.close(() => resolve());
+        s.closeIdleConnections?.();
+      })));
+      for (const { definition, context } of [...loaded].reverse()) {
+        try {
+          await definition.stop?.(context);
+        } catch (err) {
+          logger.error({ err, pack: definition.name }, 'pack stop failed');
+        }
+      }
+      await knex.destroy();
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { Knex } from 'knex';
+
+export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
+
+/** Engine differences live here, never in services or repositories. */
+export interface Dialect {
+  readonly name: 'sqlite' | 'postgres';
+  /** SQL expression reading a top-level JSON field of column `data`, typed. `field` is pre-validated. */
+  jsonField(field: string, type: JsonScalarType, column?: string): string;
+  /** Serialises a JSON document for a json/jsonb column. */
+  toJson(value: unknown): unknown;
+  /** Parses a json/jsonb column value read back from the driver. */
+  fromJson<T = unknown>(value: unknown): T;
+  /** Case-insensitive LIKE operator (`%` and `_` wildcards, `\\` escapes). */
+  likeOperator: string;
+  /** Whether the driver raised a unique violation. */
+  isUniqueViolation(error: unknown): boolean;
+  /** Whether the driver raised a foreign key violation. */
+  isForeignKeyViolation(error: unknown): boolean;
+  /** Updates planner statistics for a table (ANALYZE). */
+  analyze(knex: Knex, table: string): Promise<void>;
+}
+
+export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
+
+export function assertSafeField(field: string): void {
+  if (!SAFE_FIELD.test(field)) throw new Error(`Unsafe field name for SQL: ${field}`);
+}

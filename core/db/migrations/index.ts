@@ -1,0 +1,5 @@
+import type { Migration } from '../migration.js';
+import { kernelMigration } from './0001-kernel.js';
+
+/** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
+export const kernelMigrations: Migration[] = [kernelMigration];

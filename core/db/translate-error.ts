@@ -1,0 +1,14 @@
+import { AppError } from '../http/errors.js';
+import { sqliteDialect } from './dialects/sqlite.js';
+import { postgresDialect } from './dialects/postgres.js';
+
+/** Driver errors that mean something to a client become contract errors; the rest stay internal. */
+export function translateDbError(error: unknown): AppError | null {
+  if (sqliteDialect.isUniqueViolation(error) || postgresDialect.isUniqueViolation(error)) {
+    return new AppError('conflict', 409, 'A record with the same unique values exists already', [], {}, { cause: error });
+  }
+  if (sqliteDialect.isForeignKeyViolation(error) || postgresDialect.isForeignKeyViolation(error)) {
+    return new AppError('conflict', 409, 'The record refers to something that does not exist', [], {}, { cause: error });
+  }
+  return null;
+}

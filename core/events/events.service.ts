@@ -1,0 +1,60 @@
+import type { Database } from '../db/database.js';
+import { newId, nowIso } from '../db/ids.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import { EventBus, type BusHandler } from './event-bus.js';
+import type { PlatformEvent } from './event.js';
+import { EventsRepository } from './events.repository.js';
+
+export interface PublishInput {
+  name: string;
+  payload: Record<string, unknown>;
+  product?: string | null;
+}
+
+/**
+ * Fan-out step of the outbox: given an event written in the transaction, queue its deliveries
+ * (connectors) in that same transaction; returns how many were queued.
+ */
+export type OutboxFanout = (rc: RequestContext, event: PlatformEvent) => Promise<number>;
+
+/**
+ * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
+ * lets the fan-outs queue deliveries in it, and hands the event to in-process subscribers after commit.
+ */
+export class EventsService {
+  readonly bus: EventBus;
+  private readonly repository: EventsRepository;
+  private readonly fanouts: OutboxFanout[] = [];
+
+  constructor(private readonly db: Database, logger: import('pino').Logger) {
+    this.bus = new EventBus(logger);
+    this.repository = new EventsRepository(db);
+  }
+
+  /** Registers a fan-out that queues work for each event inside the publishing transaction. */
+  addFanout(fanout: OutboxFanout): void {
+    this.fanouts.push(fanout);
+  }
+
+  on(pattern: string, handler: BusHandler): void {
+    this.bus.on(pattern, handler);
+  }
+
+  async publish(rc: RequestContext, input: PublishInput): Promise<{ event: PlatformEvent; deliveries: number }> {
+    const event: PlatformEvent = {
+      id: newId(),
+      name: input.name,
+      tenantId: rc.tenantId,
+      product: input.product ?? null,
+      occurredAt: nowIso(),
+      payload: input.payload,
+    };
+    return this.db.transaction(rc, async (rc) => {
+      await this.repository.insert(rc, event);
+      let deliveries = 0;
+      for (const fanout of this.fanouts) deliveries += await fanout(rc, event);
+      rc.afterCommit!(() => this.bus.emit(event));
+      return { event, deliveries };
+    });
+  }
+}

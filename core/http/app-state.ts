@@ -1,0 +1,21 @@
+import type { ParameterizedContext } from 'koa';
+import type { RouteFamily } from './envelope.js';
+import type { Principal, RequestContext } from '../kernel/request-context.js';
+import type { TenantRecord } from '../tenants/tenants.repository.js';
+
+/** Typed per-request state, initialised by the first middleware (request-id). */
+export interface AppState {
+  requestId: string;
+  family: RouteFamily;
+  startedAt: bigint;
+  principal?: Principal | null;
+  tenant?: TenantRecord | null;
+  rc: RequestContext;
+  /** Parsed and validated inputs of the matched route. */
+  body?: any;
+  query?: any;
+  /** Declared route path (for logs and metrics), e.g. /api/v1/data/:ns/:schema. */
+  routePath?: string;
+}
+
+export type AppContext = ParameterizedContext<AppState>;

@@ -1,0 +1,131 @@
+import { timingSafeEqual } from 'node:crypto';
+import jwt, { type JwtPayload } from 'jsonwebtoken';
+import jwksRsa, { type JwksClient } from 'jwks-rsa';
+import type { Config } from '../../config/index.js';
+import { InvalidToken, Unauthenticated } from './errors.js';
+import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
+
+const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
+const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
+
+/**
+ * Verifies `Authorization: Bearer ...` as CONTRACT.md section 2 fixes it: HS256 with AUTH_JWT_SECRET,
+ * RS256/ES256 from AUTH_JWKS_URI (issuer and audience checked), algorithms pinned per key kind, `exp`
+ * required; the test key outside production only.
+ */
+export class Authenticator {
+  private readonly jwks: JwksClient | null;
+  private readonly testKey: Buffer | null;
+
+  constructor(private readonly config: Config) {
+    this.jwks = config.auth.jwksUri
+      ? jwksRsa({
+          jwksUri: config.auth.jwksUri,
+          cache: true,
+          cacheMaxEntries: 20,
+          cacheMaxAge: 10 * 60 * 1000,
+          // An unknown kid refetches the key set at most once per 30 s.
+          rateLimit: true,
+          jwksRequestsPerMinute: 2,
+          timeout: 5000,
+        })
+      : null;
+    this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
+  }
+
+  /** Returns the principal, null when no credentials were sent; throws 401 for bad ones. */
+  async authenticate(authorization: string | undefined): Promise<Principal | null> {
+    if (!authorization) return null;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw InvalidToken('The Authorization header must be "Bearer <token>"');
+    const token = match[1];
+    if (this.isTestKey(token)) return testKeyPrincipal();
+    if (token.split('.').length !== 3) throw InvalidToken();
+    return this.principalFromClaims(await this.verify(token));
+  }
+
+  async require(authorization: string | undefined): Promise<Principal> {
+    const principal = await this.authenticate(authorization);
+    if (!principal) throw Unauthenticated();
+    return principal;
+  }
+
+  private isTestKey(token: string): boolean {
+    if (!this.testKey) return false;
+    const given = Buffer.from(token);
+    return given.length === this.testKey.length && timingSafeEqual(given, this.testKey);
+  }
+
+  private async verify(token: string): Promise<JwtPayload> {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw InvalidToken();
+    const alg = decoded.header.alg;
+    const { issuer, audience, jwtSecret } = this.config.auth;
+    const options: jwt.VerifyOptions = {};
+    if (issuer) options.issuer = issuer;
+    if (audience) options.audience = audience;
+
+    let key: jwt.Secret;
+    if (HS_ALGORITHMS.includes(alg as jwt.Algorithm) && jwtSecret) {
+      key = jwtSecret;
+      options.algorithms = HS_ALGORITHMS;
+    } else if (ASYMMETRIC_ALGORITHMS.includes(alg as jwt.Algorithm) && this.jwks) {
+      if (!decoded.header.kid) throw InvalidToken('The token has no key id (kid)');
+      try {
+        key = (await this.jwks.getSigningKey(decoded.header.kid)).getPublicKey();
+      } catch {
+        throw InvalidToken('The token was signed by an unknown key');
+      }
+      options.algorithms = ASYMMETRIC_ALGORITHMS;
+    } else {
+      throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" is not accepted`);
+    }
+
+    let payload: JwtPayload;
+    try {
+      payload = jwt.verify(token, key, options) as JwtPayload;
+    } catch (err) {
+      const name = (err as Error).name;
+      throw InvalidToken(name === 'TokenExpiredError' ? 'The token has expired' : 'The token is invalid');
+    }
+    if (typeof payload.exp !== 'number') throw InvalidToken('The token has no expiry (exp)');
+    if (typeof payload.sub !== 'string' || payload.sub === '') throw InvalidToken('The token has no subject (sub)');
+    return payload;
+  }
+
+  private principalFromClaims(claims: JwtPayload): Principal {
+    const roles = rolesOf(claims);
+    const tenantClaim = claims[this.config.auth.tenantClaim];
+    return {
+      userId: claims.sub!,
+      email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+      name: typeof claims.name === 'string' ? claims.name : null,
+      tenantId: typeof tenantClaim === 'string' && tenantClaim !== '' ? tenantClaim : null,
+      isSuperadmin: roles.includes('superadmin'),
+      role: strongestRole(roles),
+      roles,
+      via: 'jwt',
+    };
+  }
+}
+
+function rolesOf(claims: JwtPayload): string[] {
+  const direct = claims.roles;
+  const realm = (claims.realm_access as { roles?: unknown } | undefined)?.roles;
+  const list = [direct, realm].flatMap((r) => (Array.isArray(r) ? r : typeof r === 'string' ? r.split(/[\s,]+/) : []));
+  return [...new Set(list.filter((r): r is string => typeof r === 'string' && r !== ''))];
+}
+
+function strongestRole(roles: string[]): TenantRole {
+  let best: TenantRole = 'viewer';
+  for (const role of roles) {
+    if (role in ROLE_RANK && ROLE_RANK[role as TenantRole] > ROLE_RANK[best]) best = role as TenantRole;
+  }
+  return best;
+}
+
+function testKeyPrincipal(): Principal {
+  return {
+    userId: 'test-key', email: null, name: 'Test key', tenantId: null, isSuperadmin: true, role: 'admin', roles: ['superadmin'], via: 'test_key',
+  };
+}

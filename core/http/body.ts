@@ -1,0 +1,32 @@
+import getRawBody from 'raw-body';
+import type { AppContext } from './app-state.js';
+import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Reads a JSON body: 415 for another content type, 413 past the limit, 400 invalid_json for bad JSON.
+ * An empty body yields undefined.
+ */
+export async function readJsonBody(ctx: AppContext, limit = JSON_BODY_LIMIT): Promise<unknown> {
+  const length = ctx.request.length;
+  const hasBody = (length !== undefined && length > 0) || ctx.get('Transfer-Encoding') !== '';
+  if (!hasBody) return undefined;
+  if (!ctx.is('application/json', 'application/*+json')) {
+    throw UnsupportedMediaType(`The body must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
+  }
+  if (length !== undefined && length > limit) throw PayloadTooLarge(limit);
+  let text: string;
+  try {
+    text = await getRawBody(ctx.req, { limit, encoding: 'utf8', length });
+  } catch (err) {
+    if ((err as { type?: string }).type === 'entity.too.large') throw PayloadTooLarge(limit);
+    throw err;
+  }
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw InvalidJson(`The request body is not valid JSON: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,207 @@
+import Router from '@koa/router';
+import type { ValidateFunction } from 'ajv';
+import type { AppContext, AppState } from './app-state.js';
+import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
+import { successEnvelope, type RouteFamily } from './envelope.js';
+import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
+import type { Authenticator } from './auth.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
+import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
+import { createAjv, toIssues } from '../metadata/ajv.js';
+import type { Logger } from 'pino';
+
+export type AuthLevel = 'public' | 'user' | 'tenant' | 'superadmin';
+export type JsonSchema = Record<string, unknown>;
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
+
+/**
+ * What a route takes and returns. The same declaration drives validation, auth and the OpenAPI
+ * document, so the document cannot drift from the behaviour.
+ */
+export interface RouteSpec {
+  summary: string;
+  description?: string;
+  tags?: string[];
+  /**
+   * public: no credentials (the tenant comes from `tenantParam`); user: any signed-in caller;
+   * tenant: a caller acting for a tenant (from `tenantParam`, else the token or X-Tenant-Id);
+   * superadmin: platform superadmins only (with an optional `tenantParam`).
+   */
+  auth: AuthLevel;
+  /** Path parameter that names the tenant, e.g. `id` for /tenants/:id/branding. */
+  tenantParam?: string;
+  /** Minimum tenant role (auth `tenant`); superadmins always pass. Default `viewer`. */
+  role?: TenantRole;
+  /** Licensed module gating this route; defaults to the pack's. A function decides per request (the data API). */
+  module?: string | null | ((ctx: AppContext) => string | null);
+  /** Envelope family; defaults to the path's (JSend under /metadata and /data). */
+  family?: RouteFamily;
+  /** Success status, default 200. */
+  status?: number;
+  /** JSON body schema, or `raw` to leave the body stream to the handler. */
+  body?: JsonSchema | 'raw';
+  bodyLimit?: number;
+  /** Query schema; values are coerced to the declared types. */
+  query?: JsonSchema;
+  /** Schema of `data` in a success response (documentation). */
+  response?: JsonSchema;
+  /** Error codes the route may answer with (documentation). */
+  errors?: string[];
+  /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
+}
+
+export type RouteHandler = (ctx: AppContext) => Promise<unknown> | unknown;
+
+export interface RouteEntry {
+  method: HttpMethod;
+  /** Full path in @koa/router syntax, e.g. /api/v1/crm/deals/:dealId */
+  path: string;
+  spec: RouteSpec;
+  pack: string;
+}
+
+export interface RouteDeps {
+  authenticator: Authenticator;
+  tenants: TenantsService;
+  logger: Logger;
+  routeTable: RouteEntry[];
+}
+
+const bodyAjv = createAjv();
+const queryAjv = createAjv({ coerceTypes: true, useDefaults: true });
+
+/** A pack's router: declare each route with its spec; everything around the handler is done here. */
+export class PackRouter {
+  readonly router: Router<AppState, AppContext>;
+
+  constructor(
+    private readonly deps: RouteDeps,
+    readonly packName: string,
+    private readonly defaultModule: string | null,
+    private readonly basePath = '/api/v1',
+  ) {
+    this.router = new Router<AppState, AppContext>({ prefix: basePath });
+  }
+
+  get(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('get', path, spec, handler); }
+  post(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('post', path, spec, handler); }
+  put(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('put', path, spec, handler); }
+  patch(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('patch', path, spec, handler); }
+  delete(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('delete', path, spec, handler); }
+
+  private add(method: HttpMethod, path: string, spec: RouteSpec, handler: RouteHandler): this {
+    if (spec.auth === 'public' && !spec.tenantParam && spec.module) {
+      throw new Error(`${method.toUpperCase()} ${path}: a public route gated by a module needs tenantParam`);
+    }
+    if (spec.tenantParam && !path.includes(`:${spec.tenantParam}`)) {
+      throw new Error(`${method.toUpperCase()} ${path}: tenantParam "${spec.tenantParam}" is not a path parameter`);
+    }
+    const fullPath = `${this.basePath}${path}`;
+    const validateBody = spec.body && spec.body !== 'raw' ? compile(bodyAjv, spec.body, `${method} ${path} body`) : null;
+    const validateQuery = spec.query ? compile(queryAjv, spec.query, `${method} ${path} query`) : null;
+    const module = spec.module === undefined ? this.defaultModule : spec.module;
+    const deps = this.deps;
+    const entry: RouteEntry = { method, path: fullPath, spec, pack: this.packName };
+    deps.routeTable.push(entry);
+
+    const route = async function route(ctx: AppContext) {
+      ctx.state.routePath = fullPath;
+      const family = spec.family ?? ctx.state.family;
+      ctx.state.family = family;
+      await resolveCaller(ctx, spec, module, deps);
+
+      if (validateQuery) {
+        const query = { ...ctx.query };
+        if (!validateQuery(query)) throw ValidationFailed('Invalid query parameters', prefixIssues('query', toIssues(validateQuery.errors)));
+        ctx.state.query = query;
+      } else {
+        ctx.state.query = ctx.query;
+      }
+      if (spec.body !== 'raw' && method !== 'get' && method !== 'delete') {
+        const body = await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT);
+        if (validateBody) {
+          const value = body === undefined ? {} : body;
+          if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
+          ctx.state.body = value;
+        } else {
+          ctx.state.body = body;
+        }
+      }
+
+      const result = await handler(ctx);
+      if (ctx.body === undefined || ctx.body === null) {
+        ctx.status = spec.status ?? 200;
+        ctx.body = successEnvelope(family, result === undefined ? null : result);
+      }
+    };
+    Object.defineProperty(route, 'name', { value: `${method}:${path}` });
+    this.router[method](path, route);
+    return this;
+  }
+}
+
+function compile(ajv: ReturnType<typeof createAjv>, schema: JsonSchema, label: string): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    throw new Error(`Invalid schema for ${label}: ${(err as Error).message}`);
+  }
+}
+
+function prefixIssues(prefix: string, issues: Array<{ path: string; message: string }>) {
+  return issues.map((i) => ({ path: `${prefix}${i.path === '/' ? '' : i.path}`, message: i.message }));
+}
+
+/** Authenticates, resolves the tenant and checks role, suspension and module; sets ctx.state.rc. */
+async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec['module'], deps: RouteDeps): Promise<void> {
+  const principal = spec.auth === 'public' ? null : await deps.authenticator.require(ctx.get('Authorization') || undefined);
+  ctx.state.principal = principal;
+
+  let tenantId: string | null = null;
+  if (spec.auth === 'superadmin' && !principal!.isSuperadmin) throw SuperadminRequired();
+
+  if (spec.auth === 'public') {
+    const id = ctx.params[spec.tenantParam ?? ''] ?? null;
+    if (id !== null) {
+      const tenant = await deps.tenants.get(null, id);
+      if (!tenant || tenant.status !== 'active') throw TenantNotFound(id);
+      ctx.state.tenant = tenant;
+      tenantId = id;
+    }
+  } else if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
+    const p = principal!;
+    if (spec.tenantParam) {
+      tenantId = ctx.params[spec.tenantParam] ?? null;
+      if (!p.isSuperadmin && p.tenantId !== tenantId) throw Forbidden('You may only act on your own tenant');
+    } else {
+      const header = ctx.get('X-Tenant-Id') || null;
+      if (p.isSuperadmin) tenantId = header ?? p.tenantId;
+      else {
+        if (header && header !== p.tenantId) throw Forbidden('X-Tenant-Id names another tenant than your token');
+        tenantId = p.tenantId;
+      }
+      if (!tenantId) throw TenantRequired();
+    }
+    const tenant = await deps.tenants.require(null, tenantId ?? '');
+    if (tenant.status !== 'active' && !p.isSuperadmin) throw Forbidden('The tenant is suspended');
+    if (!p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK[spec.role ?? 'viewer']) {
+      throw Forbidden(`This needs the ${spec.role} role`);
+    }
+    ctx.state.tenant = tenant;
+  } else if (principal) {
+    tenantId = principal.tenantId;
+  }
+
+  const appCode = typeof module === 'function' ? module(ctx) : module;
+  if (appCode && tenantId && ctx.state.tenant && !(await deps.tenants.isModuleEnabled(null, tenantId, appCode))) {
+    throw ModuleDisabled(appCode);
+  }
+
+  const rc: RequestContext = {
+    tenantId: ctx.state.tenant ? tenantId : (spec.auth === 'user' ? tenantId : null),
+    principal,
+    requestId: ctx.state.requestId,
+    logger: deps.logger,
+  };
+  ctx.state.rc = rc;
+}

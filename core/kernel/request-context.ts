@@ -1,0 +1,48 @@
+import type { Knex } from 'knex';
+import type { Logger } from 'pino';
+
+export type TenantRole = 'admin' | 'editor' | 'viewer';
+
+export const ROLE_RANK: Record<TenantRole, number> = { viewer: 1, editor: 2, admin: 3 };
+
+/** Who is calling: from a verified JWT, or the test key (a superadmin). */
+export interface Principal {
+  /** `sub` of the token, or `test-key`. */
+  userId: string;
+  email: string | null;
+  name: string | null;
+  /** The tenant claim of the token, if any. */
+  tenantId: string | null;
+  isSuperadmin: boolean;
+  /** The strongest tenant role in the token; `viewer` when it names none. */
+  role: TenantRole;
+  roles: string[];
+  via: 'jwt' | 'test_key';
+}
+
+/**
+ * What every service and repository call takes first: the tenant, the caller and, inside a transaction,
+ * the transaction itself. Inside `Database.transaction` use only the inner rc you are given.
+ */
+export interface RequestContext {
+  /** The tenant the request acts for; null for platform-level work. */
+  tenantId: string | null;
+  principal: Principal | null;
+  requestId: string;
+  logger?: Logger;
+  trx?: Knex.Transaction;
+  /** Registers work to run after the outermost transaction commits (events, in-process handlers). */
+  afterCommit?: (cb: () => void | Promise<void>) => void;
+}
+
+/** A context for work the system does on its own (seeding, background jobs) for one tenant. */
+export function systemContext(tenantId: string | null, logger?: Logger): RequestContext {
+  return {
+    tenantId,
+    requestId: 'system',
+    logger,
+    principal: {
+      userId: 'system', email: null, name: null, tenantId, isSuperadmin: true, role: 'admin', roles: ['superadmin'], via: 'test_key',
+    },
+  };
+}

@@ -1,0 +1,73 @@
+import nodemailer from 'nodemailer';
+import type { Logger } from 'pino';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { SettingsProvider, SmtpSettings } from '../settings/settings-provider.js';
+
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+  html?: string;
+  /** What the mail is about, for logs and the delivery record, e.g. `invitation:<id>`. */
+  reference?: string;
+}
+
+export interface SendResult {
+  messageId: string;
+}
+
+/**
+ * Mail through nodemailer with the platform SMTP settings. `send` delivers now (used by the SMTP test);
+ * `enqueue` is how packs send: it is handed to the outbox (the events issue makes it durable).
+ */
+export class MailService {
+  private enqueueImpl: ((rc: RequestContext, message: MailMessage) => Promise<'sent' | 'queued'>) | null = null;
+
+  constructor(private readonly settings: SettingsProvider, private readonly logger: Logger) {}
+
+  /** Lets the outbox take over queued mail. */
+  useQueue(enqueue: (rc: RequestContext, message: MailMessage) => Promise<'sent' | 'queued'>): void {
+    this.enqueueImpl = enqueue;
+  }
+
+  async enqueue(rc: RequestContext, message: MailMessage): Promise<'sent' | 'queued'> {
+    if (this.enqueueImpl) return this.enqueueImpl(rc, message);
+    const deliver = async () => {
+      try {
+        await this.send(message);
+      } catch (err) {
+        this.logger.error({ err, reference: message.reference }, 'mail failed');
+      }
+    };
+    if (rc.afterCommit) rc.afterCommit(deliver);
+    else void deliver();
+    return 'queued';
+  }
+
+  async send(message: MailMessage, override?: SmtpSettings): Promise<SendResult> {
+    const smtp = override ?? (await this.settings.getSmtp());
+    if (!smtp.host) throw new Error('SMTP is not configured (SMTP_HOST)');
+    const transport = nodemailer.createTransport({
+      host: smtp.host,
+      port: smtp.port ?? (smtp.secure ? 465 : 587),
+      secure: smtp.secure ?? false,
+      auth: smtp.user ? { user: smtp.user, pass: smtp.password ?? '' } : undefined,
+      connectionTimeout: 10_000,
+      greetingTimeout: 10_000,
+      socketTimeout: 20_000,
+      tls: { rejectUnauthorized: false },
+    });
+    try {
+      const info = await transport.sendMail({
+        from: smtp.from ?? 'no-reply@localhost',
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        html: message.html,
+      });
+      return { messageId: String(info.messageId) };
+    } finally {
+      transport.close();
+    }
+  }
+}

@@ -1,0 +1,64 @@
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Options } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { RE2JS } from 're2js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object (ajv-validator/ajv#2132).
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+
+/**
+ * `pattern` and `patternProperties` run on RE2 semantics (re2js, linear time), so a hostile pattern
+ * such as `^(a+)+$` cannot hang the process. Patterns RE2 does not support (back-references,
+ * look-around) are refused as invalid schemas.
+ */
+const re2Engine = Object.assign(
+  (pattern: string, flags: string) => {
+    const re = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
+    return { test: (input: string) => re.matcher(input).find() } as unknown as RegExp;
+  },
+  { code: 'require("re2js").RE2JS' },
+);
+
+export interface AjvFactoryOptions {
+  /** Only for the query-string instance: read "5" as 5 and "true" as true. */
+  coerceTypes?: boolean;
+  /** Fill in `default` values while validating (record documents). */
+  useDefaults?: boolean;
+}
+
+/** The one ajv factory: JSON Schema 2020-12, formats, every error listed, no $data, RE2 patterns. */
+export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
+  const opts: Options = {
+    allErrors: true,
+    $data: false,
+    strict: true,
+    strictTypes: false,
+    strictRequired: false,
+    strictTuples: false,
+    allowUnionTypes: true,
+    coerceTypes: options.coerceTypes ? 'array' : false,
+    useDefaults: options.useDefaults ?? false,
+    validateFormats: true,
+    code: { regExp: re2Engine as any },
+    loadSchema: undefined,
+  };
+  const ajv = new Ajv2020(opts);
+  addFormats(ajv);
+  return ajv;
+}
+
+export interface ValidationIssue {
+  path: string;
+  message: string;
+}
+
+/** Maps ajv errors to the contract's `{ path, message }` list. */
+export function toIssues(errors: Array<{ instancePath: string; message?: string; keyword: string; params: any }> | null | undefined): ValidationIssue[] {
+  return (errors ?? []).map((e) => {
+    if (e.keyword === 'required') return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required' };
+    if (e.keyword === 'additionalProperties') {
+      return { path: `${e.instancePath}/${e.params.additionalProperty}`, message: 'is not allowed' };
+    }
+    return { path: e.instancePath || '/', message: e.message ?? 'is invalid' };
+  });
+}

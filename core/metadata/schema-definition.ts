@@ -1,0 +1,83 @@
+import type { JsonScalarType } from '../db/dialects/dialect.js';
+
+export const IDENTIFIER = /^[a-z][a-z0-9_]{0,39}$/;
+export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'] as const;
+export const PLATFORM_SCOPE = '_platform';
+
+/** The body of POST /metadata/schemas, and what packs register at boot. */
+export interface SchemaInput {
+  namespace: string;
+  name: string;
+  title?: string;
+  description?: string;
+  schema: Record<string, any>;
+  indexes?: string[][];
+  unique?: string[][];
+}
+
+export type FieldType = JsonScalarType | 'object' | 'array' | 'null' | 'any';
+
+/** A registered schema, as the registry and the record store use it. */
+export interface RegisteredSchema {
+  id: number;
+  /** Owning tenant; null for platform schemas (from packs). */
+  tenantId: string | null;
+  namespace: string;
+  name: string;
+  version: number;
+  scope: 'platform' | 'tenant';
+  title: string;
+  description: string;
+  schema: Record<string, any>;
+  indexes: string[][];
+  unique: string[][];
+  tableName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The public shape of a schema in responses (CONTRACT.md section 3). */
+export function toSchemaItem(s: RegisteredSchema) {
+  return {
+    namespace: s.namespace,
+    name: s.name,
+    version: s.version,
+    scope: s.scope,
+    title: s.title,
+    description: s.description,
+    schema: s.schema,
+    indexes: s.indexes,
+    unique: s.unique,
+    createdAt: s.createdAt,
+    updatedAt: s.updatedAt,
+  };
+}
+
+/** The JSON type of each top-level property, for filters, sorts and index expressions. */
+export function fieldTypes(schema: Record<string, any>): Map<string, FieldType> {
+  const types = new Map<string, FieldType>();
+  const props = (schema.properties ?? {}) as Record<string, any>;
+  for (const [name, prop] of Object.entries(props)) types.set(name, typeOfProperty(prop));
+  return types;
+}
+
+function typeOfProperty(prop: any): FieldType {
+  if (!prop || typeof prop !== 'object') return 'any';
+  let t = prop.type;
+  if (Array.isArray(t)) t = t.filter((x: string) => x !== 'null')[0] ?? 'null';
+  if (t === undefined && Array.isArray(prop.enum) && prop.enum.length > 0) {
+    const kinds = new Set(prop.enum.filter((v: unknown) => v !== null).map((v: unknown) => typeof v));
+    if (kinds.size === 1) t = kinds.has('string') ? 'string' : kinds.has('number') ? 'number' : kinds.has('boolean') ? 'boolean' : undefined;
+  }
+  if (t === undefined && prop.const !== undefined) t = typeof prop.const === 'string' ? 'string' : typeof prop.const;
+  switch (t) {
+    case 'string': case 'number': case 'integer': case 'boolean': case 'object': case 'array': case 'null':
+      return t;
+    default:
+      return 'any';
+  }
+}
+
+export function isScalar(type: FieldType | undefined): type is JsonScalarType {
+  return type === 'string' || type === 'number' || type === 'integer' || type === 'boolean';
+}

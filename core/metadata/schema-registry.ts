@@ -1,0 +1,205 @@
+import type { ValidateFunction } from 'ajv';
+import type { Database } from '../db/database.js';
+import { SAFE_FIELD } from '../db/dialects/dialect.js';
+import { nowIso } from '../db/ids.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { NamespaceDeclaration } from '../kernel/define-pack.js';
+import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../http/errors.js';
+import { createAjv } from './ajv.js';
+import {
+  fieldTypes, IDENTIFIER, isScalar, SERVER_FIELDS, type FieldType, type RegisteredSchema, type SchemaInput,
+} from './schema-definition.js';
+import { SchemasRepository } from './schemas.repository.js';
+
+/** A registered schema with its compiled validator and field types. */
+export interface CompiledSchema extends RegisteredSchema {
+  validate: ValidateFunction;
+  types: Map<string, FieldType>;
+}
+
+interface NamespaceOwner {
+  pack: string;
+  open: boolean;
+  licensed: string | null;
+  onRegister?: (input: SchemaInput) => SchemaInput;
+}
+
+export const SCHEMA_LIMITS = {
+  /** Serialised JSON Schema size. */
+  maxBytes: 128 * 1024,
+  /** Nesting depth of the JSON Schema document. */
+  maxDepth: 32,
+  maxIndexes: 16,
+  maxFieldsPerIndex: 4,
+};
+
+/**
+ * The schema registry: platform schemas from packs and tenant schemas from integrators, each compiled
+ * once (ajv 2020-12) and cached by scope, namespace, name and version. A cache miss reads the database,
+ * so a schema registered through another process is usable at once.
+ */
+export class SchemaRegistry {
+  readonly repository: SchemasRepository;
+  private readonly ajv = createAjv({ useDefaults: true });
+  private readonly cache = new Map<string, CompiledSchema>();
+  private readonly namespaces = new Map<string, NamespaceOwner>();
+
+  constructor(private readonly db: Database) {
+    this.repository = new SchemasRepository(db);
+  }
+
+  declareNamespace(pack: string, licensed: string | null, decl: NamespaceDeclaration): void {
+    const owner = this.namespaces.get(decl.name);
+    if (owner) throw new Error(`Namespace "${decl.name}" is declared by both ${owner.pack} and ${pack}`);
+    this.namespaces.set(decl.name, { pack, open: decl.open, licensed, onRegister: decl.onRegister });
+  }
+
+  /** The licensed module gating a namespace, if a licensed pack owns it. */
+  moduleOf(namespace: string): string | null {
+    return this.namespaces.get(namespace)?.licensed ?? null;
+  }
+
+  /** Registers a tenant's schema (POST /metadata/schemas). */
+  async registerForTenant(rc: RequestContext, input: SchemaInput): Promise<CompiledSchema> {
+    assertIdentifier('namespace', input.namespace);
+    assertIdentifier('name', input.name);
+    const owner = this.namespaces.get(input.namespace);
+    if (owner && !owner.open) throw ReservedNamespace(input.namespace);
+    const prepared = owner?.onRegister ? owner.onRegister(structuredClone(input)) : input;
+    const checked = this.check(prepared);
+    const now = nowIso();
+    return this.db.transaction(rc, async (rc) => {
+      if (await this.repository.findVisible(rc, rc.tenantId, input.namespace, input.name)) {
+        throw SchemaExists({ ns: input.namespace, name: input.name });
+      }
+      const registered = await this.repository.insert(rc, {
+        tenantId: rc.tenantId,
+        namespace: input.namespace,
+        name: input.name,
+        version: 1,
+        scope: 'tenant',
+        title: prepared.title ?? '',
+        description: prepared.description ?? '',
+        schema: prepared.schema,
+        indexes: checked.indexes,
+        unique: checked.unique,
+        createdAt: now,
+        updatedAt: now,
+      });
+      return this.remember(registered, checked.validate);
+    });
+  }
+
+  /** Registers or updates a pack's platform schema at boot; a changed definition gets a new version. */
+  async registerPlatform(rc: RequestContext, input: SchemaInput): Promise<CompiledSchema> {
+    assertIdentifier('namespace', input.namespace);
+    assertIdentifier('name', input.name);
+    const checked = this.check(input);
+    const now = nowIso();
+    return this.db.transaction(rc, async (rc) => {
+      const existing = await this.repository.findVisible(rc, null, input.namespace, input.name);
+      if (!existing) {
+        const registered = await this.repository.insert(rc, {
+          tenantId: null, namespace: input.namespace, name: input.name, version: 1, scope: 'platform',
+          title: input.title ?? '', description: input.description ?? '', schema: input.schema,
+          indexes: checked.indexes, unique: checked.unique, createdAt: now, updatedAt: now,
+        });
+        return this.remember(registered, checked.validate);
+      }
+      const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.title, existing.description])
+        === JSON.stringify([input.schema, checked.indexes, checked.unique, input.title ?? '', input.description ?? '']);
+      if (same) return this.remember(existing, checked.validate);
+      const updated = await this.repository.updateDefinition(rc, existing, {
+        schema: input.schema, indexes: checked.indexes, unique: checked.unique, title: input.title ?? '',
+        description: input.description ?? '', version: existing.version + 1, updatedAt: now,
+      });
+      return this.remember(updated, checked.validate);
+    });
+  }
+
+  /** The schema a tenant sees under ns.name (its own, else the platform's); 404 schema_not_found. */
+  async resolve(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
+    assertIdentifier('namespace', namespace);
+    assertIdentifier('schema', name);
+    const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
+    if (cached) return cached;
+    const found = await this.repository.findVisible(null, rc.tenantId, namespace, name);
+    if (!found) throw SchemaNotFound({ ns: namespace, name });
+    return this.remember(found, this.compile(found.schema));
+  }
+
+  async list(rc: RequestContext, namespace?: string): Promise<RegisteredSchema[]> {
+    return this.repository.listVisible(null, rc.tenantId, namespace);
+  }
+
+  private remember(schema: RegisteredSchema, validate: ValidateFunction): CompiledSchema {
+    const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema) };
+    this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled);
+    return compiled;
+  }
+
+  /** Validates a registration: a bounded, compilable JSON Schema of type object, and sane index declarations. */
+  private check(input: SchemaInput): { validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+    const schema = input.schema;
+    if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw InvalidSchema('schema must be a JSON Schema object');
+    if (schema.type !== 'object') throw InvalidSchema('The schema must have "type": "object" at its root');
+    const size = Buffer.byteLength(JSON.stringify(schema));
+    if (size > SCHEMA_LIMITS.maxBytes) throw InvalidSchema(`The schema is ${size} bytes; at most ${SCHEMA_LIMITS.maxBytes} are allowed`);
+    if (depthOf(schema) > SCHEMA_LIMITS.maxDepth) throw InvalidSchema(`The schema nests deeper than ${SCHEMA_LIMITS.maxDepth} levels`);
+    if (schema.$schema !== undefined && schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
+      throw InvalidSchema('Only JSON Schema 2020-12 is supported ($schema https://json-schema.org/draft/2020-12/schema)');
+    }
+    for (const field of SERVER_FIELDS) {
+      if (schema.properties && Object.hasOwn(schema.properties, field)) {
+        throw InvalidSchema(`"${field}" is managed by the server and may not be declared`);
+      }
+    }
+    const validate = this.compile(schema);
+    const types = fieldTypes(schema);
+    const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
+      if (sets === undefined) return [];
+      if (!Array.isArray(sets) || sets.length > SCHEMA_LIMITS.maxIndexes) {
+        throw ValidationFailed(`Invalid ${label}`, [{ path: `/${label}`, message: `must be an array of at most ${SCHEMA_LIMITS.maxIndexes} field lists` }]);
+      }
+      return sets.map((fields, i) => {
+        if (!Array.isArray(fields) || fields.length === 0 || fields.length > SCHEMA_LIMITS.maxFieldsPerIndex) {
+          throw ValidationFailed(`Invalid ${label}`, [{ path: `/${label}/${i}`, message: `must list 1 to ${SCHEMA_LIMITS.maxFieldsPerIndex} fields` }]);
+        }
+        fields.forEach((field, j) => {
+          const serverField = (SERVER_FIELDS as readonly string[]).includes(field);
+          if (typeof field !== 'string' || !SAFE_FIELD.test(field) || (!serverField && !isScalar(types.get(field)))) {
+            throw ValidationFailed(`Invalid ${label}`, [{ path: `/${label}/${i}/${j}`, message: 'must name a top-level string, number, integer or boolean property' }]);
+          }
+        });
+        return fields as string[];
+      });
+    };
+    return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique) };
+  }
+
+  private compile(schema: Record<string, any>): ValidateFunction {
+    // $id is dropped so that two tenants may register schemas with the same $id.
+    const { $id: _ignored, ...copy } = structuredClone(schema);
+    try {
+      return this.ajv.compile(copy);
+    } catch (err) {
+      throw InvalidSchema(`The JSON Schema is invalid: ${(err as Error).message}`);
+    }
+  }
+}
+
+function key(tenantId: string | null, namespace: string, name: string): string {
+  return `${tenantId ?? ''}|${namespace}|${name}`;
+}
+
+export function assertIdentifier(name: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string' || !IDENTIFIER.test(value)) throw InvalidIdentifier({ name, value: String(value) });
+}
+
+function depthOf(value: unknown, depth = 0): number {
+  if (depth > SCHEMA_LIMITS.maxDepth) return depth;
+  if (!value || typeof value !== 'object') return depth;
+  let max = depth;
+  for (const inner of Object.values(value)) max = Math.max(max, depthOf(inner, depth + 1));
+  return max;
+}

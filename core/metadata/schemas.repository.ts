@@ -1,0 +1,147 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { Database } from '../db/database.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import { fieldTypes, isScalar, PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
+
+interface SchemaRow {
+  id: number;
+  tenant_id: string;
+  namespace: string;
+  name: string;
+  version: number;
+  scope: 'platform' | 'tenant';
+  title: string;
+  description: string;
+  definition: unknown;
+  indexes: unknown;
+  unique_sets: unknown;
+  table_name: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The schemas table and the DDL of the record tables (one table per schema, named from its id). */
+export class SchemasRepository {
+  constructor(private readonly db: Database) {}
+
+  private toSchema(row: SchemaRow): RegisteredSchema {
+    const json = this.db.dialect.fromJson.bind(this.db.dialect);
+    return {
+      id: Number(row.id),
+      tenantId: row.tenant_id === PLATFORM_SCOPE ? null : row.tenant_id,
+      namespace: row.namespace,
+      name: row.name,
+      version: Number(row.version),
+      scope: row.scope,
+      title: row.title ?? '',
+      description: row.description ?? '',
+      schema: json(row.definition),
+      indexes: json(row.indexes),
+      unique: json(row.unique_sets),
+      tableName: row.table_name,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+
+  /** The schema visible to a tenant (its own or the platform's), or null. */
+  async findVisible(rc: RequestContext | null, tenantId: string | null, namespace: string, name: string): Promise<RegisteredSchema | null> {
+    const scopes = tenantId ? [tenantId, PLATFORM_SCOPE] : [PLATFORM_SCOPE];
+    const rows = await this.db.conn(rc)<SchemaRow>('schemas').whereIn('tenant_id', scopes).where({ namespace, name });
+    const own = rows.find((r) => r.tenant_id !== PLATFORM_SCOPE) ?? rows[0];
+    return own ? this.toSchema(own) : null;
+  }
+
+  async listVisible(rc: RequestContext | null, tenantId: string | null, namespace?: string): Promise<RegisteredSchema[]> {
+    const scopes = tenantId ? [tenantId, PLATFORM_SCOPE] : [PLATFORM_SCOPE];
+    const query = this.db.conn(rc)<SchemaRow>('schemas').whereIn('tenant_id', scopes).orderBy(['namespace', 'name']);
+    if (namespace) query.where({ namespace });
+    return (await query).map((r) => this.toSchema(r));
+  }
+
+  /** Inserts the schema row, then names its table from the id and creates it. Call inside a transaction. */
+  async insert(rc: RequestContext, s: Omit<RegisteredSchema, 'id' | 'tableName'>): Promise<RegisteredSchema> {
+    const conn = this.db.conn(rc);
+    const dialect = this.db.dialect;
+    const [inserted] = await conn('schemas')
+      .insert({
+        tenant_id: s.tenantId ?? PLATFORM_SCOPE,
+        namespace: s.namespace,
+        name: s.name,
+        version: s.version,
+        scope: s.scope,
+        title: s.title,
+        description: s.description,
+        definition: dialect.toJson(s.schema),
+        indexes: dialect.toJson(s.indexes),
+        unique_sets: dialect.toJson(s.unique),
+        table_name: '',
+        created_at: s.createdAt,
+        updated_at: s.updatedAt,
+      })
+      .returning('id');
+    const id = Number(typeof inserted === 'object' ? (inserted as { id: number }).id : inserted);
+    const tableName = `rec_${id}`;
+    await conn('schemas').where({ id }).update({ table_name: tableName });
+    const registered: RegisteredSchema = { ...s, id, tableName };
+    await this.createRecordTable(conn, registered);
+    await this.createIndexes(conn, registered);
+    return registered;
+  }
+
+  /** Updates a platform schema in place (a pack shipped a new version); adds any new indexes. */
+  async updateDefinition(rc: RequestContext, existing: RegisteredSchema, next: Pick<RegisteredSchema, 'schema' | 'indexes' | 'unique' | 'title' | 'description' | 'version' | 'updatedAt'>): Promise<RegisteredSchema> {
+    const conn = this.db.conn(rc);
+    const dialect = this.db.dialect;
+    await conn('schemas').where({ id: existing.id }).update({
+      definition: dialect.toJson(next.schema),
+      indexes: dialect.toJson(next.indexes),
+      unique_sets: dialect.toJson(next.unique),
+      title: next.title,
+      description: next.description,
+      version: next.version,
+      updated_at: next.updatedAt,
+    });
+    const updated = { ...existing, ...next };
+    await this.createIndexes(conn, updated);
+    return updated;
+  }
+
+  private async createRecordTable(conn: Knex, s: RegisteredSchema): Promise<void> {
+    await conn.schema.createTable(s.tableName, (t) => {
+      t.string('tenant_id', 63).notNullable();
+      t.string('id', 36).notNullable();
+      t.jsonb('data').notNullable();
+      t.integer('version').notNullable();
+      t.string('created_at', 30).notNullable();
+      t.string('updated_at', 30).notNullable();
+      t.primary(['tenant_id', 'id']);
+    });
+    // Listing newest first is always indexed.
+    await conn.raw(`CREATE INDEX ${s.tableName}_created ON ${s.tableName} (tenant_id, created_at, id)`);
+  }
+
+  /** Declared indexes and unique sets become expression indexes led by tenant_id; indexes end with created_at, id. */
+  private async createIndexes(conn: Knex, s: RegisteredSchema): Promise<void> {
+    const types = fieldTypes(s.schema);
+    const expr = (field: string) => {
+      const column = ({ id: 'id', createdAt: 'created_at', updatedAt: 'updated_at', version: 'version' } as Record<string, string>)[field];
+      if (column) return column;
+      const type = types.get(field);
+      return this.db.dialect.jsonField(field, isScalar(type) ? type : 'string');
+    };
+    const statements: string[] = [];
+    // Index names come from their fields, so a new schema version adds new indexes and keeps the old ones.
+    const suffix = (fields: string[]) => createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 10);
+    for (const fields of s.indexes) {
+      const cols = ['tenant_id', ...fields.map(expr), ...(fields.includes('createdAt') ? [] : ['created_at']), 'id'];
+      statements.push(`CREATE INDEX IF NOT EXISTS ${s.tableName}_ix_${suffix(fields)} ON ${s.tableName} (${cols.join(', ')})`);
+    }
+    for (const fields of s.unique) {
+      const cols = ['tenant_id', ...fields.map(expr)];
+      statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${s.tableName}_ux_${suffix(fields)} ON ${s.tableName} (${cols.join(', ')})`);
+    }
+    for (const sql of statements) await conn.raw(sql);
+  }
+}

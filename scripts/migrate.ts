@@ -1,0 +1,16 @@
+import { loadConfig } from '../config/index.js';
+import { withDevDefaults } from '../config/dev-defaults.js';
+import { packs } from '../config/packs.js';
+import { allMigrations } from '../core/app.js';
+import { connectDatabase } from '../core/db/connect.js';
+import { migrateLatest } from '../core/db/migrate.js';
+
+/** npm run migrate: applies pending migrations of the kernel and every listed pack. */
+const config = loadConfig(withDevDefaults(process.env), { dotenv: true });
+const { knex, dialect } = connectDatabase(config.databaseUrl);
+try {
+  const applied = await migrateLatest(knex, dialect, allMigrations(packs));
+  console.log(applied.length ? `Applied: ${applied.join(', ')}` : 'The database is up to date.');
+} finally {
+  await knex.destroy();
+}

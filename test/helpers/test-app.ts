@@ -1,0 +1,99 @@
+import { randomBytes } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import supertest from 'supertest';
+import { loadConfig, type Config } from '../../config/index.js';
+import { createApp, type App } from '../../core/app.js';
+import type { PackDefinition } from '../../core/kernel/define-pack.js';
+import { createTestDatabase, ENGINE, type Engine, type TestDatabase } from './engine.js';
+import { TEST_JWT_SECRET, TEST_KEY, superadmin } from './tokens.js';
+
+export interface TestApp {
+  app: App;
+  config: Config;
+  engine: Engine;
+  baseUrl: string;
+  server: Server;
+  database: TestDatabase;
+  /** supertest against the real listening server. */
+  http: ReturnType<typeof supertest>;
+  close(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  /** Extra environment variables (strings, as in process.env). */
+  env?: Record<string, string>;
+  packs?: PackDefinition[];
+  /** Reuse an existing database instead of a fresh one (two processes on one database). */
+  database?: TestDatabase;
+}
+
+/** The environment every test app starts from. */
+export function testEnvironment(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    TEST_API_KEY: TEST_KEY,
+    AUTH_JWT_SECRET: TEST_JWT_SECRET,
+    SIGNING_SECRET: 'test-signing-secret-0123456789abcdefghij',
+    SETTINGS_ENCRYPTION_KEY: 'test-encryption-key-0123456789abcdefghij',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+    DISPATCHER_INTERVAL_MS: '50',
+    PORT: '0',
+    ...extra,
+  };
+}
+
+/** Builds the real app on a fresh database of the engine under test and listens on a loopback port. */
+export async function startTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const database = options.database ?? (await createTestDatabase(ENGINE));
+  // Listen first to know the port, so that URLs the service hands out point at it.
+  const { createServer } = await import('node:http');
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', () => resolve()));
+  const port = (probe.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+
+  const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: `${database.url.startsWith('sqlite:') ? database.url.slice(7).replace(/test\.db$/, '') : '/tmp/'}storage-${randomBytes(4).toString('hex')}`, ...options.env }));
+  const app = await createApp(config, { packs: options.packs });
+  const server = await app.listen(port, '127.0.0.1');
+  const baseUrl = `http://127.0.0.1:${port}`;
+  let closed = false;
+  return {
+    app, config, engine: ENGINE, baseUrl, server, database,
+    http: supertest(baseUrl),
+    async close() {
+      if (closed) return;
+      closed = true;
+      await app.close();
+      if (!options.database) await database.drop();
+    },
+  };
+}
+
+let shared: Promise<TestApp> | null = null;
+
+/** One app per test process, shared by the test files; each test makes its own tenant. */
+export function sharedTestApp(): Promise<TestApp> {
+  shared ??= startTestApp();
+  return shared;
+}
+
+export async function closeSharedTestApp(): Promise<void> {
+  if (shared) await (await shared).close();
+  shared = null;
+}
+
+/** A tenant id unique to this run. */
+export function uniqueTenantId(prefix = 't'): string {
+  return `${prefix}-${randomBytes(5).toString('hex')}`;
+}
+
+/** Creates a tenant through POST /admin/tenants with the test key and returns its id. */
+export async function createTenant(t: TestApp, prefix = 't', plan: 'free' | 'pro' | 'enterprise' = 'free'): Promise<string> {
+  const id = uniqueTenantId(prefix);
+  const res = await t.http.post('/api/v1/admin/tenants').set(superadmin()).send({ id, name: `Tenant ${id}`, plan });
+  if (res.status !== 201) throw new Error(`creating tenant ${id} failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return id;
+}
