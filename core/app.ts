@@ -8,7 +8,6 @@ import { Database } from './db/database.js';
 import { migrateLatest, pendingMigrations } from './db/migrate.js';
 import type { Migration } from './db/migration.js';
 import { kernelMigrations } from './db/migrations/index.js';
-import { dataRoutes } from './data/data.routes.js';
 import type { AppContext, AppState } from './http/app-state.js';
 import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health.routes.js';
@@ -20,7 +19,7 @@ import type { PackDefinition } from './kernel/define-pack.js';
 import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
-import { metadataRoutes } from './metadata/metadata.routes.js';
+import { kernelRoutes } from './kernel/kernel-routes.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -87,8 +86,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       return false;
     }
   });
-  metadataRoutes(kernelRouter, kernel.schemas);
-  dataRoutes(kernelRouter, kernel.schemas, kernel.records);
+  for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
   const routers = [kernelRouter];
   for (const { definition, context } of loaded) {
     if (!definition.routes) continue;
@@ -108,6 +106,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
 
   for (const { definition, context } of loaded) await definition.start?.(context);
+  await kernel.background.startAll();
 
   const servers: Server[] = [];
   let closed = false;
@@ -130,6 +129,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
         s.close(() => resolve());
         s.closeIdleConnections?.();
       })));
+      await kernel.background.stopAll();
       for (const { definition, context } of [...loaded].reverse()) {
         try {
           await definition.stop?.(context);

@@ -45,6 +45,9 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       events: kernel.events,
       mail: kernel.mail,
       settings: kernel.settings,
+      fetch: kernel.fetch,
+      storage: kernel.storage,
+      knowledge: kernel.knowledge,
     };
     for (const ns of definition.namespaces ?? []) kernel.schemas.declareNamespace(definition.name, definition.licensed ?? null, ns);
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);

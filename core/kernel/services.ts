@@ -9,6 +9,10 @@ import { MailService } from '../mail/mail.service.js';
 import { SchemaRegistry } from '../metadata/schema-registry.js';
 import { EnvironmentSettings, SettingsHolder } from '../settings/settings-provider.js';
 import { TenantsService } from '../tenants/tenants.service.js';
+import { FetchService } from '../fetch/fetch.service.js';
+import { StorageService } from '../storage/storage.service.js';
+import { KnowledgeService } from '../knowledge/knowledge.service.js';
+import { BackgroundTasks } from './background.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -19,11 +23,16 @@ export interface KernelServices {
   readonly events: EventsService;
   readonly mail: MailService;
   readonly settings: SettingsHolder;
+  readonly fetch: FetchService;
+  readonly storage: StorageService;
+  readonly knowledge: KnowledgeService;
 }
 
 export interface KernelInternals extends KernelServices {
   readonly hooks: HookRegistry;
   readonly authenticator: Authenticator;
+  readonly background: BackgroundTasks;
+  readonly logger: Logger;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
@@ -35,5 +44,9 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const settings = new SettingsHolder(new EnvironmentSettings(config));
   const mail = new MailService(settings, logger);
   const authenticator = new Authenticator(config);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator };
+  const fetch = new FetchService(config, logger);
+  const storage = new StorageService(config, db, logger);
+  const knowledge = new KnowledgeService(config, db, logger);
+  const background = new BackgroundTasks(logger);
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger };
 }
