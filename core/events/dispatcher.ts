@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
@@ -60,9 +61,11 @@ export class Dispatcher implements BackgroundTask {
 
   constructor(private readonly deps: DispatcherDeps) {
     const { concurrency, timeoutMs } = deps.config.dispatcher;
-    this.perKey = Math.max(2, Math.ceil(concurrency / 4));
+    this.perKey = Math.max(1, Math.ceil(concurrency / 2));
     // Longer than any attempt (HTTP timeout, SMTP socket timeouts), so a live claim never expires under way.
     this.claimTtlMs = Math.max(timeoutMs, 45_000) + 15_000;
+    // Every attempt under way listens to the shutdown signal.
+    setMaxListeners(0, this.abort.signal);
   }
 
   start(): void {
