@@ -76,6 +76,8 @@ export interface Config {
     readonly retryBaseMs: number;
     /** How long a delivery is retried before it is marked failed (72 h). */
     readonly retryWindowMs: number;
+    /** How long a claimed delivery stays reserved for the process that claimed it (at least the timeout + 5 s). */
+    readonly claimTtlMs: number;
   };
 }
 
@@ -212,6 +214,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       concurrency: v.DISPATCHER_CONCURRENCY,
       retryBaseMs: v.DISPATCHER_RETRY_BASE_MS,
       retryWindowMs: v.DISPATCHER_RETRY_WINDOW_MS,
+      claimTtlMs: v.DISPATCHER_CLAIM_TTL_MS,
     },
   };
   return deepFreeze(config);

@@ -60,10 +60,11 @@ export class Dispatcher implements BackgroundTask {
   private again = false;
 
   constructor(private readonly deps: DispatcherDeps) {
-    const { concurrency, timeoutMs } = deps.config.dispatcher;
+    const { concurrency, timeoutMs, claimTtlMs } = deps.config.dispatcher;
     this.perKey = Math.max(1, Math.ceil(concurrency / 2));
-    // Longer than any attempt (HTTP timeout, SMTP socket timeouts), so a live claim never expires under way.
-    this.claimTtlMs = Math.max(timeoutMs, 45_000) + 15_000;
+    // Longer than an attempt, so a live claim never expires under way (60 s by default, which also covers
+    // the mailer's SMTP timeouts).
+    this.claimTtlMs = Math.max(claimTtlMs, timeoutMs + 5_000);
     // Every attempt under way listens to the shutdown signal.
     setMaxListeners(0, this.abort.signal);
   }

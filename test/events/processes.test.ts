@@ -58,6 +58,44 @@ describe(`the service as a process (npm start, ${ENGINE})`, function () {
     expect(receiver.requests.map((r) => JSON.parse(r.body).id).sort()).to.deep.equal([...ids].sort());
   });
 
+  it('re-takes a delivery whose process was SIGKILLed during the attempt once its claim expires', async () => {
+    const env = { DISPATCHER_TIMEOUT_MS: '1000', DISPATCHER_CLAIM_TTL_MS: '3000' };
+    let answering = false;
+    receiver.responder = (_req, res) => {
+      if (!answering) return; // hangs: the attempt is under way when the process dies
+      res.writeHead(200);
+      res.end();
+    };
+    const first = await startServiceProcess(database.url, env);
+    services.push(first);
+    const { tenant, connectorId } = await setUpTenant(first, receiver.url);
+    const id = await publish(first, tenant, 1);
+    await receiver.waitFor(1);
+    first.kill('SIGKILL');
+    await first.exited;
+    answering = true;
+    const killedAt = Date.now();
+
+    const second = await startServiceProcess(database.url, env);
+    services.push(second);
+    await receiver.waitFor(2, 20_000);
+    expect(JSON.parse(receiver.requests[1].body).id).to.equal(id);
+    // Not before the dead process's claim (3 s) ran out.
+    expect(receiver.requests[1].receivedAt - receiver.requests[0].receivedAt).to.be.at.least(2500);
+    let item: any;
+    for (let i = 0; i < 100; i++) {
+      const log = await second.http.get(`/api/v1/connectors/${connectorId}/deliveries`).set(superadmin(tenant));
+      item = log.body.data.items[0];
+      if (item.status === 'delivered') break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(item.status).to.equal('delivered');
+    // The killed process never recorded its attempt: the one attempt logged is the second process's.
+    expect(item.attempts).to.have.length(1);
+    expect(item.attempts[0].statusCode).to.equal(200);
+    expect(Date.now() - killedAt).to.be.below(20_000);
+  });
+
   it('on SIGTERM finishes the attempt under way, records it and exits within 25 s', async () => {
     receiver.responder = (_req, res) => {
       setTimeout(() => { res.writeHead(200); res.end('late but fine'); }, 1500);
