@@ -95,9 +95,7 @@ export class ConnectorsService {
     if (!delivery || delivery.connectorId !== connectorId) throw NotFound(`No delivery "${deliveryId}" for this connector`);
     if (!connector.active) throw Conflict('The connector is not active; activate it before retrying its deliveries');
     await this.deliveries.requeue(rc, deliveryId, nowIso());
-    const { items } = await this.deliveries.listForConnector(rc, connectorId, 1, 0);
-    const updated = items.find((d) => d.id === deliveryId) ?? { ...(await this.deliveries.get(rc, deliveryId))!, attempts: [] };
-    return deliveryView(updated);
+    return deliveryView((await this.deliveries.getWithAttempts(rc, deliveryId))!);
   }
 
   /**

@@ -151,29 +151,33 @@ export class DeliveriesRepository {
     const rows = await scope(conn('outbox_deliveries'))
       .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset);
     const [{ n }] = await scope(conn('outbox_deliveries')).count({ n: '*' });
-    const ids = rows.map((r: any) => r.id as string);
-    const attempts = ids.length
-      ? await conn('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc')
-      : [];
+    const byDelivery = await this.attemptsOf(rc, rows.map((r: any) => r.id as string));
+    return { items: rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] })), total: Number(n) };
+  }
+
+  /** One delivery with its attempts. */
+  async getWithAttempts(rc: RequestContext, id: string): Promise<(Delivery & { attempts: DeliveryAttempt[] }) | null> {
+    const delivery = await this.get(rc, id);
+    if (!delivery) return null;
+    return { ...delivery, attempts: (await this.attemptsOf(rc, [id])).get(id) ?? [] };
+  }
+
+  private async attemptsOf(rc: RequestContext, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
     const byDelivery = new Map<string, DeliveryAttempt[]>();
-    for (const a of attempts) {
+    if (!ids.length) return byDelivery;
+    const rows = await this.db.conn(rc)('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc');
+    for (const a of rows) {
       const list = byDelivery.get(a.delivery_id) ?? [];
       list.push({ attempt: Number(a.attempt), statusCode: a.status_code == null ? null : Number(a.status_code), durationMs: Number(a.duration_ms), error: a.error ?? null, at: a.at });
       byDelivery.set(a.delivery_id, list);
     }
-    return { items: rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] })), total: Number(n) };
+    return byDelivery;
   }
 
   /** Makes a delivery due now again (status pending, claim cleared). */
   async requeue(rc: RequestContext, id: string, at: string): Promise<void> {
     await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
       .update({ status: 'pending', next_attempt_at: at, claimed_until: null, claimed_by: null, updated_at: at });
-  }
-
-  /** Counts by status for a set of connectors' queue (benchmarks and tests). */
-  async countByStatus(tenantId: string): Promise<Record<string, number>> {
-    const rows = await this.db.knex('outbox_deliveries').where({ tenant_id: tenantId }).select('status').count({ n: '*' }).groupBy('status');
-    return Object.fromEntries(rows.map((r: any) => [r.status, Number(r.n)]));
   }
 
   private map(row: Record<string, any>): Delivery {

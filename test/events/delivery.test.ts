@@ -238,6 +238,24 @@ describe('event delivery to connectors', () => {
     await waitUntil('delivered after retry', async () => (await deliveries(id)).items[0]?.status === 'delivered');
   });
 
+  it('GET /api/v1/connectors/:id/deliveries pages newest first and filters by status', async () => {
+    const id = await connector({});
+    const published: string[] = [];
+    for (let n = 0; n < 3; n++) published.push((await publish('shop.page.viewed', { n })).id);
+    await receiver.waitFor(3);
+    await waitUntil('all delivered', async () => (await t.http.get(`/api/v1/connectors/${id}/deliveries?status=delivered`).set(as(tenant, 'admin'))).body.data.pagination.total === 3);
+    const page = await t.http.get(`/api/v1/connectors/${id}/deliveries?limit=2`).set(as(tenant, 'admin'));
+    expect(page.status).to.equal(200);
+    expect(page.body.data.items.map((d: any) => d.eventId)).to.deep.equal([published[2], published[1]]);
+    expect(page.body.data.pagination).to.include({ limit: 2, offset: 0, total: 3, hasMore: true });
+    const rest = await t.http.get(`/api/v1/connectors/${id}/deliveries?limit=2&offset=2`).set(as(tenant, 'admin'));
+    expect(rest.body.data.items.map((d: any) => d.eventId)).to.deep.equal([published[0]]);
+    const failed = await t.http.get(`/api/v1/connectors/${id}/deliveries?status=failed`).set(as(tenant, 'admin'));
+    expect(failed.body.data.items).to.deep.equal([]);
+    const bad = await t.http.get(`/api/v1/connectors/${id}/deliveries?status=lost`).set(as(tenant, 'admin'));
+    expect(bad.status).to.equal(400);
+  });
+
   it('answers 404 for a delivery of another connector on retry', async () => {
     const id = await connector({});
     const res = await t.http.post(`/api/v1/connectors/${id}/deliveries/00000000-0000-7000-8000-000000000000/retry`).set(as(tenant, 'admin'));
