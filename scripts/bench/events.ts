@@ -5,7 +5,8 @@
  *
  * One app (createApp, dispatcher on, poll 50 ms) and one loopback webhook receiver answering 200. Events are
  * published through POST /api/v1/events/publish by `publishers` concurrent clients to one connector; the
- * clock runs from the first publish to the last delivery received. PostgreSQL: postgres://postgres@127.0.0.1:5432
+ * clock runs from the first publish to the last delivery received. Then, to measure the dispatcher alone, COUNT
+ * events are queued with the dispatcher off and a fresh app (boot included) drains them: `drainPerSecond`. PostgreSQL: postgres://postgres@127.0.0.1:5432
  * (TEST_POSTGRES_URL), a scratch database created and dropped.
  */
 import { randomBytes } from 'node:crypto';
@@ -66,13 +67,15 @@ async function run(engine: 'sqlite' | 'postgres') {
   await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', () => r()));
   const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
 
-  const config = loadConfig({
-    NODE_ENV: 'test', DATABASE_URL: db.url, TEST_API_KEY: KEY, LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_FETCH: 'true',
-    DISPATCHER_INTERVAL_MS: '50', PORT: '0', HOST: '127.0.0.1',
-  });
-  const app = await createApp(config);
-  const server = await app.listen(0, '127.0.0.1');
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1`;
+  const start = async (dispatcher: boolean) => {
+    const app = await createApp(loadConfig({
+      NODE_ENV: 'test', DATABASE_URL: db.url, TEST_API_KEY: KEY, LOG_LEVEL: 'silent', ALLOW_PRIVATE_NETWORK_FETCH: 'true',
+      DISPATCHER_INTERVAL_MS: '50', DISPATCHER_ENABLED: String(dispatcher), PORT: '0', HOST: '127.0.0.1',
+    }));
+    const server = await app.listen(0, '127.0.0.1');
+    return { app, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v1` };
+  };
+  let { app, base } = await start(true);
   const headers = { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json', 'X-Tenant-Id': 'bench' };
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${base}${path}`, { method: 'POST', headers, body: JSON.stringify(body) });
@@ -96,11 +99,30 @@ async function run(engine: 'sqlite' | 'postgres') {
     await allIn;
     const publishSeconds = (publishedAt - started) / 1000;
     const totalSeconds = (lastAt - started) / 1000;
+
+    // Dispatcher alone: queue COUNT events with the dispatcher off, then time a fresh process draining them.
+    await app.close();
+    ({ app, base } = await start(false));
+    next = 0;
+    await Promise.all(Array.from({ length: PUBLISHERS }, async () => {
+      while (next < COUNT) {
+        const n = next++;
+        await post('/events/publish', { event: 'bench.item.created', payload: { n, text: 'x'.repeat(200) } });
+      }
+    }));
+    await app.close();
+    received = 0;
+    const drained = new Promise<void>((resolve) => { done = resolve; });
+    const drainStarted = performance.now();
+    ({ app, base } = await start(true));
+    await drained;
+    const drainSeconds = (lastAt - drainStarted) / 1000;
     return {
       engine, events: COUNT, publishers: PUBLISHERS,
       publishPerSecond: Math.round(COUNT / publishSeconds),
       deliveredPerSecond: Math.round(COUNT / totalSeconds),
       seconds: Number(totalSeconds.toFixed(2)),
+      drainPerSecond: Math.round(COUNT / drainSeconds),
     };
   } finally {
     await app.close();
