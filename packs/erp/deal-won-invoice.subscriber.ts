@@ -38,8 +38,8 @@ export const draftInvoiceForWonDeal: EventHandler = async (event, pack) => {
       pack.logger.info({ tenantId: event.tenantId, dealId: deal.id, invoiceId: invoice.id }, 'draft invoice created for a won deal');
     });
   } catch (err) {
-    if (isDuplicate(err, pack)) return;
-    throw err;
+    if (!isDuplicate(err, pack)) throw err;
+    pack.logger.info({ tenantId: event.tenantId, dealId: deal.id, eventId: event.id }, 'the won deal has its invoice already');
   }
 };
 

@@ -182,6 +182,16 @@ describe('ERP invoices', () => {
       expect(res.body.data.errors.map((e: { path: string }) => e.path)).to.deep.equal(['/customerRef', '/lines']);
     });
 
+    it('answers 404 not_found for another tenant\'s invoice', async () => {
+      const item = await create(invoice());
+      const other = await createTenant(t, 'erp');
+      const res = await t.http.patch(`${DATA}/${item.id}`).set(as(other, 'editor')).send({ status: 'void' });
+      expect(res.status).to.equal(404);
+      expect(res.body.data.code).to.equal('not_found');
+      const stored = await t.http.get(`${DATA}/${item.id}`).set(as(tenant, 'viewer'));
+      expect(stored.body.data.item.status).to.equal('draft');
+    });
+
     it('answers 412 version_mismatch for a stale If-Match', async () => {
       const item = await create(invoice());
       await patch(item.id, { notes: 'first' }).expect(200);
