@@ -31,8 +31,14 @@ export function checkTransition(data: Record<string, unknown>, previous: Record<
     throw Conflict(`An invoice cannot go from ${from} to ${next}`, [{ path: '/status', message: `from ${from} it may go to ${allowed}` }]);
   }
   if (from === 'draft') return;
-  const changed = FROZEN_FIELDS.filter((f) => JSON.stringify(data[f]) !== JSON.stringify(previous[f]));
+  const changed = FROZEN_FIELDS.filter((f) => canonical(data[f]) !== canonical(previous[f]));
   if (changed.length) {
     throw Conflict(`Only a draft invoice can be changed; this one is ${from}`, changed.map((f) => ({ path: `/${f}`, message: 'may not change after the invoice left draft' })));
   }
+}
+
+/** JSON with object keys sorted: PostgreSQL jsonb does not keep the key order a client sent. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
 }

@@ -192,6 +192,13 @@ describe('ERP invoices', () => {
       expect(stored.body.data.item.status).to.equal('draft');
     });
 
+    it('lets an issued invoice take the same lines again, in any key order, with a new due date', async () => {
+      const item = await create(invoice({ status: 'issued', lines: [line(2, 500, 700, 'Hours')] }));
+      const res = await patch(item.id, { lines: [{ taxRateBasisPoints: 700, unitPriceCents: 500, quantity: 2, description: 'Hours' }], dueDate: '2027-01-31' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.data.item).to.include({ dueDate: '2027-01-31', totalCents: 1070 });
+    });
+
     it('answers 412 version_mismatch for a stale If-Match', async () => {
       const item = await create(invoice());
       await patch(item.id, { notes: 'first' }).expect(200);
