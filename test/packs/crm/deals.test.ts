@@ -69,6 +69,19 @@ describe('CRM deals', () => {
       expect(server.body.error.details.map((d: { path: string }) => d.path)).to.include('/version');
     });
 
+    it('lets a superadmin create a deal for the tenant named by X-Tenant-Id', async () => {
+      const res = await t.http.post(DEALS).set(superadmin(tenant)).send({ title: 'By the platform' });
+      expect(res.status).to.equal(201);
+      const list = await t.http.get(DEALS).set(as(tenant, 'viewer'));
+      expect(list.body.data.items.map((d: any) => d.title)).to.deep.equal(['By the platform']);
+    });
+
+    it('answers 404 tenant_not_found for an unknown X-Tenant-Id', async () => {
+      const res = await t.http.post(DEALS).set(superadmin('no-such-tenant')).send({ title: 'Nowhere' });
+      expect(res.status).to.equal(404);
+      expect(res.body.error.code).to.equal('tenant_not_found');
+    });
+
     it('answers 403 forbidden to a viewer', async () => {
       const res = await t.http.post(DEALS).set(as(tenant, 'viewer')).send({ title: 'Not mine to make' });
       expect(res.status).to.equal(403);
@@ -109,6 +122,12 @@ describe('CRM deals', () => {
       const res = await t.http.get(`${DEALS}?filter[colour]=red`).set(as(tenant, 'viewer'));
       expect(res.status).to.equal(400);
       expect(res.body.error.code).to.equal('invalid_filter');
+    });
+
+    it('answers 400 invalid_cursor for a cursor it did not hand out', async () => {
+      const res = await t.http.get(`${DEALS}?cursor=not-a-cursor`).set(as(tenant, 'viewer'));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_cursor');
     });
 
     it('answers 400 validation_failed for a limit out of range', async () => {
