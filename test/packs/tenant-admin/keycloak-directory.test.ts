@@ -19,20 +19,24 @@ describe('GET /api/v1/tenants/:id/members with the Keycloak directory', () => {
         const form = new URLSearchParams(req.body);
         if (form.get('grant_type') !== 'client_credentials' || form.get('client_id') !== 'platform' || form.get('client_secret') !== 'kc-secret') {
           res.writeHead(401, { 'Content-Type': 'application/json' });
-          return res.end('{"error":"unauthorized_client"}');
+          res.end('{"error":"unauthorized_client"}');
+          return;
         }
         tokenRequests += 1;
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.end(JSON.stringify({ access_token: 'kc-access-token', expires_in: 300, token_type: 'Bearer' }));
+        res.end(JSON.stringify({ access_token: 'kc-access-token', expires_in: 300, token_type: 'Bearer' }));
+          return;
       }
       if (req.method === 'GET' && url.pathname === '/admin/realms/clinics/users') {
         if (req.headers.authorization !== 'Bearer kc-access-token') {
           res.writeHead(401);
-          return res.end();
+          res.end();
+          return;
         }
         if (failUsers) {
           res.writeHead(503);
-          return res.end();
+          res.end();
+          return;
         }
         const [, tenantId] = (url.searchParams.get('q') ?? '').split(':');
         const users = [
@@ -41,7 +45,8 @@ describe('GET /api/v1/tenants/:id/members with the Keycloak directory', () => {
           { id: 'kc-3', username: 'eve', email: 'eve@elsewhere.example', enabled: true, attributes: { tenant_id: ['another-tenant'] } },
         ];
         res.writeHead(200, { 'Content-Type': 'application/json' });
-        return res.end(JSON.stringify(users));
+        res.end(JSON.stringify(users));
+          return;
       }
       res.writeHead(404);
       res.end();
