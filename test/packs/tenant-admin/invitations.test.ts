@@ -76,6 +76,19 @@ describe('members and invitations', () => {
       expect(member.body.error.code).to.equal('already_member');
     });
 
+    it('keeps the invitation when the SMTP server is down', async () => {
+      await t.smtp.stop();
+      try {
+        const res = await invite(`down.${tenant}@example.test`);
+        expect(res.status).to.equal(201);
+        expect(res.body.data.delivery).to.equal('queued');
+        const list = await t.http.get(`/api/v1/tenants/${tenant}/invitations`).set(as(tenant, 'admin'));
+        expect(list.body.data.map((i: { email: string; status: string }) => [i.email, i.status])).to.deep.equal([[`down.${tenant}@example.test`, 'pending']]);
+      } finally {
+        await t.smtp.start();
+      }
+    });
+
     it('answers 400 for a bad e-mail or role', async () => {
       const res = await t.http.post(`/api/v1/tenants/${tenant}/invitations`).set(as(tenant, 'admin')).send({ email: 'not-an-email', role: 'owner' });
       expect(res.status).to.equal(400);
