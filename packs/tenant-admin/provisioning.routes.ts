@@ -33,6 +33,13 @@ const provisionBody = {
     navigation: navigationSchema,
     branding: { type: 'object' },
     seed: { type: 'object', additionalProperties: false, properties: { healthcare: { type: 'boolean' } } },
+    invitations: {
+      type: 'array', maxItems: 10,
+      items: {
+        type: 'object', required: ['email', 'role'], additionalProperties: false,
+        properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: { type: 'string', enum: ['admin', 'editor', 'viewer'] } },
+      },
+    },
   },
 };
 
@@ -43,7 +50,8 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
   const { provisioning } = servicesFor(pack);
   router.post('/admin/tenants/provision', {
     summary: 'Provision a tenant',
-    description: 'Tenant, domains, navigation, branding and the optional Healthcare seed in one transaction: when any step fails nothing remains. '
+    description: 'Tenant, domains, navigation, branding, the optional Healthcare seed and optional invitations (beyond the contract: '
+      + '`invitations: [{ email, role }]`, mailed only when provisioning commits) in one transaction: when any step fails nothing remains. '
       + 'An `Idempotency-Key` header (1-200 visible ASCII characters) makes retries safe: the same key returns the first result; '
       + 'the same key with another body answers 409.',
     tags: ['tenants'], auth: 'superadmin', status: 201, body: provisionBody,
@@ -52,9 +60,10 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
       properties: {
         tenant: tenantSchema, domains: { type: 'array', items: { type: 'string' } }, navigation: navigationSchema,
         branding: { type: 'object' }, seeded: { type: 'object', additionalProperties: { type: 'integer' } },
+        invitations: { type: 'array', items: { type: 'object' } },
       },
     },
-    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found'],
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found', 'already_member'],
   }, async (ctx) => {
     const key = ctx.get('Idempotency-Key') || null;
     if (key !== null && !IDEMPOTENCY_KEY.test(key)) {

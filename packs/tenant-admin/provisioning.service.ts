@@ -2,9 +2,10 @@ import { createHash } from 'node:crypto';
 import { nowIso } from '../../core/db/ids.js';
 import { Conflict } from '../../core/http/errors.js';
 import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
+import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
 import type { TenantPlan, TenantRecord } from '../../core/tenants/tenants.repository.js';
 import type { DomainsService } from './domains.service.js';
+import type { InvitationsService, InvitationView } from './invitations.service.js';
 import { HEALTHCARE_BRANDING, HEALTHCARE_NAVIGATION, seedHealthcare } from './healthcare-seed.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
@@ -15,6 +16,8 @@ export interface ProvisionInput {
   navigation?: unknown[];
   branding?: Record<string, unknown>;
   seed?: { healthcare?: boolean };
+  /** Beyond the contract: people to invite to the new tenant (mailed only if provisioning commits). */
+  invitations?: Array<{ email: string; role: TenantRole }>;
 }
 
 export interface ProvisionResult {
@@ -23,6 +26,7 @@ export interface ProvisionResult {
   navigation: unknown[];
   branding: Record<string, unknown>;
   seeded: Record<string, number>;
+  invitations: Array<Omit<InvitationView, 'createdAt'> & { delivery: 'sent' | 'queued' }>;
 }
 
 const IDEMPOTENCY_SCOPE = '_platform';
@@ -38,8 +42,9 @@ function canonical(value: unknown): string {
 }
 
 /**
- * The provisioning wizard: tenant, branding, site config with navigation, the Healthcare seed and the
- * domains in ONE transaction; any failure leaves nothing (no tenant, domain, record, event or mail).
+ * The provisioning wizard: tenant, branding, site config with navigation, the Healthcare seed, optional
+ * invitations and the domains in ONE transaction; any failure leaves nothing (no tenant, domain, record,
+ * event or mail).
  * Domains are written last, so that a taken domain also rolls back the seed. With an Idempotency-Key the
  * first result is stored in the same transaction and returned again for the same key and request.
  */
@@ -50,6 +55,7 @@ export class ProvisioningService {
     private readonly pack: PackContext,
     private readonly documents: TenantDocumentsService,
     private readonly domains: DomainsService,
+    private readonly invitations: InvitationsService,
   ) {
     this.idempotency = new IdempotencyRepository(pack.db);
   }
@@ -92,12 +98,17 @@ export class ProvisioningService {
       } : {}),
     });
     const seeded = healthcare ? await seedHealthcare(trc, this.pack, tenant) : {};
+    const invitations: ProvisionResult['invitations'] = [];
+    for (const invitation of input.invitations ?? []) {
+      const { createdAt: _createdAt, ...created } = await this.invitations.invite(trc, tenant, invitation);
+      invitations.push(created);
+    }
     const domains = input.domains ? await this.domains.replace(trc, tenant, input.domains) : [];
     await this.pack.events.publish(trc, {
       name: 'tenant.provisioned',
       payload: { tenantId: tenant.id, plan: tenant.plan, domains, seeded },
     });
-    const result: ProvisionResult = { tenant, domains, navigation, branding, seeded };
+    const result: ProvisionResult = { tenant, domains, navigation, branding, seeded, invitations };
     if (idempotencyKey) {
       await this.idempotency.insert(trc, IDEMPOTENCY_SCOPE, idempotencyKey, OPERATION, { requestHash, status: 201, response: result }, nowIso());
     }

@@ -22,6 +22,7 @@ describe('POST /api/v1/admin/tenants/provision', () => {
       domains: ['WWW.Lindenhof-Clinic.example', `${id}.localhost`],
       branding: { colors: { primary: '#112233' } },
       seed: { healthcare: true },
+      invitations: [{ email: `owner@${id}.example`, role: 'admin' }],
     });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
     const data = res.body.data;
@@ -48,18 +49,28 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     expect(host.status).to.equal(200);
     expect(host.body.data.tenantId).to.equal(id);
     expect(host.body.data.siteConfig.siteName).to.equal('Lindenhof Clinic');
-    expect(await eventsOf(id)).to.include('tenant.provisioned');
+    expect(await eventsOf(id)).to.include.members(['tenant.provisioned', 'tenant.member.invited', 'cms.page.created']);
+    expect(data.invitations).to.have.length(1);
+    expect(data.invitations[0]).to.include({ email: `owner@${id}.example`, role: 'admin', status: 'pending' });
+    const deadline = Date.now() + 10_000;
+    while (!t.smtp.messages.some((m) => m.to.includes(`owner@${id}.example`))) {
+      if (Date.now() > deadline) throw new Error('no invitation mail');
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    const mail = t.smtp.messages.find((m) => m.to.includes(`owner@${id}.example`))!;
+    expect(mail.raw).to.contain('Lindenhof Clinic');
   });
 
   it('leaves nothing when a later step fails (a domain another tenant holds)', async () => {
     const other = await createTenant(t, 'holder', 'pro');
     await t.http.put(`/api/v1/tenants/${other}/domains`).set(as(other, 'admin')).send({ domains: ['taken-clinic.example'] }).expect(200);
     const id = uniqueTenantId('rollback');
-    const before = (await t.smtp.messages.length);
+    const before = t.smtp.messages.length;
     const res = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).send({
       tenant: { id, name: 'Rollback Clinic', plan: 'pro' },
       domains: [`${id}.localhost`, 'taken-clinic.example'],
       seed: { healthcare: true },
+      invitations: [{ email: `owner@${id}.example`, role: 'admin' }],
     });
     expect(res.status).to.equal(409);
     expect(res.body.error.code).to.equal('domain_taken');
@@ -73,7 +84,10 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     expect(await knex('schemas').where({ tenant_id: id })).to.have.length(0);
     expect(await knex('tenant_documents').where({ tenant_id: id })).to.have.length(0);
     expect(await knex('tenant_modules').where({ tenant_id: id })).to.have.length(0);
+    expect(await knex('tenant_invitations').where({ tenant_id: id })).to.have.length(0);
+    await new Promise((r) => setTimeout(r, 500));
     expect(t.smtp.messages.length).to.equal(before);
+    expect(t.smtp.messages.some((m) => m.to.includes(`owner@${id}.example`))).to.equal(false);
 
     // The same request without the taken domain now succeeds: nothing of the first attempt is in the way.
     const retry = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).send({
