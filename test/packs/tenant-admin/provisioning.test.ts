@@ -109,6 +109,17 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     expect(pages.body.data.items).to.have.length(4);
   });
 
+  it('creates one tenant for two concurrent requests with the same Idempotency-Key', async () => {
+    const key = `key-${uniqueTenantId()}`;
+    const body = { tenant: { id: uniqueTenantId('race'), name: 'Race Clinic' }, seed: { healthcare: true } };
+    const send = () => t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send(body);
+    const [a, b] = await Promise.all([send(), send()]);
+    expect([a.status, b.status]).to.deep.equal([201, 201]);
+    expect(a.body.data).to.deep.equal(b.body.data);
+    const pages = await t.http.get('/api/v1/data/cms/page').set(as(body.tenant.id, 'viewer'));
+    expect(pages.body.data.items).to.have.length(4);
+  });
+
   it('answers 409 conflict for an Idempotency-Key reused with another body', async () => {
     const key = `key-${uniqueTenantId()}`;
     await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send({ tenant: { name: `A ${key}` } }).expect(201);
