@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
+import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
@@ -33,7 +34,12 @@ export class PlatformSettingsService implements SettingsProvider {
   private readonly box: SecretBox;
   private readonly validate: ValidateFunction;
 
-  constructor(private readonly db: Database, private readonly config: Config, private readonly events: EventsService) {
+  constructor(
+    private readonly db: Database,
+    private readonly config: Config,
+    private readonly events: EventsService,
+    private readonly logger?: Logger,
+  ) {
     this.repository = new PlatformSettingsRepository(db);
     this.box = new SecretBox(config.settingsEncryptionKey);
     this.validate = createAjv().compile(JSON.parse(readFileSync(schemaFile, 'utf8')));
@@ -54,7 +60,7 @@ export class PlatformSettingsService implements SettingsProvider {
     for (const row of await this.repository.all(rc)) {
       if (!(SETTING_KEYS as readonly string[]).includes(row.key)) continue;
       const key = row.key as SettingKey;
-      settings[key] = row.encrypted ? this.box.open(row.value, key) : (JSON.parse(row.value) as PlatformSettings[SettingKey]);
+      settings[key] = row.encrypted ? this.openOrNull(row.value, key) : (JSON.parse(row.value) as PlatformSettings[SettingKey]);
     }
     return settings;
   }
@@ -89,6 +95,16 @@ export class PlatformSettingsService implements SettingsProvider {
       }
       return mask(await this.effective(rc));
     });
+  }
+
+  /** A secret sealed under another SETTINGS_ENCRYPTION_KEY reads as unset (and can be set again), never as a 500. */
+  private openOrNull(sealed: string, key: SettingKey): string | null {
+    try {
+      return this.box.open(sealed, key);
+    } catch {
+      this.logger?.warn({ key }, 'a stored secret could not be decrypted (was SETTINGS_ENCRYPTION_KEY changed?); it counts as unset');
+      return null;
+    }
   }
 
   async getSmtp(): Promise<SmtpSettings> {

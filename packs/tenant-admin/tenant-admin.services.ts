@@ -34,7 +34,7 @@ export function servicesFor(pack: PackContext): TenantAdminServices {
   const local = new LocalMemberDirectory(members);
   const kc = config.keycloak;
   const directory: MemberDirectory = kc.baseUrl && kc.realm && kc.clientId && kc.clientSecret ? new KeycloakMemberDirectory(kc, local) : local;
-  const settings = new PlatformSettingsService(db, config, pack.events);
+  const settings = new PlatformSettingsService(db, config, pack.events, pack.logger);
   const invitations = new InvitationsService(db, config, members, directory, pack.mail, pack.events, settings);
   const provisioning = new ProvisioningService(pack, documents, domains, invitations);
   const services = { documents, features, domains, members, directory, invitations, settings, provisioning };

@@ -4,6 +4,7 @@ import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import type { Response } from 'supertest';
 import { REDACTED_PATHS } from '../../../core/logger.js';
+import { createTestDatabase } from '../../helpers/engine.js';
 import { createTenant } from '../../helpers/test-app.js';
 import { as, superadmin } from '../../helpers/tokens.js';
 import { startTenantAdminApp, type TenantAdminTestApp } from './tenant-admin-app.js';
@@ -141,6 +142,32 @@ describe('platform settings', () => {
         seen(await t.http.patch('/api/v1/platform/settings').set(superadmin()).send({ SMTP_PORT: t.smtp.port }));
       }
       expect(seen(await t.http.post('/api/v1/platform/settings/smtp/test').set(superadmin()).send({ to: 'nope' })).status).to.equal(400);
+    });
+  });
+
+  describe('a changed SETTINGS_ENCRYPTION_KEY', () => {
+    it('makes the stored password read as unset instead of failing, and it can be set again', async () => {
+      const database = await createTestDatabase();
+      try {
+        const first = await startTenantAdminApp({ database, env: { SETTINGS_ENCRYPTION_KEY: 'first-encryption-key-0123456789abcdefgh' } });
+        try {
+          await first.http.patch('/api/v1/platform/settings').set(superadmin()).send({ SMTP_PASSWORD: NEW_PASSWORD }).expect(200);
+        } finally {
+          await first.close();
+        }
+        const second = await startTenantAdminApp({ database, env: { SETTINGS_ENCRYPTION_KEY: 'second-encryption-key-0123456789abcdefg' } });
+        try {
+          const read = await second.http.get('/api/v1/platform/settings').set(superadmin());
+          expect(read.status).to.equal(200);
+          expect(read.body.data.SMTP_PASSWORD).to.equal(null);
+          const again = await second.http.patch('/api/v1/platform/settings').set(superadmin()).send({ SMTP_PASSWORD: 'another-password-1' });
+          expect(again.body.data.SMTP_PASSWORD).to.equal('********');
+        } finally {
+          await second.close();
+        }
+      } finally {
+        await database.drop();
+      }
     });
   });
 
