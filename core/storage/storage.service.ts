@@ -103,7 +103,7 @@ export class StorageService {
     feed(Buffer.isBuffer(input.body) ? Readable.from([input.body]) : input.body, meter);
     const existed = await this.repo.find(rc, tenant, key);
     try {
-      await this.driver.put(key, meter, { contentType, contentLength: declared, metadata: { visibility } });
+      await this.driver.put(key, meter, { contentType, contentLength: declared, metadata: { visibility }, sha256: () => meter.sha256() });
     } catch (err) {
       throw uploadError(err, limit);
     }
@@ -188,7 +188,9 @@ export class StorageService {
     const rc = { tenantId: parts.tenant, principal: null, requestId: 'signed-upload' };
     const existed = await this.repo.find(rc, parts.tenant, query.key);
     try {
-      await this.driver.put(query.key, meter, { contentType: query.contentType, contentLength, metadata: { visibility: query.visibility } });
+      await this.driver.put(query.key, meter, {
+        contentType: query.contentType, contentLength, metadata: { visibility: query.visibility }, sha256: () => meter.sha256(),
+      });
     } catch (err) {
       throw uploadError(err, query.maxBytes);
     }

@@ -21,7 +21,6 @@ export interface S3DriverOptions {
 /**
  * Any S3-compatible store through the AWS SDK v3. Presigned PUTs sign `content-type` and
  * `content-length` (SigV4 signed headers), so the store refuses an upload of another type or size.
- * S3 itself makes a PUT atomic: a failed or aborted upload leaves no object.
  */
 export class S3Driver implements StorageDriver {
   readonly name = 's3' as const;
@@ -43,43 +42,26 @@ export class S3Driver implements StorageDriver {
     });
   }
 
+  /**
+   * The upload is spooled to a temporary file (streamed, so memory stays flat) and sent once it is
+   * complete. An upload that fails or is cut off never reaches the store, whatever the store would
+   * do with a short body (S3 refuses it; s3rver keeps a truncated object), and the store checks the
+   * SHA-256 computed on the way (x-amz-checksum-sha256).
+   */
   async put(key: string, body: Readable, options: PutOptions): Promise<void> {
-    if (options.contentLength === null) {
-      // S3 needs the length up front: spool a stream of unknown length to a temporary file first.
-      const dir = await mkdtemp(join(tmpdir(), 'storage-spool-'));
-      const file = join(dir, randomBytes(6).toString('hex'));
-      try {
-        await pipeline(body, createWriteStream(file));
-        const { size } = await stat(file);
-        await this.send(key, createReadStream(file), { ...options, contentLength: size });
-      } finally {
-        await rm(dir, { recursive: true, force: true });
-      }
-      return;
-    }
-    await this.send(key, body, options);
-  }
-
-  private async send(key: string, body: Readable, options: PutOptions): Promise<void> {
-    // The SDK pipes the body into its request, and a pipe does not forward errors: abort on them.
-    const abort = new AbortController();
-    let failure: unknown = null;
-    const onError = (err: unknown) => {
-      failure ??= err;
-      abort.abort();
-    };
-    body.once('error', onError);
+    const dir = await mkdtemp(join(tmpdir(), 'storage-spool-'));
+    const file = join(dir, randomBytes(6).toString('hex'));
     try {
+      await pipeline(body, createWriteStream(file));
+      const { size } = await stat(file);
+      const checksum = options.sha256 ? Buffer.from(options.sha256(), 'hex').toString('base64') : undefined;
       await this.client.send(new PutObjectCommand({
-        Bucket: this.bucket, Key: key, Body: body, ContentLength: options.contentLength ?? undefined,
-        ContentType: options.contentType, Metadata: options.metadata,
-      }), { abortSignal: abort.signal });
-    } catch (err) {
-      throw failure ?? err;
+        Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size,
+        ContentType: options.contentType, Metadata: options.metadata, ...(checksum ? { ChecksumSHA256: checksum } : {}),
+      }));
     } finally {
-      body.off('error', onError);
+      await rm(dir, { recursive: true, force: true });
     }
-    if (failure) throw failure;
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {

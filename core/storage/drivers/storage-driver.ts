@@ -14,6 +14,8 @@ export interface PutOptions {
   contentLength: number | null;
   /** Small string metadata kept with the bytes (the s3 driver stores it as x-amz-meta-*). */
   metadata: Record<string, string>;
+  /** Hex SHA-256 of the body, callable once the body has ended (the s3 driver has the store verify it). */
+  sha256?: () => string;
 }
 
 export interface ObjectHead {
