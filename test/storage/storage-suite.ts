@@ -4,6 +4,8 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { expect } from 'chai';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { Readable } from 'node:stream';
+import { systemContext } from '../../core/kernel/request-context.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
 import { startS3Server, S3_ACCESS_KEY, S3_SECRET_KEY, type S3TestServer } from '../helpers/s3-server.js';
@@ -451,6 +453,34 @@ export function storageSuite(driver: DriverName): void {
     });
   });
 
+  describe('pack.storage (the service packs get)', () => {
+    it('putObject stores a Buffer or a stream, publicUrl serves it, getObject reads it, deleteObject removes it', async () => {
+      const storage = t.app.kernel.storage;
+      const rc = systemContext(tenant);
+      const fromBuffer = await storage.putObject(rc, {
+        product: 'cms', collection: 'media', filename: 'hero.txt', contentType: 'text/plain', visibility: 'public', body: Buffer.from('hero'),
+      });
+      expect(fromBuffer).to.include({ key: `tenants/${tenant}/products/cms/media/hero.txt`, size: 4, sha256: sha256(Buffer.from('hero')) });
+      const url = storage.publicUrl(tenant, 'products/cms/media/hero.txt');
+      expect(url).to.equal(`${t.baseUrl}/api/v1/public/assets/${tenant}/products/cms/media/hero.txt`);
+      expect(storage.publicUrl(tenant, fromBuffer.key)).to.equal(url);
+      expect((await raw(url)).body.toString()).to.equal('hero');
+
+      await storage.putObject(rc, {
+        product: 'cms', collection: 'media', filename: 'streamed.txt', body: Readable.from([Buffer.from('str'), Buffer.from('eamed')]),
+      });
+      const { object, body } = await storage.getObject(rc, `tenants/${tenant}/products/cms/media/streamed.txt`);
+      expect(object).to.include({ size: 8, visibility: 'private', contentType: 'application/octet-stream' });
+      const chunks: Buffer[] = [];
+      for await (const chunk of body) chunks.push(chunk as Buffer);
+      expect(Buffer.concat(chunks).toString()).to.equal('streamed');
+
+      await storage.deleteObject(rc, fromBuffer.key);
+      expect((await raw(url)).status).to.equal(404);
+      expect(() => storage.publicUrl(tenant, 'products/../x')).to.throw(/Invalid storage key segment/);
+    });
+  });
+
   describe('GET /api/v1/public/assets/:tenantId/*path', () => {
     const assetUrl = (path: string, forTenant = tenant) => `${t.baseUrl}/api/v1/public/assets/${forTenant}/${path}`;
 
@@ -467,6 +497,11 @@ export function storageSuite(driver: DriverName): void {
       expect(res.headers['cache-control']).to.contain('public');
       expect(res.headers['x-content-type-options']).to.equal('nosniff');
       expect(res.headers['content-disposition']).to.equal(undefined);
+      const head = await raw(assetUrl('products/shop/images/logo.png'), { method: 'HEAD' });
+      expect(head.status).to.equal(200);
+      expect(head.headers['content-length']).to.equal('3000');
+      expect(head.headers.etag).to.equal(res.headers.etag);
+      expect(head.body.length).to.equal(0);
     });
 
     it('serves HTML and SVG as attachments', async () => {
