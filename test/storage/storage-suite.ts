@@ -343,6 +343,12 @@ export function storageSuite(driver: DriverName): void {
       expect(await objectInStore(res.body.data.key)).to.equal(false);
     });
 
+    it('answers 403 forbidden for a viewer', async () => {
+      const res = await t.http.get('/api/v1/storage/presigned-upload')
+        .query({ product: 'shop', collection: 'images', filename: 'a.txt', contentLength: 2 }).set(as(tenant, 'viewer'));
+      expect(res.status).to.equal(403);
+    });
+
     it('answers 400 validation_failed for an expiry over 7 days', async () => {
       const res = await presign({ contentLength: 2, expiresIn: 7 * 24 * 3600 + 1 });
       expect(res.status).to.equal(400);
@@ -512,6 +518,10 @@ export function storageSuite(driver: DriverName): void {
         expect(res.status).to.equal(200);
         expect(res.headers['content-disposition']).to.equal('attachment');
         expect(res.headers['x-content-type-options']).to.equal('nosniff');
+        const link = await signedUrl(`tenants/${tenant}/products/shop/images/${name}`);
+        const download = await raw(link.body.data.url);
+        expect(download.status).to.equal(200);
+        expect(download.headers['content-disposition'], `signed ${name}`).to.equal('attachment');
       }
     });
 
