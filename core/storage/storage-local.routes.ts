@@ -2,6 +2,7 @@ import type { PackRouter } from '../http/route.js';
 import { sendObject } from './send-object.js';
 import type { StorageService } from './storage.service.js';
 import { releaseUpload } from './upload-request.js';
+import { UPLOAD_ANSWER_SCHEMA, uploadAnswer } from './upload-answer.js';
 
 const tags = ['storage'];
 
@@ -23,16 +24,13 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
         visibility: { type: 'string', enum: ['public', 'private'] }, expires: { type: 'integer' }, signature: { type: 'string' },
       },
     },
-    response: {
-      type: 'object',
-      properties: { key: { type: 'string' }, size: { type: 'integer' }, contentType: { type: 'string' }, sha256: { type: 'string' }, visibility: { type: 'string' } },
-    },
+    response: UPLOAD_ANSWER_SCHEMA,
     errors: ['validation_failed', 'forbidden', 'payload_too_large'],
   }, async (ctx) => {
     const object = await releaseUpload(ctx, () => storage.receiveSignedUpload(
       ctx.state.query, ctx.get('Content-Type') || undefined, ctx.request.length ?? null, ctx.req,
     ));
-    return { key: object.key, size: object.size, contentType: object.contentType, sha256: object.sha256, visibility: object.visibility };
+    return uploadAnswer(object);
   });
 
   router.get('/storage/local/objects', {

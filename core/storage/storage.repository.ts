@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { Visibility } from './drivers/storage-driver.js';
@@ -64,16 +65,16 @@ export class StorageRepository {
 
   async list(rc: RequestContext | null, tenantId: string, filter: ObjectFilter, limit: number, offset: number): Promise<{ items: StoredObject[]; total: number }> {
     const conn = this.db.conn(rc);
-    const scope = (q: any) => {
+    const scope = (q: Knex.QueryBuilder) => {
       q.where({ tenant_id: tenantId });
       if (filter.product) q.andWhere({ product: filter.product });
       if (filter.collection) q.andWhere({ collection: filter.collection });
       return q;
     };
     const [rows, count] = await Promise.all([
-      scope(conn<ObjectRow>('storage_objects')).orderBy('key').limit(limit).offset(offset),
-      scope(conn('storage_objects')).count({ n: '*' }),
+      scope(conn('storage_objects')).orderBy('key').limit(limit).offset(offset) as Promise<ObjectRow[]>,
+      scope(conn('storage_objects')).count({ n: '*' }) as Promise<Array<{ n: number | string }>>,
     ]);
-    return { items: (rows as ObjectRow[]).map(toObject), total: Number((count as Array<{ n: number | string }>)[0].n) };
+    return { items: rows.map(toObject), total: Number(count[0].n) };
   }
 }

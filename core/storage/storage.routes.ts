@@ -5,18 +5,12 @@ import {
   DOWNLOAD_EXPIRY_DEFAULT, DOWNLOAD_EXPIRY_MAX, UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX, type StorageService, type Visibility,
 } from './storage.service.js';
 import { releaseUpload } from './upload-request.js';
+import { UPLOAD_ANSWER_SCHEMA, uploadAnswer } from './upload-answer.js';
 import { storageLocalRoutes } from './storage-local.routes.js';
 import { publicAssetRoutes } from './public-assets.routes.js';
 
 const tags = ['storage'];
 const visibility = { type: 'string', enum: ['public', 'private'] };
-const stored = {
-  type: 'object',
-  properties: {
-    key: { type: 'string' }, size: { type: 'integer' }, contentType: { type: 'string' },
-    sha256: { type: 'string' }, visibility,
-  },
-};
 const objectItem = {
   type: 'object',
   properties: {
@@ -33,7 +27,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
     summary: 'Upload an object (streamed)',
     description: 'The raw body is streamed to the store under `tenants/{tenant}/products/{product}/{collection}/{filename}`; '
       + 'its SHA-256 is computed on the way. An existing object of the same key is replaced.',
-    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, response: stored,
+    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, response: UPLOAD_ANSWER_SCHEMA,
     errors: ['missing_header', 'invalid_key_segment', 'validation_failed', 'payload_too_large'],
   }, async (ctx) => {
     const product = requireHeader(ctx, 'X-Platform-Product');
@@ -50,7 +44,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
       body: ctx.req,
       contentLength: ctx.request.length ?? null,
     }));
-    return { key: object.key, size: object.size, contentType: object.contentType, sha256: object.sha256, visibility: object.visibility };
+    return uploadAnswer(object);
   });
 
   router.get('/storage/presigned-upload', {

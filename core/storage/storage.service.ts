@@ -96,19 +96,9 @@ export class StorageService {
     const contentType = checkContentType(input.contentType);
     const visibility = input.visibility ?? 'private';
     const limit = this.maxUploadBytes;
+    const body = Buffer.isBuffer(input.body) ? Readable.from([input.body]) : input.body;
     const declared = Buffer.isBuffer(input.body) ? input.body.length : (input.contentLength ?? null);
-    if (declared !== null && declared > limit) throw PayloadTooLarge(limit);
-
-    const meter = new UploadMeter(limit);
-    feed(Buffer.isBuffer(input.body) ? Readable.from([input.body]) : input.body, meter);
-    const existed = await this.repo.find(rc, tenant, key);
-    try {
-      await this.driver.put(key, meter, { contentType, contentLength: declared, metadata: { visibility }, sha256: () => meter.sha256() });
-    } catch (err) {
-      throw uploadError(err, limit);
-    }
-    const sha256 = meter.sha256();
-    return this.record(rc, tenant, key, { size: meter.size, contentType, sha256, etag: `"${sha256}"`, visibility }, existed, true);
+    return this.store(rc, tenant, key, body, { contentType, contentLength: declared, visibility, limit });
   }
 
   /** Metadata and bytes of one of the caller's objects. */
@@ -129,7 +119,7 @@ export class StorageService {
     if (filter.collection) assertSegment(filter.collection);
     const { items, total } = await this.repo.list(rc, tenant, filter, limit, offset);
     return {
-      items: items.map((o) => this.describe(o)),
+      items: items.map((o) => this.view(o)),
       pagination: { limit, offset, total, hasMore: offset + items.length < total, nextCursor: null },
     };
   }
@@ -182,22 +172,10 @@ export class StorageService {
     if ((contentType ?? '').toLowerCase() !== query.contentType.toLowerCase()) {
       throw Forbidden(`The upload URL is signed for Content-Type ${query.contentType}`);
     }
-    if (contentLength !== null && contentLength > query.maxBytes) throw PayloadTooLarge(query.maxBytes);
-    const meter = new UploadMeter(query.maxBytes);
-    feed(body, meter);
     const rc = { tenantId: parts.tenant, principal: null, requestId: 'signed-upload' };
-    const existed = await this.repo.find(rc, parts.tenant, query.key);
-    try {
-      await this.driver.put(query.key, meter, {
-        contentType: query.contentType, contentLength, metadata: { visibility: query.visibility }, sha256: () => meter.sha256(),
-      });
-    } catch (err) {
-      throw uploadError(err, query.maxBytes);
-    }
-    const sha256 = meter.sha256();
-    return this.record(rc, parts.tenant, query.key, {
-      size: meter.size, contentType: query.contentType, sha256, etag: `"${sha256}"`, visibility: query.visibility,
-    }, existed, true);
+    return this.store(rc, parts.tenant, query.key, body, {
+      contentType: query.contentType, contentLength, visibility: query.visibility, limit: query.maxBytes,
+    });
   }
 
   /** The local driver's signed GET: the object when signature and expiry hold, else 403. */
@@ -225,7 +203,7 @@ export class StorageService {
   }
 
   /** The public shape of an object in API answers. */
-  describe(object: StoredObject) {
+  view(object: StoredObject) {
     return {
       key: object.key, product: object.product, collection: object.collection, filename: object.filename,
       size: object.size, contentType: object.contentType, sha256: object.sha256, visibility: object.visibility,
@@ -267,6 +245,28 @@ export class StorageService {
       size: head.size, contentType: head.contentType ?? 'application/octet-stream', sha256: null,
       etag: head.etag ?? `"${head.size}-${head.lastModified?.getTime() ?? 0}"`, visibility,
     }, known, false);
+  }
+
+  /**
+   * Streams a body to the driver through an UploadMeter (size, SHA-256, limit), then records the metadata.
+   * A declared length over the limit is refused before anything is read.
+   */
+  private async store(
+    rc: RequestContext, tenant: string, key: string, body: Readable,
+    options: { contentType: string; contentLength: number | null; visibility: Visibility; limit: number },
+  ): Promise<StoredObject> {
+    const { contentType, contentLength, visibility, limit } = options;
+    if (contentLength !== null && contentLength > limit) throw PayloadTooLarge(limit);
+    const meter = new UploadMeter(limit);
+    feed(body, meter);
+    const existed = await this.repo.find(rc, tenant, key);
+    try {
+      await this.driver.put(key, meter, { contentType, contentLength, metadata: { visibility }, sha256: () => meter.sha256() });
+    } catch (err) {
+      throw uploadError(err, limit);
+    }
+    const sha256 = meter.sha256();
+    return this.record(rc, tenant, key, { size: meter.size, contentType, sha256, etag: `"${sha256}"`, visibility }, existed, true);
   }
 
   /** Writes the metadata once the bytes are stored; a brand-new object whose row fails is removed again. */

@@ -211,6 +211,13 @@ export function storageSuite(driver: DriverName): void {
       expect(res.body.error.code).to.equal('invalid_key_segment');
     });
 
+    it('answers 400 validation_failed for a visibility other than public or private', async () => {
+      const res = await upload('x', { visibility: 'world' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.details[0].path).to.equal('header/X-Platform-Visibility');
+    });
+
     it('answers 403 forbidden for a viewer', async () => {
       const res = await t.http.post('/api/v1/storage/objects').set(as(tenant, 'viewer'))
         .set('X-Platform-Product', 'shop').set('X-Platform-Collection', 'images').set('X-Platform-Filename', 'a.txt').send(Buffer.from('x'));
