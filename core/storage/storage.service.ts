@@ -136,7 +136,7 @@ export class StorageService {
     const tenant = requireTenant(rc);
     const key = buildKey({ tenant, product: input.product, collection: input.collection, filename: input.filename });
     const contentType = checkContentType(input.contentType);
-    const expiresIn = input.expiresIn ?? UPLOAD_EXPIRY_DEFAULT;
+    const expiresIn = checkExpiry(input.expiresIn ?? UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX);
     const limit = this.maxUploadBytes;
     const contentLength = input.contentLength ?? null;
     if (contentLength !== null && contentLength > limit) throw PayloadTooLarge(limit);
@@ -153,6 +153,7 @@ export class StorageService {
 
   /** A time-limited download URL for one of the caller's objects (private ones included). */
   async signedUrl(rc: RequestContext, key: string, expiresIn = DOWNLOAD_EXPIRY_DEFAULT): Promise<{ url: string; expiresAt: string }> {
+    checkExpiry(expiresIn, DOWNLOAD_EXPIRY_MAX);
     const object = await this.requireOwn(rc, key, { refresh: true });
     const url = await this.driver.signedGet(object.key, { expiresIn, attachment: isActiveContent(object.contentType) });
     return { url, expiresAt: expiry(expiresIn) };
@@ -313,6 +314,13 @@ function uploadError(err: unknown, limit: number): unknown {
   if (err instanceof UploadTooLarge) return PayloadTooLarge(limit);
   if (err instanceof UploadCutOff) return BadRequest(err.message);
   return err;
+}
+
+function checkExpiry(seconds: number, max: number): number {
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > max) {
+    throw ValidationFailed('Invalid expiry', [{ path: 'expiresIn', message: `must be an integer from 1 to ${max} seconds` }]);
+  }
+  return seconds;
 }
 
 function expiry(seconds: number): string {
