@@ -48,5 +48,6 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const storage = new StorageService(config, db, logger);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
+  background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger };
 }
