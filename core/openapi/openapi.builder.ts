@@ -197,3 +197,8 @@ function uniqueId(taken: Set<string>, id: string): string {
   taken.add(candidate);
   return candidate;
 }
+
+/** How many operations (method and path pairs) a document lists. */
+export function countOperations(doc: OpenApiDocument): number {
+  return Object.values(doc.paths).reduce((sum, item) => sum + Object.keys(item).length, 0);
+}

@@ -1,3 +1,7 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -206,5 +210,21 @@ describe('GET /api/v1/openapi.json with a pack declaring wildcard and optional s
     expect(wildcard.parameters[0]).to.include({ name: 'path', in: 'path', required: true, 'x-wildcard': true });
     expect(doc.paths).to.include.keys('/api/v1/probe/reports/{year}', '/api/v1/probe/reports');
     expect(doc.paths['/api/v1/probe/reports'].get.parameters).to.deep.equal([]);
+  });
+});
+
+describe('npm run openapi', () => {
+  it('writes the platform document to the file it is given', async function () {
+    this.timeout(60_000);
+    const dir = mkdtempSync(join(tmpdir(), 'hp-openapi-'));
+    const file = join(dir, 'platform.json');
+    const run = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/openapi.ts', file], { encoding: 'utf8', env: { ...process.env, NODE_ENV: 'production', SIGNING_SECRET: 'x'.repeat(32), SETTINGS_ENCRYPTION_KEY: 'y'.repeat(32), AUTH_JWT_SECRET: 'z'.repeat(32) } });
+    expect(run.status, run.stderr).to.equal(0);
+    expect(run.stdout).to.match(/Wrote .*platform\.json: \d+ operations, \d+ bytes/);
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    await expectValid(doc);
+    expect(doc.paths).to.have.property('/api/v1/data/{ns}/{schema}');
+    expect(doc.components.securitySchemes).to.not.have.property('testKey');
+    rmSync(dir, { recursive: true, force: true });
   });
 });
