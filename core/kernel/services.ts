@@ -39,6 +39,7 @@ export interface KernelInternals extends KernelServices {
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
+  const metrics = new Metrics(db);
   const tenants = new TenantsService(db);
   const schemas = new SchemaRegistry(db);
   const hooks = new HookRegistry();
@@ -51,6 +52,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const storage = new StorageService(config, db, logger);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
-  const metrics = new Metrics(db);
   return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics };
 }
