@@ -47,9 +47,9 @@ export interface RouteSpec {
   response?: JsonSchema;
   /** Error codes the route may answer with (documentation). */
   errors?: string[];
-  /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
   /** Content type of a success response the handler writes itself instead of the envelope (documentation), e.g. text/html. */
   produces?: string;
+  /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
 export type RouteHandler = (ctx: AppContext) => Promise<unknown> | unknown;
