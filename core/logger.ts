@@ -1,30 +1,17 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { Config } from '../config/index.js';
 
-/** Paths never written to logs (pino redaction; `*` is one level of nesting). */
-export const REDACTED_PATHS = [
-  'authorization',
-  'headers.authorization',
-  'req.headers.authorization',
-  'req.headers.cookie',
-  '*.headers.authorization',
-  '*.authorization',
-  'password',
-  '*.password',
-  '*.pass',
-  'SMTP_PASSWORD',
-  '*.SMTP_PASSWORD',
-  'smtp.password',
-  '*.smtp.password',
-  'secret',
-  '*.secret',
-  'token',
-  '*.token',
-  '*.apiKey',
-  '*.clientSecret',
-  '*.secretAccessKey',
-  '*.signingSecret',
-];
+/**
+ * Field names whose values are never written to logs, at any of the first three levels of a log object
+ * (`token`, `smtp.password`, `req.headers.authorization`). Matched by name in one pass with the URL
+ * scrubbing below: pino's wildcard redaction paths cost several times the rest of a log line.
+ */
+export const REDACTED_KEYS = new Set([
+  'authorization', 'cookie', 'password', 'pass', 'smtp_password', 'secret', 'token', 'apikey', 'api_key',
+  'clientsecret', 'secretaccesskey', 'signingsecret', 'settingsencryptionkey',
+]);
+
+const MAX_DEPTH = 3;
 
 const CENSOR = '[redacted]';
 
@@ -38,13 +25,20 @@ export function scrubSecrets(text: string): string {
   return text.replace(SECRET_QUERY, `$1${CENSOR}`).replace(BEARER, `$1${CENSOR}`);
 }
 
-/** Scrubs string values of a log object, two levels deep (URLs logged by fetch, storage, deliveries). */
-function scrubObject(value: Record<string, unknown>, depth = 0): Record<string, unknown> {
+/**
+ * Censors secret fields and scrubs secrets from string values (URLs logged by fetch, storage, deliveries),
+ * three levels deep; copies only what it changes.
+ */
+function scrubObject(value: Record<string, unknown>, depth = 1): Record<string, unknown> {
   let copy: Record<string, unknown> | null = null;
-  for (const [key, inner] of Object.entries(value)) {
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const inner = value[key];
     let scrubbed = inner;
-    if (typeof inner === 'string') scrubbed = scrubSecrets(inner);
-    else if (depth < 1 && inner && typeof inner === 'object' && !Array.isArray(inner) && !(inner instanceof Error)) {
+    if (inner === undefined || inner === null) continue;
+    if (REDACTED_KEYS.has(key.toLowerCase())) scrubbed = CENSOR;
+    else if (typeof inner === 'string') scrubbed = scrubSecrets(inner);
+    else if (depth < MAX_DEPTH && typeof inner === 'object' && !Array.isArray(inner) && !(inner instanceof Error)) {
       scrubbed = scrubObject(inner as Record<string, unknown>, depth + 1);
     }
     if (scrubbed !== inner) {
@@ -62,14 +56,13 @@ function serializeError(err: Error): Record<string, unknown> {
 }
 
 /**
- * The service's logger: JSON lines (pretty in a terminal outside production), LOG_LEVEL, secrets
- * redacted by path and scrubbed from URLs and error texts. `destination` is for tests and tools.
+ * The service's logger: JSON lines (pretty in a terminal outside production), LOG_LEVEL, secret fields
+ * censored and secrets scrubbed from URLs and error texts. `destination` is for tests and tools.
  */
 export function createLogger(config: Config, destination?: DestinationStream): Logger {
   const pretty = !destination && !config.isProduction && process.stdout.isTTY && config.logLevel !== 'silent';
   const options: pino.LoggerOptions = {
     level: config.logLevel,
-    redact: { paths: REDACTED_PATHS, censor: CENSOR },
     base: { service: 'headless-platform' },
     serializers: { err: serializeError, error: serializeError },
     formatters: { log: (object) => scrubObject(object) },

@@ -17,12 +17,13 @@ import { OpenApiService } from '../../core/openapi/openapi.service.js';
  * the cost of request logging and HTTP metrics on the data API. Two apps run in this process on their own
  * SQLite files: one with LOG_LEVEL=info (JSON lines to a file, as in production) and HTTP metrics, one with
  * LOG_LEVEL=silent and the metrics middleware off. Each round measures create (POST) and list (GET) on
- * both, alternating, so that drift of a shared machine hits both alike; the median of the rounds is reported.
+ * both, alternating, so that drift of a shared machine hits both alike; the median of the rounds is reported,
+ * as throughput and as process CPU time per request (less sensitive to other load on the machine).
  * Also reports the OpenAPI document's size and number of operations. Results go to bench-results/.
  */
 
 interface AutocannonResult {
-  requests: { average: number };
+  requests: { average: number; total: number };
   latency: { p50: number; p99: number };
   non2xx: number;
   errors: number;
@@ -84,10 +85,13 @@ const scenarios = {
 
 type Scenario = keyof typeof scenarios;
 
-async function measure(v: Variant, scenario: Scenario): Promise<AutocannonResult> {
+/** One run, with the process CPU time per request (server and load generator share this process). */
+async function measure(v: Variant, scenario: Scenario): Promise<AutocannonResult & { cpuMicros: number }> {
+  const cpu = process.cpuUsage();
   const result = await autocannon({ ...scenarios[scenario](v), connections, duration: seconds });
+  const used = process.cpuUsage(cpu);
   if (result.non2xx || result.errors) throw new Error(`${scenario} on ${v.name}: ${result.non2xx} non-2xx, ${result.errors} errors`);
-  return result;
+  return { ...result, cpuMicros: (used.user + used.system) / Math.max(1, result.requests.total) };
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -97,7 +101,7 @@ try {
   // Warm up both (JIT, SQLite page cache, a few hundred rows to list).
   for (const v of variants) for (const s of ['create', 'list'] as Scenario[]) await autocannon({ ...scenarios[s](v), connections, duration: 1 });
 
-  const samples: Record<Scenario, Record<Variant['name'], AutocannonResult[]>> = {
+  const samples: Record<Scenario, Record<Variant['name'], Array<AutocannonResult & { cpuMicros: number }>>> = {
     create: { with: [], without: [] }, list: { with: [], without: [] },
   };
   for (let round = 0; round < rounds; round += 1) {
@@ -117,8 +121,8 @@ try {
   const lines = [
     `Observability overhead on the data API (${rounds} rounds of ${seconds} s, ${connections} connections, SQLite, median of rounds)`,
     '',
-    '| scenario | with logs+metrics req/s | without req/s | overhead | p50 with / without (ms) | p99 with / without (ms) |',
-    '|---|---|---|---|---|---|',
+    '| scenario | with logs+metrics req/s | without req/s | throughput overhead | CPU µs/request with / without | CPU overhead | p50 with / without (ms) | p99 with / without (ms) |',
+    '|---|---|---|---|---|---|---|---|',
   ];
   const summary: Record<string, unknown> = {};
   for (const s of ['create', 'list'] as Scenario[]) {
@@ -126,9 +130,14 @@ try {
     const withoutRps = median(samples[s].without.map((r) => r.requests.average));
     const overhead = ((withoutRps - withRps) / withoutRps) * 100;
     const p = (name: Variant['name'], key: 'p50' | 'p99') => median(samples[s][name].map((r) => r.latency[key]));
-    lines.push(`| ${s} | ${withRps.toFixed(0)} | ${withoutRps.toFixed(0)} | ${overhead.toFixed(1)} % | ${p('with', 'p50')} / ${p('without', 'p50')} | ${p('with', 'p99')} / ${p('without', 'p99')} |`);
+    const withCpu = median(samples[s].with.map((r) => r.cpuMicros));
+    const withoutCpu = median(samples[s].without.map((r) => r.cpuMicros));
+    const cpuOverhead = ((withCpu - withoutCpu) / withoutCpu) * 100;
+    lines.push(`| ${s} | ${withRps.toFixed(0)} | ${withoutRps.toFixed(0)} | ${overhead.toFixed(1)} % | ${withCpu.toFixed(0)} / ${withoutCpu.toFixed(0)} | ${cpuOverhead.toFixed(1)} % `
+      + `| ${p('with', 'p50')} / ${p('without', 'p50')} | ${p('with', 'p99')} / ${p('without', 'p99')} |`);
     summary[s] = {
       withRps, withoutRps, overheadPercent: Number(overhead.toFixed(2)),
+      cpuMicrosPerRequest: { with: Math.round(withCpu), without: Math.round(withoutCpu), overheadPercent: Number(cpuOverhead.toFixed(2)) },
       rounds: { with: samples[s].with.map((r) => r.requests.average), without: samples[s].without.map((r) => r.requests.average) },
     };
   }
