@@ -94,6 +94,22 @@ async function measure(v: Variant, scenario: Scenario): Promise<AutocannonResult
   return { ...result, cpuMicros: (used.user + used.system) / Math.max(1, result.requests.total) };
 }
 
+/** The two costs in isolation: one access-log line (real logger, to a file) and one metrics observation. */
+function isolatedCosts(v: Variant): { logLineMicros: number; metricsMicros: number } {
+  const line = {
+    requestId: '0190a3b2-1234-7abc-8def-0123456789ab', method: 'GET', route: '/api/v1/data/:ns/:schema',
+    path: '/api/v1/data/shop/product', status: 200, ms: 3.2, tenantId: TENANT, userId: 'bench-user',
+  };
+  const n = 50_000;
+  let started = process.hrtime.bigint();
+  for (let i = 0; i < n; i += 1) v.app.logger.info(line, 'request');
+  const logLineMicros = Number(process.hrtime.bigint() - started) / n / 1000;
+  started = process.hrtime.bigint();
+  for (let i = 0; i < n; i += 1) v.app.kernel.metrics.observeRequest('GET', '/api/v1/data/:ns/:schema', 200, 0.004);
+  const metricsMicros = Number(process.hrtime.bigint() - started) / n / 1000;
+  return { logLineMicros, metricsMicros };
+}
+
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 const variants = [await startVariant('with'), await startVariant('without')];
@@ -141,6 +157,9 @@ try {
       rounds: { with: samples[s].with.map((r) => r.requests.average), without: samples[s].without.map((r) => r.requests.average) },
     };
   }
+  const isolated = isolatedCosts(variants[0]);
+  lines.push('', `In isolation: one request log line ${isolated.logLineMicros.toFixed(1)} µs, one metrics observation ${isolated.metricsMicros.toFixed(1)} µs.`);
+  summary.isolatedMicros = { logLine: Number(isolated.logLineMicros.toFixed(2)), metrics: Number(isolated.metricsMicros.toFixed(2)) };
   const platformBytes = Buffer.byteLength(JSON.stringify(platform));
   const tenantBytes = Buffer.byteLength(JSON.stringify(tenantDoc));
   lines.push(
