@@ -44,6 +44,18 @@ export function describeDataPaths(doc: OpenApiDocument): void {
   }
   const list = doc.paths[DATA_COLLECTION_PATH]?.get;
   if (list) list.parameters.push(...listParameters([genericFilter]));
+  const record = doc.paths[DATA_RECORD_PATH];
+  for (const method of ['patch', 'delete'] as const) {
+    record?.[method]?.parameters.push({
+      name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+      description: 'The version the change is based on, as in the ETag: `"3"`; 412 version_mismatch when the record has moved on',
+    });
+  }
+  const etag = { description: 'The record\'s version, for If-Match', schema: { type: 'string' } };
+  for (const operation of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.get, record?.patch]) {
+    const success = Object.entries((operation?.responses ?? {}) as Record<string, any>).find(([status]) => status.startsWith('2'));
+    if (success) success[1].headers = { ...success[1].headers, ETag: etag };
+  }
 }
 
 /**

@@ -85,6 +85,10 @@ describe('GET /api/v1/openapi.json', () => {
     const list = doc.paths['/api/v1/data/{ns}/{schema}'].get;
     const names = list.parameters.map((p: { name?: string; $ref?: string }) => p.name ?? p.$ref);
     expect(names).to.include.members(['ns', 'schema', 'limit', 'offset', 'cursor', 'sort', 'fields', 'count', 'filter', '#/components/parameters/TenantHeader']);
+    const patch = doc.paths['/api/v1/data/{ns}/{schema}/{id}'].patch;
+    expect(patch.parameters.map((p: { name?: string }) => p.name)).to.include('If-Match');
+    expect(patch.responses['200'].headers).to.have.property('ETag');
+    expect(patch.responses['412'].description).to.contain('version_mismatch');
   });
 
   it('declares bearer JWT and, outside production, the test key as security schemes', async () => {
