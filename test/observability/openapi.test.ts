@@ -215,6 +215,27 @@ describe('GET /api/v1/openapi.json with a pack declaring wildcard and optional s
     expect(doc.paths).to.include.keys('/api/v1/probe/reports/{year}', '/api/v1/probe/reports');
     expect(doc.paths['/api/v1/probe/reports'].get.parameters).to.deep.equal([]);
   });
+
+  it('moves a body schema with $id and $defs into components and lists query properties as parameters', async () => {
+    await t.http.post('/api/v1/probe/notes?mode=draft').send({ text: 'hi', author: { name: 'Ada' } }).expect(201);
+    const doc = (await t.http.get('/api/v1/openapi.json')).body;
+    await expectValid(doc);
+    const op = doc.paths['/api/v1/probe/notes'].post;
+    const ref = op.requestBody.content['application/json'].schema.$ref;
+    expect(ref).to.equal('#/components/schemas/schemas.example_probe_note');
+    const component = doc.components.schemas['schemas.example_probe_note'];
+    expect(component).to.not.have.any.keys('$id', '$schema');
+    expect(component.properties.author.$ref).to.equal('#/components/schemas/schemas.example_probe_note/$defs/person');
+    const mode = op.parameters.find((p: { name: string }) => p.name === 'mode');
+    expect(mode).to.deep.include({ in: 'query', required: true, description: 'How to store it' });
+    expect(mode.schema.enum).to.deep.equal(['draft', 'final']);
+    expect(op.parameters.find((p: { name: string }) => p.name === 'meta')).to.include({ style: 'deepObject', required: false });
+    expect(op.responses['201'].content['application/json'].schema.properties.data.properties.text.type).to.equal('string');
+    expect(op.responses['400'].description).to.contain('validation_failed').and.contain('invalid_json');
+
+    const blob = doc.paths['/api/v1/probe/blobs'].post;
+    expect(blob.requestBody.content).to.have.key('application/octet-stream');
+  });
 });
 
 describe('npm run openapi', () => {
