@@ -38,8 +38,12 @@ export class DeliveriesRepository {
     })));
   }
 
-  async insertMail(rc: RequestContext, id: string, message: MailMessage, at: string): Promise<void> {
-    await this.db.conn(rc)('outbox_deliveries').insert({
+  /**
+   * Writes a mail job. With `claim`, the job is written already claimed by that process, which sends it
+   * right after commit; should it die first, the claim expires and any dispatcher takes the job.
+   */
+  async insertMail(rc: RequestContext, id: string, message: MailMessage, at: string, claim?: { claimer: string; until: string }): Promise<Delivery> {
+    const row = {
       tenant_id: rc.tenantId ?? '',
       id,
       kind: 'mail',
@@ -48,9 +52,13 @@ export class DeliveriesRepository {
       status: 'pending',
       attempts: 0,
       next_attempt_at: at,
+      claimed_by: claim?.claimer ?? null,
+      claimed_until: claim?.until ?? null,
       created_at: at,
       updated_at: at,
-    });
+    };
+    await this.db.conn(rc)('outbox_deliveries').insert(row);
+    return this.map(row);
   }
 
   /**

@@ -143,19 +143,35 @@ export class Dispatcher implements BackgroundTask {
       launch.push(delivery);
     }
     const context = await this.loadContext(launch);
-    for (const delivery of launch) {
-      const key = delivery.connectorId ?? MAIL_KEY;
-      const work = this.process(delivery, context).finally(() => {
-        this.inFlight.delete(delivery.id);
-        const left = (this.perKeyCount.get(key) ?? 1) - 1;
-        if (left > 0) this.perKeyCount.set(key, left);
-        else this.perKeyCount.delete(key);
-        // A slot is free: more may be due (a backlog larger than one claim).
-        this.poke();
-      });
-      this.inFlight.set(delivery.id, work);
-    }
+    for (const delivery of launch) this.track(delivery, this.process(delivery, context));
     if (claimed.length === room) this.again = true;
+  }
+
+  /** A claim for work this process writes and sends itself right after commit (mail), or null when not running. */
+  claimForNow(): { claimer: string; until: string } | null {
+    return this.running ? { claimer: this.claimer, until: new Date(Date.now() + this.claimTtlMs).toISOString() } : null;
+  }
+
+  /** Sends a delivery this process claimed when writing it (see claimForNow); resolves after the attempt. */
+  async sendClaimed(delivery: Delivery): Promise<void> {
+    const key = delivery.connectorId ?? MAIL_KEY;
+    this.perKeyCount.set(key, (this.perKeyCount.get(key) ?? 0) + 1);
+    await this.track(delivery, this.process(delivery, await this.loadContext([delivery])));
+  }
+
+  /** Counts an attempt under way until it ends (for concurrency and shutdown). */
+  private track(delivery: Delivery, attempt: Promise<void>): Promise<void> {
+    const key = delivery.connectorId ?? MAIL_KEY;
+    const work = attempt.finally(() => {
+      this.inFlight.delete(delivery.id);
+      const left = (this.perKeyCount.get(key) ?? 1) - 1;
+      if (left > 0) this.perKeyCount.set(key, left);
+      else this.perKeyCount.delete(key);
+      // A slot is free: more may be due (a backlog larger than one claim).
+      this.poke();
+    });
+    this.inFlight.set(delivery.id, work);
+    return work;
   }
 
   /** Events and connectors of the claimed webhook deliveries, loaded per tenant in two queries each. */

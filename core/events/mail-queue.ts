@@ -3,16 +3,20 @@ import { newId, nowIso } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { MailMessage } from '../mail/mail.service.js';
 import type { DeliveriesRepository } from './deliveries.repository.js';
+import type { Dispatcher } from './dispatcher.js';
 
 /**
- * `mail.enqueue` made durable: the message becomes a mail job in the outbox, in the caller's transaction,
- * and the dispatcher sends it after commit (retrying while SMTP is down). Always answers 'queued'.
+ * `mail.enqueue` made durable: the message becomes a mail job in the outbox, in the caller's transaction.
+ * Right after commit this process makes the first attempt (the request answers once the SMTP server took the
+ * message or refused it, as before the outbox), so mail leaves in order; a failed attempt is retried by the
+ * dispatcher while SMTP is down. Answers 'queued': the caller's transaction has not committed yet.
  */
-export function mailQueue(db: Database, deliveries: DeliveriesRepository, poke: () => void) {
+export function mailQueue(db: Database, deliveries: DeliveriesRepository, dispatcher: Dispatcher) {
   return async function enqueueMail(rc: RequestContext, message: MailMessage): Promise<'queued'> {
     await db.transaction(rc, async (rc) => {
-      await deliveries.insertMail(rc, newId(), message, nowIso());
-      rc.afterCommit!(poke);
+      const claim = dispatcher.claimForNow();
+      const job = await deliveries.insertMail(rc, newId(), message, nowIso(), claim ?? undefined);
+      if (claim) rc.afterCommit!(() => dispatcher.sendClaimed(job));
     });
     return 'queued';
   };

@@ -24,7 +24,7 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     if (queued) rc.afterCommit?.(poke);
     return queued;
   });
-  kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, poke));
+  kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher));
   kernel.background.register(dispatcher);
   eventsRoutes(router, kernel.events);
   connectorsRoutes(router, connectors, poke);
