@@ -80,6 +80,13 @@ export class DeliveriesRepository {
     return rawRows<Record<string, any>>(result).map((r) => this.map(r));
   }
 
+  /** How many deliveries (webhooks and mail) are pending, and when the oldest of them was queued. */
+  async pendingStats(): Promise<{ count: number; oldestCreatedAt: string | null }> {
+    const row = (await this.db.knex('outbox_deliveries').where({ status: 'pending' })
+      .select(this.db.knex.raw('count(*) as n'), this.db.knex.raw('min(created_at) as oldest')).first()) as { n: number | string; oldest: string | null } | undefined;
+    return { count: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest ?? null };
+  }
+
   /** Gives a claimed delivery back untouched (the process had no room for it). */
   async release(tenantId: string, id: string, claimer: string): Promise<void> {
     await this.db.knex('outbox_deliveries').where({ tenant_id: tenantId, id, claimed_by: claimer })

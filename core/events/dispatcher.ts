@@ -18,6 +18,7 @@ import type { PlatformEvent } from './event.js';
 import type { EventsRepository } from './events.repository.js';
 import { nextAttemptTime, parseRetryAfter } from './retry-schedule.js';
 import { signDelivery } from './webhook-signature.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /** Response bodies of receivers are read up to this size (they are only logged). */
 const RESPONSE_BODY_LIMIT = 64 * 1024;
@@ -31,6 +32,7 @@ export interface DispatcherDeps {
   fetch: FetchService;
   mail: MailService;
   logger: Logger;
+  metrics: Metrics;
 }
 
 interface Attempt {
@@ -207,6 +209,9 @@ export class Dispatcher implements BackgroundTask {
         }
         attempt = await this.sendWebhook(delivery, connector, event);
       }
+      const counters = delivery.kind === 'mail' ? this.deps.metrics.mails : this.deps.metrics.deliveries;
+      counters.attempted.inc();
+      if (attempt.result !== 'delivered') counters.failed.inc();
       const outcome = this.decide(delivery, attempt);
       const rc = systemContext(delivery.tenantId);
       const recorded = await repo.recordAttempt(rc, delivery, this.claimer, outcome);

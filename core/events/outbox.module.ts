@@ -7,6 +7,7 @@ import { Dispatcher } from './dispatcher.js';
 import { eventsRoutes } from './events.routes.js';
 import { EventsRepository } from './events.repository.js';
 import { mailQueue } from './mail-queue.js';
+import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metrics.js';
 
 /**
  * Installs the outbox on the kernel: the connector fan-out (deliveries queued in the publishing
@@ -17,6 +18,12 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
   const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);
   const dispatcher = new Dispatcher({
     config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, logger: kernel.logger,
+    metrics: kernel.metrics,
+  });
+  kernel.metrics.registerGauge(OUTBOX_PENDING_GAUGE, 'Pending outbox deliveries (webhooks and mail)', async () => (await connectors.deliveries.pendingStats()).count);
+  kernel.metrics.registerGauge(OUTBOX_OLDEST_AGE_GAUGE, 'Age in seconds of the oldest pending outbox delivery (0 when none)', async () => {
+    const { oldestCreatedAt } = await connectors.deliveries.pendingStats();
+    return oldestCreatedAt ? Math.max(0, (Date.now() - Date.parse(oldestCreatedAt)) / 1000) : 0;
   });
   const poke = () => dispatcher.poke();
   kernel.events.addFanout(async (rc, event) => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, bearer } from '../helpers/tokens.js';
+import { startReceiver } from '../helpers/http-receiver.js';
 import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../../core/metrics/metrics.js';
 
 /** The sample lines of one metric family. */
@@ -63,6 +64,31 @@ describe('GET /metrics', () => {
     // The outbox gauges are fed the same way by the events area.
     expect(OUTBOX_PENDING_GAUGE).to.match(/^platform_outbox_/);
     expect(OUTBOX_OLDEST_AGE_GAUGE).to.match(/^platform_outbox_/);
+  });
+
+  it('counts webhook attempts and failures and reports the outbox depth and the age of its oldest delivery', async () => {
+    const value = (text: string, name: string) => samples(text, name).reduce((sum, l) => sum + Number(l.split(' ').pop()), 0);
+    const receiver = await startReceiver();
+    receiver.responder = (_req, res) => { res.writeHead(500); res.end('down'); };
+    try {
+      const tenant = await createTenant(t, 'metq');
+      const before = (await t.http.get('/metrics')).text;
+      const connector = await t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: `${receiver.url}/hook`, events: ['shop.*'] });
+      expect(connector.status, JSON.stringify(connector.body)).to.equal(201);
+      await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event: 'shop.ping', payload: { n: 1 } }).expect(202);
+      await receiver.waitFor(1);
+      await new Promise((r) => setTimeout(r, 100));
+
+      const after = (await t.http.get('/metrics')).text;
+      expect(value(after, 'platform_webhook_deliveries_attempted_total')).to.be.greaterThan(value(before, 'platform_webhook_deliveries_attempted_total'));
+      expect(value(after, 'platform_webhook_deliveries_failed_total')).to.be.greaterThan(value(before, 'platform_webhook_deliveries_failed_total'));
+      // The 500 keeps the delivery pending for its retry.
+      expect(value(after, OUTBOX_PENDING_GAUGE)).to.be.at.least(1);
+      expect(value(after, OUTBOX_OLDEST_AGE_GAUGE)).to.be.greaterThan(0);
+      await t.http.delete(`/api/v1/connectors/${connector.body.data.id}`).set(as(tenant, 'admin')).expect(200);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   describe('with METRICS_TOKEN', () => {
