@@ -13,6 +13,7 @@ import { FetchService } from '../fetch/fetch.service.js';
 import { StorageService } from '../storage/storage.service.js';
 import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
+import { SiteProfileHolder } from '../tenants/site-profile.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -26,6 +27,8 @@ export interface KernelServices {
   readonly fetch: FetchService;
   readonly storage: StorageService;
   readonly knowledge: KnowledgeService;
+  /** Site config and branding as other packs see them; the tenant-admin pack installs the real store. */
+  readonly siteProfile: SiteProfileHolder;
 }
 
 export interface KernelInternals extends KernelServices {
@@ -48,5 +51,6 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const storage = new StorageService(config, db, logger);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger };
+  const siteProfile = new SiteProfileHolder();
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, siteProfile };
 }
