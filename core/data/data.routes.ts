@@ -1,0 +1,65 @@
+import type { AppContext } from '../http/app-state.js';
+import type { PackRouter } from '../http/route.js';
+import type { SchemaRegistry } from '../metadata/schema-registry.js';
+import { assertIdentifier } from '../metadata/schema-registry.js';
+import type { RecordsService, DataRecord } from './records.service.js';
+
+/**
+ * The one generic router of the universal data API. The namespace's licensed module gates every route,
+ * the schema is resolved first (404 schema_not_found) and the record service does the rest.
+ */
+export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService): void {
+  const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
+  const target = (ctx: AppContext) => {
+    assertIdentifier('namespace', ctx.params.ns);
+    assertIdentifier('schema', ctx.params.schema);
+    return [ctx.params.ns, ctx.params.schema] as const;
+  };
+  const withEtag = (ctx: AppContext, item: DataRecord) => {
+    ctx.set('ETag', `"${item.version}"`);
+    return { item };
+  };
+  const tags = ['data'];
+  const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
+
+  router.post('/data/:ns/:schema', {
+    summary: 'Create a record', tags, auth: 'tenant', role: 'editor', module, status: 201,
+    errors: [...errors, 'validation_failed', 'conflict'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
+  });
+
+  router.get('/data/:ns/:schema', {
+    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count',
+    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    return records.list(ctx.state.rc, ns, schema, ctx.query);
+  });
+
+  router.get('/data/:ns/:schema/:id', {
+    summary: 'Read a record', tags, auth: 'tenant', module, errors: [...errors, 'not_found'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id));
+  });
+
+  router.patch('/data/:ns/:schema/:id', {
+    summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
+    errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
+    return withEtag(ctx, item);
+  });
+
+  router.delete('/data/:ns/:schema/:id', {
+    summary: 'Delete a record (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
+    errors: [...errors, 'not_found', 'version_mismatch'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });
+    return null;
+  });
+}

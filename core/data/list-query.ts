@@ -1,0 +1,272 @@
+import type { Knex } from 'knex';
+import type { Dialect, JsonScalarType } from '../db/dialects/dialect.js';
+import { SAFE_FIELD } from '../db/dialects/dialect.js';
+import { AppError, InvalidFilter } from '../http/errors.js';
+import { isScalar, type FieldType } from '../metadata/schema-definition.js';
+
+/**
+ * The kernel's query language (CONTRACT.md section 3), parsed from the query string and translated into
+ * parameterised SQL through the dialect. User text never becomes an identifier: field names are checked
+ * against the schema and SAFE_FIELD before they reach an expression.
+ */
+
+export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'exists'] as const;
+export type Operator = (typeof OPERATORS)[number];
+
+export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200, maxOffset: 100_000, maxInValues: 100 };
+
+export interface Filter {
+  field: string;
+  op: Operator;
+  value: unknown;
+}
+
+export interface SortKey {
+  field: string;
+  desc: boolean;
+}
+
+export interface ListQuery {
+  limit: number;
+  offset: number;
+  cursor: unknown[] | null;
+  sort: SortKey[];
+  filters: Filter[];
+  fields: string[] | null;
+  count: boolean;
+}
+
+/** Columns of every record table, by API name. */
+const SERVER_COLUMNS: Record<string, { column: string; type: JsonScalarType }> = {
+  id: { column: 'id', type: 'string' },
+  createdAt: { column: 'created_at', type: 'string' },
+  updatedAt: { column: 'updated_at', type: 'string' },
+  version: { column: 'version', type: 'integer' },
+};
+
+const InvalidCursor = (message: string) => new AppError('invalid_cursor', 400, message);
+
+type RawQuery = Record<string, string | string[] | undefined>;
+
+function single(name: string, value: string | string[] | undefined): string | undefined {
+  if (Array.isArray(value)) throw InvalidFilter(`The parameter ${name} was given more than once`);
+  return value;
+}
+
+function parseInteger(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new AppError('validation_failed', 400, `${name} must be an integer from ${min} to ${max}`, [{ path: `query/${name}`, message: `must be an integer from ${min} to ${max}` }]);
+  }
+  return Number(raw);
+}
+
+/** The type of a field for filtering and sorting, or undefined when the schema lacks it. */
+export function typeOfField(field: string, types: Map<string, FieldType>): FieldType | undefined {
+  return SERVER_COLUMNS[field]?.type ?? types.get(field);
+}
+
+function convert(field: string, type: FieldType, raw: string): unknown {
+  switch (type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(raw);
+      if (raw.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) {
+        throw InvalidFilter(`The value "${raw.slice(0, 40)}" for ${field} is not a${type === 'integer' ? 'n integer' : ' number'}`);
+      }
+      return n;
+    }
+    case 'boolean':
+      if (raw === 'true') return true;
+      if (raw === 'false') return false;
+      throw InvalidFilter(`The value "${raw.slice(0, 40)}" for ${field} is not true or false`);
+    default:
+      return raw;
+  }
+}
+
+export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
+  const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
+  const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset, 0);
+  const countRaw = single('count', query.count);
+  if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false') throw InvalidFilter('count must be true or false');
+
+  const sortRaw = single('sort', query.sort) ?? '-createdAt';
+  const sort: SortKey[] = [];
+  for (const part of sortRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const desc = part.startsWith('-');
+    const field = desc ? part.slice(1) : part.replace(/^\+/, '');
+    const type = typeOfField(field, types);
+    if (!SAFE_FIELD.test(field) || !isScalar(type)) throw InvalidFilter(`Cannot sort by "${field.slice(0, 64)}": the schema has no such scalar field`);
+    if (sort.some((s) => s.field === field)) throw InvalidFilter(`The sort names "${field}" twice`);
+    sort.push({ field, desc });
+  }
+  if (sort.length === 0) sort.push({ field: 'createdAt', desc: true });
+  if (sort.length > 4) throw InvalidFilter('At most 4 sort fields are allowed');
+  // The id breaks ties, so that every order is total and keyset paging never skips or repeats a record.
+  if (!sort.some((s) => s.field === 'id')) sort.push({ field: 'id', desc: sort[sort.length - 1].desc });
+
+  const filters: Filter[] = [];
+  for (const [key, rawValue] of Object.entries(query)) {
+    if (!key.startsWith('filter')) continue;
+    const match = /^filter\[([^\][]+)\](?:\[([a-z]+)\])?$/.exec(key);
+    if (!match) throw InvalidFilter(`Malformed filter parameter "${key.slice(0, 64)}"; use filter[field]=v or filter[field][op]=v`);
+    const [, field, opRaw] = match;
+    const op = (opRaw ?? 'eq') as Operator;
+    if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${opRaw}"; use one of ${OPERATORS.join(', ')}`);
+    const type = typeOfField(field, types);
+    if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
+    const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
+    for (const raw of values) filters.push({ field, op, value: filterValue(field, type, op, raw) });
+  }
+
+  const fieldsRaw = single('fields', query.fields);
+  let fields: string[] | null = null;
+  if (fieldsRaw !== undefined) {
+    fields = fieldsRaw.split(',').map((f) => f.trim()).filter(Boolean);
+    for (const field of fields) {
+      if (typeOfField(field, types) === undefined) throw InvalidFilter(`Unknown field "${field.slice(0, 64)}" in fields`);
+    }
+  }
+
+  const cursorRaw = single('cursor', query.cursor);
+  return {
+    limit,
+    offset: cursorRaw ? 0 : offset,
+    cursor: cursorRaw ? decodeCursor(cursorRaw, sort) : null,
+    sort,
+    filters,
+    fields,
+    count: countRaw !== 'false',
+  };
+}
+
+function filterValue(field: string, type: FieldType, op: Operator, raw: string): unknown {
+  if (op === 'exists') {
+    if (raw !== 'true' && raw !== 'false') throw InvalidFilter(`filter[${field}][exists] takes true or false`);
+    return raw === 'true';
+  }
+  if (!isScalar(type)) throw InvalidFilter(`The operator ${op} does not apply to the ${type} field "${field}"; only exists does`);
+  if (op === 'like') {
+    if (type !== 'string') throw InvalidFilter(`like applies to string fields only, not to "${field}"`);
+    return raw;
+  }
+  if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && type === 'boolean') {
+    throw InvalidFilter(`${op} does not apply to the boolean field "${field}"`);
+  }
+  if (op === 'in' || op === 'nin') {
+    const parts = raw.split(',');
+    if (parts.length > LIST_LIMITS.maxInValues) throw InvalidFilter(`At most ${LIST_LIMITS.maxInValues} values in ${op}`);
+    return parts.map((p) => convert(field, type, p));
+  }
+  return convert(field, type, raw);
+}
+
+export function encodeCursor(values: unknown[]): string {
+  return Buffer.from(JSON.stringify(values)).toString('base64url');
+}
+
+function decodeCursor(raw: string, sort: SortKey[]): unknown[] {
+  let values: unknown;
+  try {
+    values = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    throw InvalidCursor('The cursor is malformed');
+  }
+  if (!Array.isArray(values) || values.length !== sort.length) throw InvalidCursor('The cursor does not belong to this sort order');
+  for (const v of values) {
+    if (v !== null && typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw InvalidCursor('The cursor is malformed');
+  }
+  return values;
+}
+
+/** Translates a parsed query into SQL on a knex builder. */
+export class SqlListQuery {
+  constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>) {}
+
+  /** SQL expression for a field: a column for server fields, a typed JSON extraction otherwise. */
+  expression(field: string): { sql: string; nullable: boolean; type: JsonScalarType } {
+    const server = SERVER_COLUMNS[field];
+    if (server) return { sql: server.column, nullable: false, type: server.type };
+    const type = this.types.get(field);
+    const scalar: JsonScalarType = isScalar(type) ? type : 'string';
+    return { sql: this.dialect.jsonField(field, scalar), nullable: true, type: scalar };
+  }
+
+  private bind(value: unknown): any {
+    if (typeof value === 'boolean' && this.dialect.name === 'sqlite') return value ? 1 : 0;
+    return value;
+  }
+
+  applyFilters(builder: Knex.QueryBuilder, filters: Filter[]): void {
+    for (const { field, op, value } of filters) {
+      const { sql } = this.expression(field);
+      const v = this.bind(value);
+      switch (op) {
+        case 'eq': builder.whereRaw(`${sql} = ?`, [v]); break;
+        case 'ne': builder.whereRaw(`(${sql} IS NULL OR ${sql} <> ?)`, [v]); break;
+        case 'gt': builder.whereRaw(`${sql} > ?`, [v]); break;
+        case 'gte': builder.whereRaw(`${sql} >= ?`, [v]); break;
+        case 'lt': builder.whereRaw(`${sql} < ?`, [v]); break;
+        case 'lte': builder.whereRaw(`${sql} <= ?`, [v]); break;
+        case 'in': {
+          const list = (value as unknown[]).map((x) => this.bind(x));
+          builder.whereRaw(`${sql} IN (${list.map(() => '?').join(', ')})`, list as any[]);
+          break;
+        }
+        case 'nin': {
+          const list = (value as unknown[]).map((x) => this.bind(x));
+          builder.whereRaw(`(${sql} IS NULL OR ${sql} NOT IN (${list.map(() => '?').join(', ')}))`, list as any[]);
+          break;
+        }
+        case 'like': {
+          // `%` is the wildcard; `_` and `\` are taken literally.
+          const pattern = String(value).replace(/[\\_]/g, (c) => `\\${c}`);
+          builder.whereRaw(`${sql} ${this.dialect.likeOperator} ? ESCAPE '\\'`, [pattern]);
+          break;
+        }
+        case 'exists': builder.whereRaw(value ? `${sql} IS NOT NULL` : `${sql} IS NULL`); break;
+      }
+    }
+  }
+
+  /** NULLs sort as the smallest value on both engines. */
+  applySort(builder: Knex.QueryBuilder, sort: SortKey[]): void {
+    for (const { field, desc } of sort) {
+      const { sql, nullable } = this.expression(field);
+      const nulls = nullable && this.dialect.name === 'postgres' ? (desc ? ' NULLS LAST' : ' NULLS FIRST') : '';
+      builder.orderByRaw(`${sql} ${desc ? 'DESC' : 'ASC'}${nulls}`);
+    }
+  }
+
+  /** Rows strictly after the cursor in the sort order (keyset paging), NULL-aware. */
+  applyCursor(builder: Knex.QueryBuilder, sort: SortKey[], cursor: unknown[]): void {
+    const exprs = sort.map((s) => this.expression(s.field));
+    const sameDirection = sort.every((s) => s.desc === sort[0].desc);
+    if (sameDirection && exprs.every((e) => !e.nullable) && cursor.every((v) => v !== null)) {
+      // Row values let both engines walk the (tenant_id, created_at, id) index straight to the page.
+      builder.whereRaw(`(${exprs.map((e) => e.sql).join(', ')}) ${sort[0].desc ? '<' : '>'} (${exprs.map(() => '?').join(', ')})`, cursor.map((v) => this.bind(v)) as any[]);
+      return;
+    }
+    const clauses: string[] = [];
+    const bindings: unknown[] = [];
+    sort.forEach((key, i) => {
+      const parts: string[] = [];
+      for (let j = 0; j < i; j++) {
+        if (cursor[j] === null) parts.push(`${exprs[j].sql} IS NULL`);
+        else { parts.push(`${exprs[j].sql} = ?`); bindings.push(this.bind(cursor[j])); }
+      }
+      const v = cursor[i];
+      const e = exprs[i].sql;
+      if (!key.desc) {
+        if (v === null) parts.push(`${e} IS NOT NULL`);
+        else { parts.push(`${e} > ?`); bindings.push(this.bind(v)); }
+      } else {
+        if (v === null) parts.push('1 = 0');
+        else { parts.push(`(${e} < ?${exprs[i].nullable ? ` OR ${e} IS NULL` : ''})`); bindings.push(this.bind(v)); }
+      }
+      clauses.push(`(${parts.join(' AND ')})`);
+    });
+    builder.whereRaw(`(${clauses.join(' OR ')})`, bindings as any[]);
+  }
+}

@@ -1,0 +1,164 @@
+import type { Database } from '../db/database.js';
+import { newId, nowIso, UUID_PATTERN } from '../db/ids.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { RecordAction } from '../kernel/define-pack.js';
+import type { Page } from '../http/envelope.js';
+import { Conflict, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';
+import type { EventsService } from '../events/events.service.js';
+import type { HookRegistry } from '../hooks/hook-registry.js';
+import { toIssues } from '../metadata/ajv.js';
+import { SERVER_FIELDS } from '../metadata/schema-definition.js';
+import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
+import { encodeCursor, parseListQuery } from './list-query.js';
+import { applyMergePatch, isPlainObject } from './merge-patch.js';
+import { RecordsRepository, type DataRecord } from './records.repository.js';
+
+export type { DataRecord } from './records.repository.js';
+
+export interface WriteOptions {
+  /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
+  ifMatch?: string | null;
+}
+
+const PAST_TENSE: Record<RecordAction, string> = { create: 'created', update: 'updated', delete: 'deleted' };
+
+/**
+ * The record store. `/data` and every pack call this same service, so a record written anywhere runs
+ * the same validation, filter hooks (inside the transaction) and events (outbox, after commit).
+ */
+export class RecordsService {
+  readonly repository: RecordsRepository;
+
+  constructor(
+    private readonly db: Database,
+    private readonly schemas: SchemaRegistry,
+    private readonly hooks: HookRegistry,
+    private readonly events: EventsService,
+  ) {
+    this.repository = new RecordsRepository(db);
+  }
+
+  async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const data = this.validate(schema, refuseServerFields(input));
+    const id = newId();
+    return this.db.transaction(rc, async (rc) => {
+      const final = await this.runHooks(rc, schema, 'create', id, data, null);
+      const record = await this.repository.insert(rc, schema, id, final, nowIso());
+      await this.publish(rc, schema, 'create', record, null);
+      return record;
+    });
+  }
+
+  async get(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.require(rc, schema, id);
+  }
+
+  /** A record or null, without throwing (for packs). */
+  async find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    return UUID_PATTERN.test(id) ? this.repository.findById(rc, schema, id) : null;
+  }
+
+  /** Applies a JSON merge patch, validates the merged document and writes a new version. */
+  async update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions = {}): Promise<DataRecord> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
+    refuseServerFields(patch);
+    return this.db.transaction(rc, async (rc) => {
+      const current = await this.require(rc, schema, id);
+      checkVersion(options.ifMatch, current.version);
+      const previous = stripServerFields(current);
+      const merged = this.validate(schema, applyMergePatch(previous, patch));
+      const final = await this.runHooks(rc, schema, 'update', id, merged, previous);
+      const now = nowIso();
+      if (!(await this.repository.update(rc, schema, id, current.version, final, now))) {
+        throw Conflict('The record was changed by another request; read it again and retry');
+      }
+      const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
+      await this.publish(rc, schema, 'update', record, current);
+      return record;
+    });
+  }
+
+  async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    await this.db.transaction(rc, async (rc) => {
+      const current = await this.require(rc, schema, id);
+      checkVersion(options.ifMatch, current.version);
+      await this.runHooks(rc, schema, 'delete', id, stripServerFields(current), stripServerFields(current));
+      if (!(await this.repository.delete(rc, schema, id, current.version))) {
+        throw Conflict('The record was changed by another request; read it again and retry');
+      }
+      await this.publish(rc, schema, 'delete', current, current);
+    });
+  }
+
+  /** Lists with the query language of CONTRACT.md section 3; `query` is the raw query string object. */
+  async list(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<Page<Record<string, unknown>>> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const parsed = parseListQuery(query, schema.types);
+    const { rows, total } = await this.repository.list(rc, schema, parsed);
+    const hasMore = rows.length > parsed.limit;
+    const page = hasMore ? rows.slice(0, parsed.limit) : rows;
+    const last = page[page.length - 1];
+    const nextCursor = hasMore && last ? encodeCursor(parsed.sort.map((s) => (last[s.field] ?? null) as unknown)) : null;
+    const items = parsed.fields ? page.map((r) => project(r, parsed.fields!)) : page;
+    return { items, pagination: { limit: parsed.limit, offset: parsed.offset, total, hasMore, nextCursor } };
+  }
+
+  private async require(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord> {
+    const record = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
+    if (!record) throw NotFound(`No ${schema.namespace}.${schema.name} record "${id.slice(0, 40)}"`);
+    return record;
+  }
+
+  private validate(schema: CompiledSchema, input: unknown): Record<string, unknown> {
+    const data = structuredClone(input);
+    if (!schema.validate(data)) {
+      throw ValidationFailed(`The record does not match ${schema.namespace}.${schema.name}`, toIssues(schema.validate.errors));
+    }
+    return data as Record<string, unknown>;
+  }
+
+  private async runHooks(rc: RequestContext, schema: CompiledSchema, action: RecordAction, id: string, data: Record<string, unknown>, previous: Record<string, unknown> | null) {
+    if (!this.hooks.has(action, schema.namespace, schema.name)) return data;
+    const changed = await this.hooks.run({ action, namespace: schema.namespace, schema: schema.name, id, data, previous }, rc);
+    // A hook may add computed fields; what it returns must still match the schema.
+    return action === 'delete' ? changed : this.validate(schema, changed);
+  }
+
+  private async publish(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
+    await this.events.publish(rc, {
+      name: `${schema.namespace}.${schema.name}.${PAST_TENSE[action]}`,
+      payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
+    });
+  }
+}
+
+function refuseServerFields(input: unknown): unknown {
+  if (!isPlainObject(input)) {
+    throw ValidationFailed('The body must be a JSON object', [{ path: '/', message: 'must be object' }]);
+  }
+  const issues: ErrorDetail[] = SERVER_FIELDS.filter((f) => Object.hasOwn(input, f)).map((f) => ({ path: `/${f}`, message: 'is managed by the server and may not be set' }));
+  if (issues.length) throw ValidationFailed('The body sets server-managed fields', issues);
+  return input;
+}
+
+function stripServerFields(record: DataRecord): Record<string, unknown> {
+  const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...data } = record;
+  return data;
+}
+
+function checkVersion(ifMatch: string | null | undefined, actual: number): void {
+  if (ifMatch === undefined || ifMatch === null || ifMatch === '' || ifMatch === '*') return;
+  const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
+  if (!expected.includes(String(actual))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual });
+}
+
+function project(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = { id: record.id };
+  for (const f of fields) if (f in record) out[f] = record[f];
+  return out;
+}
