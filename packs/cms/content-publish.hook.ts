@@ -34,8 +34,8 @@ function slugSource(data: Record<string, unknown>, id: string): string {
   return id.slice(-12);
 }
 
-/** The slug, or the slug with -2, -3, … when another record of the type holds it. */
-async function uniqueSlug(rc: RequestContext, pack: PackContext, schema: string, id: string, text: string): Promise<string> {
+/** The slug of `text`, or that slug with -2, -3, … when another record of the type holds it. */
+export async function uniqueSlug(rc: RequestContext, pack: PackContext, schema: string, id: string, text: string): Promise<string> {
   const base = slugify(text);
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base.slice(0, 75)}-${n}`;

@@ -5,6 +5,8 @@ import { withContentFields } from './content-type.js';
 import { contentRoutes } from './content.routes.js';
 import { pagesRoutes } from './pages.routes.js';
 import { publicRoutes } from './public.routes.js';
+import { importRoutes } from './import.routes.js';
+import { ingestRoutes } from './ingest.routes.js';
 
 /**
  * CMS: content types (the open `cms` namespace), pages, posts, forms, site import, web ingestion,
@@ -25,5 +27,7 @@ export default definePack({
     contentRoutes(router, pack);
     pagesRoutes(router, pack);
     publicRoutes(router, pack);
+    importRoutes(router, pack);
+    ingestRoutes(router, pack);
   },
 });
