@@ -41,10 +41,11 @@ const sqliteSearch: SearchSql = {
        ${from} ORDER BY rank, e.id LIMIT ? OFFSET ?`,
       [HIGHLIGHT.start, HIGHLIGHT.stop, match, rc.tenantId, limit, offset],
     ) as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number }>;
-    const [count] = await conn.raw(`SELECT count(*) AS n ${from}`, [match, rc.tenantId]) as Array<{ n: number }>;
+    const total = knownTotal(rows.length, limit, offset)
+      ?? Number(((await conn.raw(`SELECT count(*) AS n ${from}`, [match, rc.tenantId])) as Array<{ n: number }>)[0]?.n ?? 0);
     return {
       hits: rows.map((r) => ({ id: r.id, title: r.title, snippet: r.snippet, url: r.url, sourceModule: r.source_module, score: round(-r.rank) })),
-      total: Number(count?.n ?? 0),
+      total,
     };
   },
 };
@@ -55,27 +56,32 @@ const postgresSearch: SearchSql = {
     const query = terms.map((t, i) => `${t}${i === terms.length - 1 ? ':*' : ''}`).join(' & ');
     const options = `StartSel=${HIGHLIGHT.start}, StopSel=${HIGHLIGHT.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
     const conn = db.conn(rc);
+    // Rank first, then headline only the page of hits (ts_headline re-parses the text, so it is the costly part).
     const result = await conn.raw(
-      `WITH q AS (SELECT to_tsquery('simple', ?) AS query)
-       SELECT e.id, e.title, e.url, e.source_module, ts_rank(e.search, q.query) AS rank,
-              ts_headline('simple', e.content, q.query, ?) AS snippet, count(*) OVER () AS total
-       FROM knowledge_entries e, q
-       WHERE e.tenant_id = ? AND e.search @@ q.query
-       ORDER BY rank DESC, e.id LIMIT ? OFFSET ?`,
-      [query, options, rc.tenantId, limit, offset],
+      `WITH q AS (SELECT to_tsquery('simple', ?) AS query),
+       hits AS (
+         SELECT e.id, e.title, e.url, e.source_module, e.content, ts_rank(e.search, q.query) AS rank
+         FROM knowledge_entries e, q
+         WHERE e.tenant_id = ? AND e.search @@ q.query
+         ORDER BY rank DESC, e.id LIMIT ? OFFSET ?)
+       SELECT hits.id, hits.title, hits.url, hits.source_module, hits.rank, ts_headline('simple', hits.content, q.query, ?) AS snippet
+       FROM hits, q ORDER BY hits.rank DESC, hits.id`,
+      [query, rc.tenantId, limit, offset, options],
     );
-    const rows = result.rows as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number; total: string }>;
-    let total = rows.length ? Number(rows[0]!.total) : 0;
-    if (!rows.length && offset > 0) {
-      const counted = await conn.raw(`SELECT count(*) AS n FROM knowledge_entries WHERE tenant_id = ? AND search @@ to_tsquery('simple', ?)`, [rc.tenantId, query]);
-      total = Number(counted.rows[0]?.n ?? 0);
-    }
+    const rows = result.rows as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number }>;
+    const total = knownTotal(rows.length, limit, offset)
+      ?? Number((await conn.raw(`SELECT count(*) AS n FROM knowledge_entries WHERE tenant_id = ? AND search @@ to_tsquery('simple', ?)`, [rc.tenantId, query])).rows[0]?.n ?? 0);
     return {
       hits: rows.map((r) => ({ id: r.id, title: r.title, snippet: r.snippet, url: r.url, sourceModule: r.source_module, score: round(Number(r.rank)) })),
       total,
     };
   },
 };
+
+/** The total without counting when the page is the last one (fewer rows than the limit). */
+function knownTotal(rows: number, limit: number, offset: number): number | null {
+  return rows < limit && (rows > 0 || offset === 0) ? offset + rows : null;
+}
 
 function round(n: number): number {
   return Number(n.toPrecision(6));
