@@ -162,6 +162,16 @@ describe('POST /api/v1/cms/import-url', () => {
     expect(deep.body.error.details[0].path).to.equal('/depth');
   });
 
+  it('answers 403 when X-Tenant-Id names another tenant than the token', async () => {
+    const other = await createTenant(t, 'imp');
+    for (const path of ['/api/v1/cms/import-url', '/api/v1/ai/ingest-web', '/api/v1/migration/competitor-import']) {
+      const res = await t.http.post(path).set(as(tenant, 'admin')).set('X-Tenant-Id', other)
+        .send({ url: `${site.url}/`, ...(path.includes('migration') ? { sourcePlatform: 'website' } : {}) });
+      expect(res.status, path).to.equal(403);
+    }
+    expect((await t.http.get('/api/v1/cms/pages').set(as(other, 'admin'))).body.data.pagination.total).to.equal(0);
+  });
+
   it('answers 502 upstream_failed when the start page cannot be fetched', async () => {
     const res = await t.http.post('/api/v1/cms/import-url').set(as(tenant, 'editor')).send({ url: `${site.url}/missing` });
     expect(res.status).to.equal(502);
