@@ -11,7 +11,7 @@ interface RobotsTxt {
   isAllowed(url: string, ua?: string): boolean | undefined;
 }
 
-export const CRAWL_LIMITS = { maxPages: 50, maxDepth: 3, timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 3 };
+export const CRAWL_LIMITS = { maxPages: 50, maxDepth: 3, timeoutMs: 10_000, maxBytes: 5 * 1024 * 1024, maxRedirects: 3, concurrency: 4 };
 export const USER_AGENT = 'HeadlessPlatformImporter/1.0';
 
 export interface CrawledPage {
@@ -48,17 +48,19 @@ export async function crawlSite(
   let frontier = [start];
 
   for (let level = 0; level <= depth && frontier.length; level++) {
-    const next: string[] = [];
+    const allowed: string[] = [];
     for (const url of frontier) {
-      if (pages.length >= CRAWL_LIMITS.maxPages) {
-        excluded.push({ url, reason: 'page_limit' });
-        continue;
-      }
-      if (robots && robots.isAllowed(url, USER_AGENT) === false) {
-        excluded.push({ url, reason: 'robots_txt' });
-        continue;
-      }
-      const page = await fetchHtmlPage(fetch, url, origin, level, url === start);
+      if (robots && robots.isAllowed(url, USER_AGENT) === false) excluded.push({ url, reason: 'robots_txt' });
+      else if (pages.length + allowed.length >= CRAWL_LIMITS.maxPages) excluded.push({ url, reason: 'page_limit' });
+      else allowed.push(url);
+    }
+    // A few fetches at a time; results are taken in link order, so the outcome does not depend on timing.
+    const fetched: Array<CrawledPage | ExcludedUrl> = [];
+    for (let i = 0; i < allowed.length; i += CRAWL_LIMITS.concurrency) {
+      fetched.push(...await Promise.all(allowed.slice(i, i + CRAWL_LIMITS.concurrency).map((url) => fetchHtmlPage(fetch, url, origin, level, url === start))));
+    }
+    const next: string[] = [];
+    for (const page of fetched) {
       if ('reason' in page) {
         excluded.push(page);
         continue;

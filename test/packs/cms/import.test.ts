@@ -98,6 +98,22 @@ describe('POST /api/v1/cms/import-url', () => {
     expect(one.body.data.pages.map((p: any) => new URL(p.url).pathname)).to.deep.equal(['/', '/about', '/blog']);
   });
 
+  it('stops at 50 pages and skips non-HTML answers', async () => {
+    const many: Record<string, string | { type: string; body: string }> = {
+      '/': `<html><head><title>Index</title></head><body><main><p>Many pages.</p><a href="/data">data</a>${Array.from({ length: 60 }, (_, i) => `<a href="/p${i}">P${i}</a>`).join(' ')}</main></body></html>`,
+      '/data': { type: 'application/json', body: '{}' },
+    };
+    for (let i = 0; i < 60; i++) many[`/p${i}`] = `<html><head><title>P${i}</title></head><body><p>Page ${i}.</p></body></html>`;
+    site.serve(many);
+    const res = await importUrl({ depth: 1, dry_run: true });
+    // 50 fetches: the start page, /data (not HTML) and /p0../p47; /p48../p59 are over the limit.
+    expect(res.body.data.pages).to.have.length(49);
+    expect(res.body.data.excluded).to.deep.include({ url: `${site.url}/data`, reason: 'not_html' });
+    expect(res.body.data.excluded.filter((e: any) => e.reason === 'page_limit')).to.have.length(12);
+    expect(fetchedPaths(site).filter((p) => p !== '/robots.txt')).to.have.length(50);
+    expect(fetchedPaths(site)).to.not.include('/p48');
+  });
+
   it('publish makes the pages public and searchable at once, without the footer', async () => {
     const res = await importUrl({ depth: 2, publish: true });
     expect(res.body.data.pages.every((p: any) => p.status === 'published')).to.equal(true);
