@@ -51,6 +51,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const storage = new StorageService(config, db, logger);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
+  background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const siteProfile = new SiteProfileHolder();
   return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, siteProfile };
 }
