@@ -6,7 +6,7 @@ import { normaliseUrl } from './url-normalise.js';
 export interface NavigationItem {
   label: string;
   /** Path on the site (same origin) or absolute URL (elsewhere). */
-  url: string;
+  href: string;
 }
 
 export interface Branding {
@@ -115,7 +115,7 @@ function extractNavigation(document: any, base: URL): NavigationItem[] {
     if (!url || !label || seen.has(url)) continue;
     seen.add(url);
     const parsed = new URL(url);
-    items.push({ label: label.slice(0, 100), url: parsed.origin === base.origin ? `${parsed.pathname}${parsed.search}` : url });
+    items.push({ label: label.slice(0, 100), href: parsed.origin === base.origin ? `${parsed.pathname}${parsed.search}` : url });
     if (items.length >= MAX_NAV_ITEMS) break;
   }
   return items;

@@ -101,7 +101,7 @@ export async function importSite(pack: PackContext, rc: RequestContext, options:
     const pages: ImportedPage[] = [];
     for (const plan of planned) pages.push(await (options.dry_run ? describe(plan) : writePage(pack, rc, plan)));
     if (!options.dry_run && rc.tenantId) {
-      if (options.apply_navigation) await pack.siteProfile.patchSiteConfig(rc, rc.tenantId, { navigation, navigationSource: options.url });
+      if (options.apply_navigation) await pack.siteProfile.patchSiteConfig(rc, rc.tenantId, { navigation });
       if (options.apply_branding && branding) await pack.siteProfile.patchBranding(rc, rc.tenantId, brandingPatch(branding));
     }
     return pages;
@@ -130,12 +130,25 @@ export async function importSite(pack: PackContext, rc: RequestContext, options:
   };
 }
 
-function brandingPatch(branding: Branding): Record<string, unknown> {
+const HEX_COLOR = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
+const COLOR_ROLES: Array<[string, RegExp]> = [
+  ['primary', /primary|brand|main/i], ['secondary', /secondary/i], ['accent', /accent|highlight/i],
+  ['background', /background|bg/i], ['text', /text|foreground|fg/i],
+];
+
+/** The branding document's shape: logo, favicon and hex colours by role (CSS custom properties by name, theme-color as primary). */
+export function brandingPatch(branding: Branding): Record<string, unknown> {
+  const colors: Record<string, string> = {};
+  for (const [name, value] of Object.entries(branding.colors)) {
+    if (!HEX_COLOR.test(value)) continue;
+    const role = COLOR_ROLES.find(([role, pattern]) => pattern.test(name) && !colors[role]);
+    if (role) colors[role[0]] = value;
+  }
+  if (branding.themeColor && HEX_COLOR.test(branding.themeColor) && !colors.primary) colors.primary = branding.themeColor;
   return {
-    ...(branding.themeColor ? { primaryColor: branding.themeColor, themeColor: branding.themeColor } : {}),
     ...(branding.logoUrl ? { logoUrl: branding.logoUrl } : {}),
     ...(branding.faviconUrl ? { faviconUrl: branding.faviconUrl } : {}),
-    ...(Object.keys(branding.colors).length ? { colors: branding.colors } : {}),
+    ...(Object.keys(colors).length ? { colors } : {}),
   };
 }
 

@@ -1,5 +1,4 @@
 import { expect } from 'chai';
-import { systemContext } from '../../../core/kernel/request-context.js';
 import type { HttpReceiver } from '../../helpers/http-receiver.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
@@ -27,8 +26,8 @@ describe('POST /api/v1/cms/import-url', () => {
     t.http.post('/api/v1/cms/import-url').set(as(tenant, role)).send({ url: `${site.url}/`, ...body });
   const pages = async () => (await t.http.get('/api/v1/cms/pages').query({ limit: 100, sort: 'sourceUrl' }).set(as(tenant, 'viewer'))).body.data;
   const search = async (q: string) => (await t.http.get(`/api/v1/public/tenant/${tenant}/knowledge`).query({ q })).body.data.items;
-  const siteConfig = () => t.app.kernel.siteProfile.getSiteConfig(systemContext(tenant), tenant);
-  const branding = () => t.app.kernel.siteProfile.getBranding(systemContext(tenant), tenant);
+  const siteConfig = async () => (await t.http.get(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin'))).body.data;
+  const branding = async () => (await t.http.get(`/api/v1/tenants/${tenant}/branding`).set(as(tenant, 'admin'))).body.data;
 
   it('dry_run returns the plan and writes nothing', async () => {
     const res = await importUrl({ depth: 2, dry_run: true, apply_navigation: true, apply_branding: true, publish: true });
@@ -39,7 +38,7 @@ describe('POST /api/v1/cms/import-url', () => {
     expect(data.pages.every((p: any) => p.id === null)).to.equal(true);
     expect(data.navigation.map((n: any) => n.label)).to.deep.equal(['Home', 'About us', 'Blog', 'Members']);
     expect((await pages()).pagination.total).to.equal(0);
-    expect(await siteConfig()).to.deep.equal({});
+    expect((await siteConfig()).navigation).to.deep.equal([]);
     expect(await branding()).to.deep.equal({});
     expect(await search('Yirgacheffe')).to.have.length(0);
   });
@@ -129,19 +128,22 @@ describe('POST /api/v1/cms/import-url', () => {
   it('apply_navigation and apply_branding write the site config and branding', async () => {
     const plain = await importUrl({ depth: 0 });
     expect(plain.body.data.applied).to.include({ navigation: false, branding: false });
-    expect(await siteConfig()).to.deep.equal({});
+    expect((await siteConfig()).navigation).to.deep.equal([]);
+    expect(await branding()).to.deep.equal({});
 
     const res = await importUrl({ depth: 0, apply_navigation: true, apply_branding: true });
     expect(res.body.data.applied).to.include({ navigation: true, branding: true });
     const config = await siteConfig();
     expect(config.navigation).to.deep.equal([
-      { label: 'Home', url: '/' }, { label: 'About us', url: '/about' }, { label: 'Blog', url: '/blog' }, { label: 'Members', url: '/private' },
+      { label: 'Home', href: '/' }, { label: 'About us', href: '/about' }, { label: 'Blog', href: '/blog' }, { label: 'Members', href: '/private' },
     ]);
-    const brand = await branding();
-    expect(brand).to.deep.include({
-      themeColor: '#0a7cff', primaryColor: '#0a7cff', logoUrl: `${site.url}/logo.png`, faviconUrl: `${site.url}/favicon.png`,
+    expect(config.siteName).to.equal(`Tenant ${tenant}`);
+    expect(await branding()).to.deep.equal({
+      logoUrl: `${site.url}/logo.png`, faviconUrl: `${site.url}/favicon.png`, colors: { primary: '#0a7cff', accent: '#ff7800' },
     });
-    expect(brand.colors).to.deep.equal({ 'brand-primary': '#0a7cff', 'brand-accent': 'rgb(255, 120, 0)' });
+    // The answer reports what the site declares, including colours the branding cannot hold.
+    expect(res.body.data.branding).to.deep.include({ themeColor: '#0a7cff' });
+    expect(res.body.data.branding.colors).to.deep.equal({ 'brand-primary': '#0a7cff', 'brand-accent': '#ff7800', shadow: 'rgb(0, 0, 0)' });
   });
 
   it('suggests fixes and apply_suggestions applies them', async () => {

@@ -10,7 +10,7 @@ const layout = (title: string, description: string | null, main: string) => `<!d
 ${description ? `<meta name="description" content="${description}">` : ''}
 <meta name="theme-color" content="#0a7cff">
 <link rel="icon" href="/favicon.png">
-<style>:root { --brand-primary: #0a7cff; --brand-accent: rgb(255, 120, 0); --gap: 8px; }</style>
+<style>:root { --brand-primary: #0a7cff; --brand-accent: #ff7800; --shadow: rgb(0, 0, 0); --gap: 8px; }</style>
 </head><body>
 <header><a href="/" class="brand"><img src="/logo.png" alt="Acme Roasters logo"></a>
 <nav><a href="/">Home</a> <a href="/about">About us</a> <a href="/blog/">Blog</a> <a href="/private">Members</a></nav></header>
