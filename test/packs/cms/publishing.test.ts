@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { systemContext } from '../../../core/kernel/request-context.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
-import { as } from '../../helpers/tokens.js';
+import { as, superadmin } from '../../helpers/tokens.js';
 
 describe('publishing inside a transaction', () => {
   let t: TestApp;
@@ -24,6 +24,17 @@ describe('publishing inside a transaction', () => {
       await records.create(rc, 'cms', 'page', { title: 'Team', content: 'Doctors and nurses of the clinic.', status: 'published' });
     });
     expect((await search('clinic')).map((i: any) => i.title).sort()).to.deep.equal(['Team', 'Welcome']);
+  });
+
+  it('makes a tenant provisioned with the Healthcare seed searchable at once (POST /admin/tenants/provision)', async () => {
+    const id = `${tenant}-clinic`;
+    const res = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin())
+      .send({ tenant: { id, name: 'Search Clinic', plan: 'pro' }, seed: { healthcare: true } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    const hits = (await t.http.get(`/api/v1/public/tenant/${id}/knowledge`).query({ q: 'malaria' })).body.data.items;
+    expect(hits.map((h: any) => h.url)).to.deep.equal(['/service/vaccinations-travel-medicine']);
+    const pages = await t.http.get(`/api/v1/public/tenant/${id}/content/service`).query({ slug: 'physiotherapy' });
+    expect(pages.body.data.items).to.have.length(1);
   });
 
   it('leaves no knowledge entry when the transaction rolls back', async () => {
