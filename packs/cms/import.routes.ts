@@ -1,6 +1,7 @@
 import type { PackRouter, JsonSchema } from '../../core/http/route.js';
 import { ValidationFailed } from '../../core/http/errors.js';
 import type { PackContext } from '../../core/kernel/pack-context.js';
+import { importResponse } from './cms-responses.js';
 import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
 
 const importFlags = {
@@ -31,12 +32,13 @@ const errors = ['validation_failed', 'url_not_allowed', 'upstream_failed', 'modu
 export function importRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/cms/import-url', {
     summary: 'Import a website (same-origin crawl) into pages, with navigation, branding and suggestions',
-    tags: ['cms'], auth: 'tenant', role: 'editor', body: importBody, errors,
+    tags: ['cms'], auth: 'tenant', role: 'editor', body: importBody, response: importResponse, errors,
   }, async (ctx) => importSite(pack, ctx.state.rc, withDefaults(ctx.state.body)));
 
   router.post('/migration/competitor-import', {
     summary: 'Migrate from another platform (sourcePlatform "website": the site import) and report',
     tags: ['migration'], auth: 'tenant', role: 'editor', body: competitorBody, errors,
+    response: { ...importResponse, properties: { ...(importResponse.properties as object), sourcePlatform: { type: 'string' }, report: { type: 'object' } } },
   }, async (ctx) => {
     const { sourcePlatform, ...options } = ctx.state.body as Partial<ImportOptions> & { url: string; sourcePlatform: string };
     if (!(SUPPORTED_PLATFORMS as readonly string[]).includes(sourcePlatform)) {

@@ -5,6 +5,7 @@ import type { PackContext } from '../../core/kernel/pack-context.js';
 import type { RequestContext } from '../../core/kernel/request-context.js';
 import { toIssues } from '../../core/metadata/ajv.js';
 import { assertIdentifier } from '../../core/metadata/schema-registry.js';
+import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
 import { sendCacheable } from './http-cache.js';
@@ -34,7 +35,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
         sort: { type: 'string', enum: ['createdAt', '-createdAt', 'publishedAt', '-publishedAt', 'title', '-title'] },
       },
     },
-    errors: ['tenant_not_found', 'schema_not_found', 'validation_failed'],
+    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed'],
   }, async (ctx) => {
     assertIdentifier('contentType', ctx.params.contentType);
     const type = ctx.params.contentType;
@@ -91,7 +92,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
         offset: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
       },
     },
-    errors: ['tenant_not_found', 'validation_failed'],
+    response: knowledgeSearchResponse, errors: ['tenant_not_found', 'validation_failed'],
   }, async (ctx) => {
     const q = ctx.state.query as { q: string; limit: number; offset: number };
     const page = await pack.knowledge.search(ctx.state.rc, q.q, { limit: q.limit, offset: q.offset });
