@@ -57,16 +57,16 @@ const postgresSearch: SearchSql = {
     const options = `StartSel=${HIGHLIGHT.start}, StopSel=${HIGHLIGHT.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
     const conn = db.conn(rc);
     // Rank first, then headline only the page of hits (ts_headline re-parses the text, so it is the costly part).
+    // The tsquery is written inline (not joined from a CTE) so that the planner can use the GIN index.
     const result = await conn.raw(
-      `WITH q AS (SELECT to_tsquery('simple', ?) AS query),
-       hits AS (
-         SELECT e.id, e.title, e.url, e.source_module, e.content, ts_rank(e.search, q.query) AS rank
-         FROM knowledge_entries e, q
-         WHERE e.tenant_id = ? AND e.search @@ q.query
+      `WITH hits AS (
+         SELECT e.id, e.title, e.url, e.source_module, e.content, ts_rank(e.search, to_tsquery('simple', ?)) AS rank
+         FROM knowledge_entries e
+         WHERE e.tenant_id = ? AND e.search @@ to_tsquery('simple', ?)
          ORDER BY rank DESC, e.id LIMIT ? OFFSET ?)
-       SELECT hits.id, hits.title, hits.url, hits.source_module, hits.rank, ts_headline('simple', hits.content, q.query, ?) AS snippet
-       FROM hits, q ORDER BY hits.rank DESC, hits.id`,
-      [query, rc.tenantId, limit, offset, options],
+       SELECT id, title, url, source_module, rank, ts_headline('simple', content, to_tsquery('simple', ?), ?) AS snippet
+       FROM hits ORDER BY rank DESC, id`,
+      [query, rc.tenantId, query, limit, offset, query, options],
     );
     const rows = result.rows as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number }>;
     const total = knownTotal(rows.length, limit, offset)
