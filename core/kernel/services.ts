@@ -13,6 +13,7 @@ import { FetchService } from '../fetch/fetch.service.js';
 import { StorageService } from '../storage/storage.service.js';
 import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
+import { Metrics } from '../metrics/metrics.js';
 import { SiteProfileHolder } from '../tenants/site-profile.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
@@ -36,9 +37,12 @@ export interface KernelInternals extends KernelServices {
   readonly authenticator: Authenticator;
   readonly background: BackgroundTasks;
   readonly logger: Logger;
+  /** Prometheus metrics: counters to increment and `registerGauge` for gauges read at scrape time. */
+  readonly metrics: Metrics;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
+  const metrics = new Metrics(db);
   const tenants = new TenantsService(db);
   const schemas = new SchemaRegistry(db);
   const hooks = new HookRegistry();
@@ -53,5 +57,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const siteProfile = new SiteProfileHolder();
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, siteProfile };
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile };
 }

@@ -1,9 +1,9 @@
 import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
-import pino from 'pino';
 import { SMTPServer } from 'smtp-server';
 import type { Response } from 'supertest';
-import { REDACTED_PATHS } from '../../../core/logger.js';
+import { createLogger } from '../../../core/logger.js';
+import { loadConfig } from '../../../config/index.js';
 import { createTestDatabase } from '../../helpers/engine.js';
 import { createTenant } from '../../helpers/test-app.js';
 import { as, superadmin } from '../../helpers/tokens.js';
@@ -41,7 +41,8 @@ describe('platform settings', () => {
   }
 
   before(async () => {
-    const logger = pino({ level: 'trace', redact: { paths: REDACTED_PATHS, censor: '[redacted]' } }, { write: (line: string) => { logLines.push(line); } });
+    // The product's own logger, at trace level, writing into memory.
+    const logger = createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'trace' }), { write: (line: string) => { logLines.push(line); } });
     t = await startTenantAdminApp({ logger, env: { SMTP_PASSWORD: ENV_PASSWORD, SMTP_USER: 'mailer' } });
   });
 
