@@ -14,6 +14,7 @@ import { StorageService } from '../storage/storage.service.js';
 import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
 import { Metrics } from '../metrics/metrics.js';
+import { SiteProfileHolder } from '../tenants/site-profile.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -27,6 +28,8 @@ export interface KernelServices {
   readonly fetch: FetchService;
   readonly storage: StorageService;
   readonly knowledge: KnowledgeService;
+  /** Site config and branding as other packs see them; the tenant-admin pack installs the real store. */
+  readonly siteProfile: SiteProfileHolder;
 }
 
 export interface KernelInternals extends KernelServices {
@@ -53,5 +56,6 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics };
+  const siteProfile = new SiteProfileHolder();
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile };
 }

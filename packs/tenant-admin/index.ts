@@ -9,6 +9,7 @@ import { organizationsRoutes } from './organizations.routes.js';
 import { platformSettingsRoutes } from './platform-settings.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { siteProfileRoutes } from './site-profile.routes.js';
+import { TenantDocumentsSiteProfile } from './site-profile.store.js';
 import { servicesFor } from './tenant-admin.services.js';
 import { tenantsRoutes } from './tenants.routes.js';
 
@@ -31,5 +32,7 @@ export default definePack({
   start(pack) {
     // Mail reads the SMTP settings from the platform settings store from now on.
     pack.settings.use(servicesFor(pack).settings);
+    // Other packs (the CMS import) write site config and branding through the kernel's siteProfile slot.
+    pack.siteProfile.use(new TenantDocumentsSiteProfile(pack.tenants, servicesFor(pack).documents));
   },
 });

@@ -1,0 +1,86 @@
+import { nowIso } from '../../core/db/ids.js';
+import type { FilterHook, HookPayload } from '../../core/kernel/define-pack.js';
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { RequestContext } from '../../core/kernel/request-context.js';
+import { NON_CONTENT_TYPES, NOT_INDEXED_TYPES } from './content-type.js';
+import { slugify } from './slug.js';
+
+/**
+ * Filter hooks of every cms content type, inside the write transaction: a slug from the title when
+ * absent (unique per tenant and type), `publishedAt` when first published, and the knowledge entry
+ * kept in step (published: indexed; anything else or deleted: removed). Being inside the transaction,
+ * published content is searchable as soon as the write commits, and a rolled-back write leaves no entry.
+ */
+export const prepareContent: FilterHook = async (payload, rc, pack) => {
+  if (NON_CONTENT_TYPES.has(payload.schema)) return;
+  const data = { ...payload.data };
+  if (typeof data.slug !== 'string' || data.slug === '') {
+    data.slug = await uniqueSlug(rc, pack, payload.schema, payload.id, slugSource(data, payload.id));
+  }
+  if (data.status === 'published' && !data.publishedAt) data.publishedAt = nowIso();
+  await syncKnowledge(rc, pack, payload.schema, payload.id, data);
+  return data;
+};
+
+export const removeContent: FilterHook = async (payload, rc, pack) => {
+  if (NOT_INDEXED_TYPES.has(payload.schema)) return;
+  await pack.knowledge.removeSource(rc, 'cms', sourceRef(payload.schema, payload.id));
+};
+
+function slugSource(data: Record<string, unknown>, id: string): string {
+  for (const key of ['title', 'name', 'label']) {
+    if (typeof data[key] === 'string' && (data[key] as string).trim()) return data[key] as string;
+  }
+  return id.slice(-12);
+}
+
+/** The slug of `text`, or that slug with -2, -3, … when another record of the type holds it. */
+export async function uniqueSlug(rc: RequestContext, pack: PackContext, schema: string, id: string, text: string): Promise<string> {
+  const base = slugify(text);
+  for (let n = 1; n < 1000; n++) {
+    const candidate = n === 1 ? base : `${base.slice(0, 75)}-${n}`;
+    const found = await pack.records.list(rc, 'cms', schema, { 'filter[slug]': candidate, limit: '2', count: 'false', fields: 'slug' });
+    if (!found.items.some((item) => item.id !== id)) return candidate;
+  }
+  return `${base.slice(0, 60)}-${id.slice(-12)}`;
+}
+
+export function sourceRef(schema: string, id: string): string {
+  return `${schema}:${id}`;
+}
+
+/** Where a published item lives on the tenant's site (pages at /{slug}, posts at /blog/{slug}). */
+export function contentPath(schema: string, slug: string): string {
+  if (schema === 'page') return `/${slug}`;
+  if (schema === 'post') return `/blog/${slug}`;
+  return `/${schema}/${slug}`;
+}
+
+async function syncKnowledge(rc: RequestContext, pack: PackContext, schema: string, id: string, data: HookPayload['data']): Promise<void> {
+  if (NOT_INDEXED_TYPES.has(schema)) return;
+  if (data.status !== 'published') {
+    await pack.knowledge.removeSource(rc, 'cms', sourceRef(schema, id));
+    return;
+  }
+  await pack.knowledge.upsertForSource(rc, {
+    sourceModule: 'cms',
+    sourceRef: sourceRef(schema, id),
+    title: String(data.title ?? data.name ?? data.slug),
+    content: searchableText(data),
+    url: contentPath(schema, String(data.slug)),
+  });
+}
+
+/** The Markdown `content` of a page or post; for other types, their other text fields. */
+function searchableText(data: Record<string, unknown>): string {
+  const seo = data.seo as { description?: string } | undefined;
+  const parts: string[] = [];
+  if (typeof data.content === 'string') parts.push(data.content);
+  else {
+    for (const [key, value] of Object.entries(data)) {
+      if (typeof value === 'string' && !['title', 'slug', 'status', 'publishedAt', 'sourceUrl'].includes(key)) parts.push(value);
+    }
+  }
+  if (seo?.description) parts.push(seo.description);
+  return parts.join('\n\n');
+}

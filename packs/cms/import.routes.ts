@@ -1,0 +1,79 @@
+import type { PackRouter, JsonSchema } from '../../core/http/route.js';
+import { ValidationFailed } from '../../core/http/errors.js';
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import { importResponse } from './cms-responses.js';
+import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
+
+const importFlags = {
+  url: { type: 'string', minLength: 1, maxLength: 2000, description: 'The start page (http or https)' },
+  depth: { type: 'integer', minimum: 0, maximum: 3, default: 1, description: 'Links followed from the start page' },
+  use_ai: { type: 'boolean', default: false, description: 'Improve titles, descriptions and suggestions with the configured LLM' },
+  dry_run: { type: 'boolean', default: false, description: 'Write nothing; return the plan' },
+  apply_suggestions: { type: 'boolean', default: false, description: 'Apply the suggested fixes (descriptions, distinct titles)' },
+  apply_navigation: { type: 'boolean', default: false, description: 'Write the site navigation to the site config' },
+  apply_branding: { type: 'boolean', default: false, description: 'Write theme colour, logo, favicon and colours to the branding' },
+  publish: { type: 'boolean', default: false, description: 'Publish the imported pages (else drafts)' },
+} as const;
+
+const importBody: JsonSchema = { type: 'object', additionalProperties: false, required: ['url'], properties: importFlags };
+
+export const SUPPORTED_PLATFORMS = ['website'] as const;
+
+const competitorBody: JsonSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['sourcePlatform', 'url'],
+  properties: { sourcePlatform: { type: 'string', maxLength: 40 }, ...importFlags },
+};
+
+const errors = ['validation_failed', 'url_not_allowed', 'upstream_failed', 'module_disabled', 'forbidden'];
+
+/** POST /cms/import-url and POST /migration/competitor-import (the same pipeline with a migration report). */
+export function importRoutes(router: PackRouter, pack: PackContext): void {
+  router.post('/cms/import-url', {
+    summary: 'Import a website (same-origin crawl) into pages, with navigation, branding and suggestions',
+    tags: ['cms'], auth: 'tenant', role: 'editor', body: importBody, response: importResponse, errors,
+  }, async (ctx) => importSite(pack, ctx.state.rc, withDefaults(ctx.state.body)));
+
+  router.post('/migration/competitor-import', {
+    summary: 'Migrate from another platform (sourcePlatform "website": the site import) and report',
+    tags: ['migration'], auth: 'tenant', role: 'editor', body: competitorBody, errors,
+    response: { ...importResponse, properties: { ...(importResponse.properties as object), sourcePlatform: { type: 'string' }, report: { type: 'object' } } },
+  }, async (ctx) => {
+    const { sourcePlatform, ...options } = ctx.state.body as Partial<ImportOptions> & { url: string; sourcePlatform: string };
+    if (!(SUPPORTED_PLATFORMS as readonly string[]).includes(sourcePlatform)) {
+      throw ValidationFailed(`The source platform "${sourcePlatform.slice(0, 40)}" is not supported; supported: ${SUPPORTED_PLATFORMS.join(', ')}`, [
+        { path: '/sourcePlatform', message: `must be one of: ${SUPPORTED_PLATFORMS.join(', ')}` },
+      ]);
+    }
+    const result = await importSite(pack, ctx.state.rc, withDefaults(options));
+    return { sourcePlatform, ...result, report: migrationReport(result) };
+  });
+}
+
+/** The flags with their documented defaults (the body validator does not fill them in). */
+function withDefaults(body: Partial<ImportOptions> & { url: string }): ImportOptions {
+  return {
+    depth: 1, use_ai: false, dry_run: false, apply_suggestions: false, apply_navigation: false, apply_branding: false, publish: false,
+    ...body,
+  };
+}
+
+function migrationReport(result: ImportResult) {
+  const warnings = [
+    ...result.excluded.map((e) => `${e.url} was not imported (${e.reason})`),
+    ...result.suggestions.map((s) => `${s.url}: ${s.message}`),
+  ];
+  return {
+    pagesFound: result.stats.pagesCrawled,
+    pagesImported: result.stats.created,
+    pagesUpdated: result.stats.updated,
+    pagesUnchanged: result.stats.skipped,
+    navigationItems: result.navigation.length,
+    brandingFound: Boolean(result.branding && (result.branding.themeColor || result.branding.logoUrl)),
+    warnings: warnings.slice(0, 200),
+    nextSteps: result.dryRun
+      ? ['Run again without dry_run to write the pages']
+      : ['Review the imported drafts', ...(result.applied.navigation ? [] : ['Set apply_navigation to take over the menu']), ...(result.applied.branding ? [] : ['Set apply_branding to take over colours and logo'])],
+  };
+}

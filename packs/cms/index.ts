@@ -1,0 +1,33 @@
+import { definePack } from '../../core/kernel/define-pack.js';
+import { knowledgeMigration } from '../../core/knowledge/knowledge.migration.js';
+import { prepareContent, removeContent } from './content-publish.hook.js';
+import { withContentFields } from './content-type.js';
+import { contentRoutes } from './content.routes.js';
+import { pagesRoutes } from './pages.routes.js';
+import { publicRoutes } from './public.routes.js';
+import { importRoutes } from './import.routes.js';
+import { ingestRoutes } from './ingest.routes.js';
+
+/**
+ * CMS: content types (the open `cms` namespace), pages, posts, forms, site import, web ingestion,
+ * competitor import and the public site runtime. Published content is indexed as knowledge.
+ */
+export default definePack({
+  name: 'cms',
+  description: 'Headless CMS: content types, pages, posts, forms, site import, knowledge and the public runtime',
+  licensed: 'cms',
+  namespaces: [{ name: 'cms', open: true, schemas: ['page', 'post', 'form', 'form_submission'], onRegister: withContentFields }],
+  migrations: [knowledgeMigration],
+  hooks: {
+    'cms.*.create': prepareContent,
+    'cms.*.update': prepareContent,
+    'cms.*.delete': removeContent,
+  },
+  routes(router, pack) {
+    contentRoutes(router, pack);
+    pagesRoutes(router, pack);
+    publicRoutes(router, pack);
+    importRoutes(router, pack);
+    ingestRoutes(router, pack);
+  },
+});

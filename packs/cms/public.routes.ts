@@ -1,0 +1,120 @@
+import { nowIso, UUID_PATTERN } from '../../core/db/ids.js';
+import { NotFound, RateLimited, SchemaNotFound, ValidationFailed } from '../../core/http/errors.js';
+import type { PackRouter } from '../../core/http/route.js';
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { RequestContext } from '../../core/kernel/request-context.js';
+import { toIssues } from '../../core/metadata/ajv.js';
+import { assertIdentifier } from '../../core/metadata/schema-registry.js';
+import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
+import { NON_CONTENT_TYPES } from './content-type.js';
+import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
+import { sendCacheable } from './http-cache.js';
+import { RateLimiter } from './rate-limiter.js';
+
+const tags = ['public'];
+const PUBLIC_MAX_AGE = 60;
+export const FORM_BODY_LIMIT = 64 * 1024;
+export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
+
+/**
+ * The public site runtime (no authentication): published content, form submissions and knowledge
+ * search. The route layer answers 404 tenant_not_found for unknown or suspended tenants.
+ */
+export function publicRoutes(router: PackRouter, pack: PackContext): void {
+  const limiter = new RateLimiter(FORM_RATE_LIMIT.limit, FORM_RATE_LIMIT.windowMs);
+
+  router.get('/public/tenant/:tenantId/content/:contentType', {
+    summary: 'Published content items of a type (?slug=, limit, offset); drafts never appear',
+    tags, auth: 'public', tenantParam: 'tenantId',
+    query: {
+      type: 'object',
+      properties: {
+        slug: { type: 'string', maxLength: 200 },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+        offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0 },
+        sort: { type: 'string', enum: ['createdAt', '-createdAt', 'publishedAt', '-publishedAt', 'title', '-title'] },
+      },
+    },
+    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed'],
+  }, async (ctx) => {
+    assertIdentifier('contentType', ctx.params.contentType);
+    const type = ctx.params.contentType;
+    if (NON_CONTENT_TYPES.has(type)) throw SchemaNotFound({ ns: 'cms', name: type });
+    const q = ctx.state.query as { slug?: string; limit: number; offset: number; sort?: string };
+    const query: Record<string, string> = {
+      'filter[status]': 'published', limit: String(q.limit), offset: String(q.offset), sort: q.sort ?? '-publishedAt',
+    };
+    if (q.slug !== undefined) query['filter[slug]'] = q.slug;
+    const page = await pack.records.list(ctx.state.rc, 'cms', type, query);
+    page.pagination.nextCursor = null;
+    sendCacheable(ctx, page, PUBLIC_MAX_AGE);
+  });
+
+  router.post('/public/tenant/:tenantId/forms/:formId/submit', {
+    summary: 'Submit a published form (by id or slug); validated against its fields, rate-limited per client and form',
+    tags, auth: 'public', tenantParam: 'tenantId', status: 201, bodyLimit: FORM_BODY_LIMIT, body: { type: 'object' },
+    response: { type: 'object', properties: { id: { type: 'string' }, receivedAt: { type: 'string' } } },
+    errors: ['tenant_not_found', 'not_found', 'validation_failed', 'payload_too_large', 'rate_limited', 'unsupported_media_type'],
+  }, async (ctx) => {
+    const rc = ctx.state.rc;
+    const form = await findPublishedForm(pack, rc, ctx.params.formId);
+    const retryAfter = limiter.hit(`${rc.tenantId}|${form.id}|${ctx.ip}`);
+    if (retryAfter) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
+
+    const { [HONEYPOT_FIELD]: honeypot, ...data } = ctx.state.body as Record<string, unknown>;
+    const receivedAt = nowIso();
+    if (honeypot !== undefined && honeypot !== '') {
+      pack.logger.info({ tenantId: rc.tenantId, formId: form.id }, 'form submission dropped: honeypot filled');
+      return { id: null, receivedAt };
+    }
+    const validate = formValidator(form.id, form.version, form.fields);
+    if (!validate(data)) throw ValidationFailed('The submission does not match the form', toIssues(validate.errors));
+
+    return pack.db.transaction(rc, async (rc) => {
+      const submission = await pack.records.create(rc, 'cms', 'form_submission', { formId: form.id, data, receivedAt });
+      await pack.events.publish(rc, {
+        name: 'cms.form.submitted',
+        payload: { formId: form.id, formSlug: form.slug, submissionId: submission.id, data, receivedAt },
+      });
+      return { id: submission.id, receivedAt };
+    });
+  });
+
+  router.get('/public/tenant/:tenantId/knowledge', {
+    summary: 'Search the published knowledge of a tenant: ranked items with highlighted snippets',
+    tags, auth: 'public', tenantParam: 'tenantId',
+    query: {
+      type: 'object',
+      required: ['q'],
+      properties: {
+        q: { type: 'string', minLength: 1, maxLength: 200 },
+        limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
+        offset: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
+      },
+    },
+    response: knowledgeSearchResponse, errors: ['tenant_not_found', 'validation_failed'],
+  }, async (ctx) => {
+    const q = ctx.state.query as { q: string; limit: number; offset: number };
+    const page = await pack.knowledge.search(ctx.state.rc, q.q, { limit: q.limit, offset: q.offset });
+    sendCacheable(ctx, page, PUBLIC_MAX_AGE);
+  });
+}
+
+interface PublishedForm {
+  id: string;
+  slug: string;
+  version: number;
+  fields: FormField[];
+}
+
+/** A published form by id or slug; anything else (unknown, draft, archived) is 404. */
+async function findPublishedForm(pack: PackContext, rc: RequestContext, idOrSlug: string): Promise<PublishedForm> {
+  let form: Record<string, unknown> | null = null;
+  if (UUID_PATTERN.test(idOrSlug)) form = await pack.records.find(rc, 'cms', 'form', idOrSlug);
+  if (!form) {
+    const found = await pack.records.list(rc, 'cms', 'form', { 'filter[slug]': idOrSlug.slice(0, 200), limit: '1', count: 'false' });
+    form = found.items[0] ?? null;
+  }
+  if (!form || form.status !== 'published') throw NotFound('No published form with this id or slug');
+  return { id: String(form.id), slug: String(form.slug), version: Number(form.version), fields: form.fields as FormField[] };
+}
