@@ -1,12 +1,14 @@
 import { timingSafeEqual } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
-import jwksRsa, { type JwksClient } from 'jwks-rsa';
 import type { Config } from '../../config/index.js';
 import { InvalidToken, Unauthenticated } from './errors.js';
+import { JwksKeySet } from './jwks.js';
 import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
 
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
+/** Each key kind verifies exactly one algorithm: an RSA key RS256, a P-256 key ES256. */
+const ALGORITHM_OF_KEY: Record<string, jwt.Algorithm> = { rsa: 'RS256', ec: 'ES256' };
 
 /**
  * Verifies `Authorization: Bearer ...` as CONTRACT.md section 2 fixes it: HS256 with AUTH_JWT_SECRET,
@@ -14,22 +16,12 @@ const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
  * required; the test key outside production only.
  */
 export class Authenticator {
-  private readonly jwks: JwksClient | null;
+  private readonly jwks: JwksKeySet | null;
   private readonly testKey: Buffer | null;
 
   constructor(private readonly config: Config) {
-    this.jwks = config.auth.jwksUri
-      ? jwksRsa({
-          jwksUri: config.auth.jwksUri,
-          cache: true,
-          cacheMaxEntries: 20,
-          cacheMaxAge: 10 * 60 * 1000,
-          // An unknown kid refetches the key set at most once per 30 s.
-          rateLimit: true,
-          jwksRequestsPerMinute: 2,
-          timeout: 5000,
-        })
-      : null;
+    // Keys are cached; an unknown kid refetches the key set at most once per 30 s.
+    this.jwks = config.auth.jwksUri ? new JwksKeySet(config.auth.jwksUri) : null;
     this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
   }
 
@@ -71,12 +63,12 @@ export class Authenticator {
       options.algorithms = HS_ALGORITHMS;
     } else if (ASYMMETRIC_ALGORITHMS.includes(alg as jwt.Algorithm) && this.jwks) {
       if (!decoded.header.kid) throw InvalidToken('The token has no key id (kid)');
-      try {
-        key = (await this.jwks.getSigningKey(decoded.header.kid)).getPublicKey();
-      } catch {
-        throw InvalidToken('The token was signed by an unknown key');
-      }
-      options.algorithms = ASYMMETRIC_ALGORITHMS;
+      const publicKey = await this.jwks.get(String(decoded.header.kid));
+      if (!publicKey) throw InvalidToken('The token was signed by an unknown key');
+      const pinned = ALGORITHM_OF_KEY[publicKey.asymmetricKeyType ?? ''];
+      if (pinned !== alg) throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" does not fit its key`);
+      key = publicKey;
+      options.algorithms = [pinned];
     } else {
       throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" is not accepted`);
     }
