@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
-import { SqlListQuery, type ListQuery } from './list-query.js';
+import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
 
 /** A stored record, flat as the API returns it. */
 export interface DataRecord {
@@ -31,14 +31,35 @@ export class RecordsRepository {
   }
 
   async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string): Promise<DataRecord> {
-    const row: RecordRow = { tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version: 1, created_at: now, updated_at: now };
-    await this.db.conn(rc)(schema.tableName).insert(row);
+    await this.db.dialect.rows(this.db.conn(rc),
+      `INSERT INTO ${schema.tableName} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`,
+      [rc.tenantId!, id, this.db.dialect.toJson(data), now, now]);
     return { id, ...data, createdAt: now, updatedAt: now, version: 1 };
   }
 
+  /**
+   * Inserts many stored records at once (imports, seeding, benchmarks): no validation, hooks or events.
+   * Call inside a transaction; rows go in batches that stay under both engines' parameter limits.
+   */
+  async bulkInsert(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
+    const conn = this.db.conn(rc);
+    const rows: RecordRow[] = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({
+      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
+    }));
+    // SQLite caps a compound insert at 500 rows.
+    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    for (let i = 0; i < rows.length; i += batch) await conn(schema.tableName).insert(rows.slice(i, i + batch));
+  }
+
+  /** Refreshes the planner statistics of a schema's table (after a bulk load). */
+  analyze(schema: CompiledSchema): Promise<void> {
+    return this.db.dialect.analyze(this.db.knex, schema.tableName);
+  }
+
   async findById(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord | null> {
-    const row = await this.db.conn(rc)<RecordRow>(schema.tableName).where({ tenant_id: rc.tenantId!, id }).first();
-    return row ? this.toRecord(row) : null;
+    const rows = await this.db.dialect.rows<RecordRow>(this.db.conn(rc),
+      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?`, [rc.tenantId!, id]);
+    return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
@@ -58,19 +79,20 @@ export class RecordsRepository {
   async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: DataRecord[]; total: number | null }> {
     const conn = this.db.conn(rc);
     const sql = new SqlListQuery(this.db.dialect, schema.types);
-    const page = conn<RecordRow>(schema.tableName).select('id', 'data', 'version', 'created_at', 'updated_at').where('tenant_id', rc.tenantId!);
+    const filters = new SqlParts();
+    sql.applyFilters(filters, query.filters);
+    const page = new SqlParts();
     sql.applyFilters(page, query.filters);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    page.limit(query.limit + 1).offset(query.offset);
-
+    const rowsSql = `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
+    const rows = this.db.dialect.rows<RecordRow>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
     let total: Promise<number | null> = Promise.resolve(null);
     if (query.count) {
-      const counter = conn(schema.tableName).where('tenant_id', rc.tenantId!);
-      sql.applyFilters(counter, query.filters);
-      total = counter.count<{ n: number | string }[]>({ n: '*' }).then((r) => Number(r[0].n));
+      total = this.db.dialect.rows<{ n: number | string }>(conn, `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`, [rc.tenantId!, ...filters.bindings])
+        .then((r) => Number(r[0].n));
     }
-    const [rows, n] = await Promise.all([page, total]);
-    return { rows: rows.map((r) => this.toRecord(r)), total: n };
+    const [found, n] = await Promise.all([rows, total]);
+    return { rows: found.map((r) => this.toRecord(r)), total: n };
   }
 }

@@ -1,10 +1,11 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../../config/index.js';
 import { InvalidToken, Unauthenticated } from './errors.js';
 import { JwksKeySet } from './jwks.js';
 import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
 
+const VERIFIED_CACHE_SIZE = 10_000;
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
 /** Each key kind verifies exactly one algorithm: an RSA key RS256, a P-256 key ES256. */
@@ -18,11 +19,16 @@ const ALGORITHM_OF_KEY: Record<string, jwt.Algorithm> = { rsa: 'RS256', ec: 'ES2
 export class Authenticator {
   private readonly jwks: JwksKeySet | null;
   private readonly testKey: Buffer | null;
+  /** The HS256 secret as a key object, made once (jsonwebtoken would rebuild it from the string per call). */
+  private readonly hsKey: KeyObject | null;
+  /** Tokens verified lately, by their exact text: a repeat costs a map lookup (bounded size and age). */
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   constructor(private readonly config: Config) {
     // Keys are cached; an unknown kid refetches the key set at most once per 30 s.
     this.jwks = config.auth.jwksUri ? new JwksKeySet(config.auth.jwksUri) : null;
     this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
+    this.hsKey = config.auth.jwtSecret ? createSecretKey(Buffer.from(config.auth.jwtSecret, 'utf8')) : null;
   }
 
   /** Returns the principal, null when no credentials were sent; throws 401 for bad ones. */
@@ -33,7 +39,15 @@ export class Authenticator {
     const token = match[1];
     if (this.isTestKey(token)) return testKeyPrincipal();
     if (token.split('.').length !== 3) throw InvalidToken();
-    return this.principalFromClaims(await this.verify(token));
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    if (hit && hit.until > now) return hit.principal;
+    const claims = await this.verify(token);
+    const principal = Object.freeze(this.principalFromClaims(claims));
+    // Remembered until it expires, for at most a minute, so a rotated-out key stops working soon.
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { principal, until: Math.min(claims.exp! * 1000, now + 60_000) });
+    return principal;
   }
 
   async require(authorization: string | undefined): Promise<Principal> {
@@ -58,8 +72,8 @@ export class Authenticator {
     if (audience) options.audience = audience;
 
     let key: jwt.Secret;
-    if (HS_ALGORITHMS.includes(alg as jwt.Algorithm) && jwtSecret) {
-      key = jwtSecret;
+    if (HS_ALGORITHMS.includes(alg as jwt.Algorithm) && jwtSecret && this.hsKey) {
+      key = this.hsKey;
       options.algorithms = HS_ALGORITHMS;
     } else if (ASYMMETRIC_ALGORITHMS.includes(alg as jwt.Algorithm) && this.jwks) {
       if (!decoded.header.kid) throw InvalidToken('The token has no key id (kid)');

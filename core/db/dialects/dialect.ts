@@ -17,6 +17,8 @@ export interface Dialect {
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */
   isForeignKeyViolation(error: unknown): boolean;
+  /** Runs a parameterised statement (`?` placeholders) and returns its rows, on either engine. */
+  rows<T = Record<string, unknown>>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]>;
   /** Updates planner statistics for a table (ANALYZE). */
   analyze(knex: Knex, table: string): Promise<void>;
 }
