@@ -82,11 +82,8 @@ export class TenantsService {
    */
   async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<{ tenant: TenantRecord; moduleEnabled: boolean } | null> {
     if (!TENANT_ID.test(id)) return null;
-    if (!appCode) {
-      const tenant = await this.repository.findById(rc, id);
-      return tenant ? { tenant, moduleEnabled: true } : null;
-    }
-    const found = await this.repository.findWithModule(rc, id, appCode);
+    // No module to check: '' matches no module row, and the query stays the same prepared statement.
+    const found = await this.repository.findWithModule(rc, id, appCode ?? '');
     return found ? { tenant: found.tenant, moduleEnabled: found.moduleEnabled ?? true } : null;
   }
 
