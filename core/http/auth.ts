@@ -41,13 +41,14 @@ export class Authenticator {
     if (token.split('.').length !== 3) throw InvalidToken();
     const now = Date.now();
     const hit = this.verified.get(token);
-    if (hit && hit.until > now) return hit.principal;
+    // Each request gets its own copy, so that nothing a handler does to it leaks into the next request.
+    if (hit && hit.until > now) return { ...hit.principal, roles: [...hit.principal.roles] };
     const claims = await this.verify(token);
-    const principal = Object.freeze(this.principalFromClaims(claims));
+    const principal = this.principalFromClaims(claims);
     // Remembered until it expires, for at most a minute, so a rotated-out key stops working soon.
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { principal, until: Math.min(claims.exp! * 1000, now + 60_000) });
-    return principal;
+    return { ...principal, roles: [...principal.roles] };
   }
 
   async require(authorization: string | undefined): Promise<Principal> {

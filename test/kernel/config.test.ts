@@ -3,7 +3,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
 import { ConfigError, loadConfig } from '../../config/index.js';
+import { DEV_DEFAULTS } from '../../config/dev-defaults.js';
 
 const base = { NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:' };
 const strong = 'x'.repeat(32);
@@ -98,5 +100,19 @@ describe('npm start (core/main.ts)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('npm run token (scripts/token.ts)', () => {
+  it('prints an HS256 development token with the tenant and role asked for', () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--tenant', 'acme', '--role', 'editor', '--sub', 'alice'], {
+      cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, encoding: 'utf8', timeout: 20_000,
+    });
+    expect(result.status, result.stderr).to.equal(0);
+    const claims = jwt.verify(result.stdout.trim(), DEV_DEFAULTS.AUTH_JWT_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    expect(claims).to.include({ sub: 'alice', tenant_id: 'acme' });
+    expect(claims.roles).to.deep.equal(['editor']);
+    expect(claims.exp! - claims.iat!).to.equal(8 * 3600);
   });
 });
