@@ -23,7 +23,22 @@ interface RecordRow {
 
 /** SQL of the record tables. Every query is led by the tenant. */
 export class RecordsRepository {
+  /**
+   * List totals, remembered per table, tenant and filter while nothing can have changed them: no write
+   * to the table through this repository (its generation) and no commit by another connection (the
+   * dialect's external change token; PostgreSQL offers none, so there nothing is remembered). A count
+   * over a large collection is the most expensive part of a list, and on SQLite it holds the only
+   * connection while it runs.
+   */
+  private readonly totals = new Map<string, { generation: number; token: number; total: number }>();
+  private readonly generations = new Map<string, number>();
+
   constructor(private readonly db: Database) {}
+
+  /** Marks every remembered total of a table as stale (call on every write to it). */
+  private touch(table: string): void {
+    this.generations.set(table, (this.generations.get(table) ?? 0) + 1);
+  }
 
   toRecord(row: Omit<RecordRow, 'tenant_id'>): DataRecord {
     const data = this.db.dialect.fromJson<Record<string, unknown>>(row.data);
@@ -31,6 +46,7 @@ export class RecordsRepository {
   }
 
   async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string): Promise<DataRecord> {
+    this.touch(schema.tableName);
     await this.db.dialect.rows(this.db.conn(rc),
       `INSERT INTO ${schema.tableName} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`,
       [rc.tenantId!, id, this.db.dialect.toJson(data), now, now]);
@@ -42,6 +58,7 @@ export class RecordsRepository {
    * Call inside a transaction; rows go in batches that stay under both engines' parameter limits.
    */
   async bulkInsert(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
+    this.touch(schema.tableName);
     const conn = this.db.conn(rc);
     const rows: RecordRow[] = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({
       tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
@@ -64,6 +81,7 @@ export class RecordsRepository {
 
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
   async update(rc: RequestContext, schema: CompiledSchema, id: string, version: number, data: Record<string, unknown>, now: string): Promise<boolean> {
+    this.touch(schema.tableName);
     const changed = await this.db.conn(rc)(schema.tableName)
       .where({ tenant_id: rc.tenantId!, id, version })
       .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now });
@@ -71,6 +89,7 @@ export class RecordsRepository {
   }
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
+    this.touch(schema.tableName);
     const deleted = await this.db.conn(rc)(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete();
     return deleted === 1;
   }
@@ -89,10 +108,30 @@ export class RecordsRepository {
     const rows = this.db.dialect.rows<RecordRow>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
     let total: Promise<number | null> = Promise.resolve(null);
     if (query.count) {
-      total = this.db.dialect.rows<{ n: number | string }>(conn, `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`, [rc.tenantId!, ...filters.bindings])
-        .then((r) => Number(r[0].n));
+      const countSql = `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
+      total = this.count(rc, schema.tableName, countSql, [rc.tenantId!, ...filters.bindings]);
     }
     const [found, n] = await Promise.all([rows, total]);
     return { rows: found.map((r) => this.toRecord(r)), total: n };
+  }
+
+  private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {
+    const conn = this.db.conn(rc);
+    const run = async () => Number((await this.db.dialect.rows<{ n: number | string }>(conn, sql, bindings))[0].n);
+    // Inside a transaction the count may see uncommitted writes: never remember it.
+    if (rc.trx) return run();
+    const generation = this.generations.get(table) ?? 0;
+    const token = await this.db.dialect.externalChangeToken(conn);
+    if (token === null) return run();
+    const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
+    const known = this.totals.get(key);
+    if (known && known.generation === generation && known.token === token) return known.total;
+    const total = await run();
+    // Remembered only if no write to the table began meanwhile.
+    if ((this.generations.get(table) ?? 0) === generation) {
+      if (this.totals.size >= 1000) this.totals.delete(this.totals.keys().next().value!);
+      this.totals.set(key, { generation, token, total });
+    }
+    return total;
   }
 }

@@ -1,8 +1,11 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import pg from 'pg';
 import { packs as defaultPacks } from '../../config/packs.js';
 import type { PlatformEvent } from '../../core/events/event.js';
 import { ValidationFailed } from '../../core/http/errors.js';
 import { definePack } from '../../core/kernel/define-pack.js';
+import { systemContext } from '../../core/kernel/request-context.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 
@@ -207,6 +210,36 @@ describe('records through /api/v1/data/:ns/:schema/:id', () => {
       const id = (await create({ title: 'mine' })).body.data.item.id;
       expect((await t.http.patch(url(id)).set(as(tenant, 'viewer')).send({ title: 'x' })).status).to.equal(403);
       expect((await t.http.delete(url(id)).set(as(tenant, 'viewer'))).status).to.equal(403);
+    });
+  });
+
+  describe('list totals', () => {
+    it('counts every write: through the API and by another connection (another process)', async () => {
+      const total = async () => (await t.http.get('/api/v1/data/rec/doc').set(as(tenant, 'viewer'))).body.data.pagination.total;
+      await create({ title: 'one' }).expect(201);
+      await create({ title: 'two' }).expect(201);
+      expect(await total()).to.equal(2);
+      expect(await total()).to.equal(2);
+      const id = (await create({ title: 'three' })).body.data.item.id;
+      expect(await total()).to.equal(3);
+      await t.http.delete(url(id)).set(as(tenant, 'editor')).expect(200);
+      expect(await total()).to.equal(2);
+      // A row written by another connection, as another service process on the same database would.
+      const { tableName } = await t.app.kernel.schemas.resolve(systemContext(tenant), 'rec', 'doc');
+      const now = new Date().toISOString();
+      const values = [tenant, '0190a0a0-0000-7000-8000-00000000abcd', JSON.stringify({ title: 'elsewhere' }), 1, now, now];
+      const insert = `INSERT INTO ${tableName} (tenant_id, id, data, version, created_at, updated_at)`;
+      if (t.engine === 'sqlite') {
+        const other = new Database(t.database.url.slice('sqlite:'.length));
+        other.prepare(`${insert} VALUES (?, ?, ?, ?, ?, ?)`).run(...values);
+        other.close();
+      } else {
+        const other = new pg.Client({ connectionString: t.database.url });
+        await other.connect();
+        await other.query(`${insert} VALUES ($1, $2, $3, $4, $5, $6)`, values);
+        await other.end();
+      }
+      expect(await total()).to.equal(3);
     });
   });
 

@@ -62,6 +62,11 @@ export const sqliteDialect: Dialect = {
       await client.releaseConnection(connection);
     }
   },
+  async externalChangeToken(conn: Knex) {
+    // PRAGMA data_version changes when any other connection commits; the service itself holds one.
+    const rows = await sqliteDialect.rows<{ data_version: number }>(conn, 'PRAGMA data_version', []);
+    return Number(rows[0]?.data_version);
+  },
   async analyze(knex: Knex, table: string) {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
