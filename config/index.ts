@@ -65,7 +65,20 @@ export interface Config {
     readonly clientId: string | null;
     readonly clientSecret: string | null;
   };
-  readonly dispatcher: { readonly enabled: boolean; readonly intervalMs: number };
+  readonly dispatcher: {
+    readonly enabled: boolean;
+    readonly intervalMs: number;
+    /** Per attempt (15 s); lower only in tests. */
+    readonly timeoutMs: number;
+    /** Attempts under way at once per process. */
+    readonly concurrency: number;
+    /** First retry delay; doubles per attempt (with jitter) up to 6 h. */
+    readonly retryBaseMs: number;
+    /** How long a delivery is retried before it is marked failed (72 h). */
+    readonly retryWindowMs: number;
+    /** How long a claimed delivery stays reserved for the process that claimed it (at least the timeout + 5 s). */
+    readonly claimTtlMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -194,7 +207,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       clientId: v.KEYCLOAK_CLIENT_ID ?? null,
       clientSecret: v.KEYCLOAK_CLIENT_SECRET ?? null,
     },
-    dispatcher: { enabled: v.DISPATCHER_ENABLED, intervalMs: v.DISPATCHER_INTERVAL_MS },
+    dispatcher: {
+      enabled: v.DISPATCHER_ENABLED,
+      intervalMs: v.DISPATCHER_INTERVAL_MS,
+      timeoutMs: v.DISPATCHER_TIMEOUT_MS,
+      concurrency: v.DISPATCHER_CONCURRENCY,
+      retryBaseMs: v.DISPATCHER_RETRY_BASE_MS,
+      retryWindowMs: v.DISPATCHER_RETRY_WINDOW_MS,
+      claimTtlMs: v.DISPATCHER_CLAIM_TTL_MS,
+    },
   };
   return deepFreeze(config);
 }

@@ -20,6 +20,8 @@ import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-l
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
+import { operationsRoutes } from './kernel/operations-routes.js';
+import { httpMetrics } from './http/http-metrics.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -38,6 +40,8 @@ export interface App {
 export interface CreateAppOptions {
   packs?: PackDefinition[];
   logger?: Logger;
+  /** HTTP request metrics (default on; the observability benchmark turns them off to measure their cost). */
+  httpMetrics?: boolean;
 }
 
 export function allMigrations(packs: PackDefinition[]): Migration[] {
@@ -78,6 +82,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   koa.use(requestId());
   koa.use(errorHandler(logger));
   koa.use(accessLog(logger));
+  if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
@@ -90,7 +95,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     }
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
-  const routers = [kernelRouter];
+  const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {
     if (!definition.routes) continue;
     const router = new PackRouter(deps, definition.name, definition.licensed ?? null);

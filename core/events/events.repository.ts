@@ -16,4 +16,18 @@ export class EventsRepository {
       occurred_at: event.occurredAt,
     });
   }
+
+  /** Events of one tenant by id (the dispatcher builds envelopes from them). */
+  async getMany(rc: RequestContext, ids: string[]): Promise<PlatformEvent[]> {
+    if (!ids.length) return [];
+    const rows = await this.db.conn(rc)('outbox_events').where({ tenant_id: rc.tenantId ?? '' }).whereIn('id', ids);
+    return rows.map((row: Record<string, any>) => ({
+      id: row.id,
+      name: row.name,
+      tenantId: row.tenant_id === '' ? null : row.tenant_id,
+      product: row.product ?? null,
+      occurredAt: row.occurred_at,
+      payload: this.db.dialect.fromJson<Record<string, unknown>>(row.payload),
+    }));
+  }
 }

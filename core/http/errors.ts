@@ -70,6 +70,8 @@ export const Conflict = defineError<string | void>('conflict', 409, (m) => m || 
 export const SchemaExists = defineError<{ ns: string; name: string }>('schema_exists', 409, ({ ns, name }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError<string>('domain_taken', 409, (d) => `The domain "${d}" is held by another tenant`);
 export const AlreadyMember = defineError<string>('already_member', 409, (e) => `${e} is a member or has a pending invitation already`);
+// 410
+export const InvitationExpired = defineError<string>('invitation_expired', 410, (at) => `The invitation expired at ${at}`);
 // 412
 export const VersionMismatch = defineError<{ expected: string; actual: number }>(
   'version_mismatch', 412, ({ expected, actual }) => `If-Match ${expected} does not match the current version "${actual}"`,
@@ -78,6 +80,8 @@ export const VersionMismatch = defineError<{ expected: string; actual: number }>
 export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (limit) => `The body exceeds the limit of ${limit} bytes`);
 // 415
 export const UnsupportedMediaType = defineError<string | void>('unsupported_media_type', 415, (m) => m || 'The body must be application/json');
+// 416
+export const RangeNotSatisfiable = defineError<number>('range_not_satisfiable', 416, (size) => `The range is outside the ${size} bytes of the object`);
 // 429
 export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too many requests; retry in ${s} s`);
 // 502

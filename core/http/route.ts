@@ -47,6 +47,8 @@ export interface RouteSpec {
   response?: JsonSchema;
   /** Error codes the route may answer with (documentation). */
   errors?: string[];
+  /** Content type of a success response the handler writes itself instead of the envelope (documentation), e.g. text/html. */
+  produces?: string;
   /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 

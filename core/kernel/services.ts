@@ -13,6 +13,7 @@ import { FetchService } from '../fetch/fetch.service.js';
 import { StorageService } from '../storage/storage.service.js';
 import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
+import { Metrics } from '../metrics/metrics.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -33,9 +34,12 @@ export interface KernelInternals extends KernelServices {
   readonly authenticator: Authenticator;
   readonly background: BackgroundTasks;
   readonly logger: Logger;
+  /** Prometheus metrics: counters to increment and `registerGauge` for gauges read at scrape time. */
+  readonly metrics: Metrics;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
+  const metrics = new Metrics(db);
   const tenants = new TenantsService(db);
   const schemas = new SchemaRegistry(db);
   const hooks = new HookRegistry();
@@ -48,5 +52,6 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const storage = new StorageService(config, db, logger);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger };
+  background.register({ name: 'storage', start() {}, stop: () => storage.close() });
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics };
 }

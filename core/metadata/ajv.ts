@@ -14,10 +14,8 @@ const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (a
 const re2Engine = Object.assign(
   (pattern: string, flags: string) => {
     const re = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
-    // ajv caches compiled patterns by `toString()`: it must be unique per pattern, or every pattern
-    // would share the first one compiled (the meta-schema's).
-    const key = `re2:/${pattern}/${flags}`;
-    return { test: (input: string) => re.matcher(input).find(), toString: () => key } as unknown as RegExp;
+    // ajv caches compiled patterns by toString(): without a distinct one every pattern would share the first.
+    return { test: (input: string) => re.matcher(input).find(), toString: () => `/${pattern}/${flags}` } as unknown as RegExp;
   },
   { code: 'require("re2js").RE2JS' },
 );

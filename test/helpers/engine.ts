@@ -24,7 +24,16 @@ export async function createTestDatabase(engine: Engine = ENGINE): Promise<TestD
   const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
   await admin.connect();
   try {
-    await admin.query(`CREATE DATABASE ${name}`);
+    // template0 is never connected to, so parallel test runs do not collide on template1 (SQLSTATE 55006).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await admin.query(`CREATE DATABASE ${name} TEMPLATE template0`);
+        break;
+      } catch (err) {
+        if (attempt >= 5 || (err as { code?: string }).code !== '55006') throw err;
+        await new Promise((r) => setTimeout(r, 200 * attempt));
+      }
+    }
   } finally {
     await admin.end();
   }

@@ -26,6 +26,8 @@ export interface TestAppOptions {
   packs?: PackDefinition[];
   /** Reuse an existing database instead of a fresh one (two processes on one database). */
   database?: TestDatabase;
+  /** A logger of the test's own (e.g. writing to a stream the test reads). */
+  logger?: import('pino').Logger;
 }
 
 /** The environment every test app starts from. */
@@ -56,7 +58,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 
   const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: `${database.url.startsWith('sqlite:') ? database.url.slice(7).replace(/test\.db$/, '') : '/tmp/'}storage-${randomBytes(4).toString('hex')}`, ...options.env }));
-  const app = await createApp(config, { packs: options.packs });
+  const app = await createApp(config, { packs: options.packs, logger: options.logger });
   const server = await app.listen(port, '127.0.0.1');
   const baseUrl = `http://127.0.0.1:${port}`;
   let closed = false;

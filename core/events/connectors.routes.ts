@@ -1,0 +1,77 @@
+import type { PackRouter, RouteSpec } from '../http/route.js';
+import type { ConnectorsService } from './connectors.service.js';
+import { EVENT_NAME_PATTERN, PRODUCT_SCHEMA } from './events.routes.js';
+
+const eventPattern = { type: 'string', maxLength: 200, pattern: `^(\\*|[a-z][a-z0-9_]*(\\.[a-z0-9_]+)*\\.\\*|${EVENT_NAME_PATTERN.slice(1, -1)})$` };
+const fields = {
+  url: { type: 'string', format: 'uri', maxLength: 2048, pattern: '^https?://' },
+  events: { type: 'array', minItems: 1, maxItems: 100, items: eventPattern },
+  product: { anyOf: [PRODUCT_SCHEMA, { type: 'null' }] },
+  active: { type: 'boolean' },
+  description: { anyOf: [{ type: 'string', maxLength: 1000 }, { type: 'null' }] },
+  secret: { anyOf: [{ type: 'string', minLength: 16, maxLength: 256 }, { type: 'null' }] },
+};
+const connectorResponse = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' }, url: { type: 'string' }, events: { type: 'array', items: { type: 'string' } },
+    product: { type: ['string', 'null'] }, active: { type: 'boolean' }, description: { type: ['string', 'null'] },
+    hasSecret: { type: 'boolean' }, disabledReason: { type: ['string', 'null'] }, createdAt: { type: 'string' }, updatedAt: { type: 'string' },
+  },
+};
+const paging = {
+  limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+  offset: { type: 'integer', minimum: 0, default: 0 },
+};
+const spec: Pick<RouteSpec, 'tags' | 'auth' | 'role'> = { tags: ['connectors'], auth: 'tenant', role: 'admin' };
+const common = ['forbidden', 'tenant_required', 'tenant_not_found'];
+
+/** Connectors of the caller's tenant (tenant admins) and their delivery log. */
+export function connectorsRoutes(router: PackRouter, connectors: ConnectorsService, poke: () => void): void {
+  router.get('/connectors', {
+    ...spec, summary: 'List connectors', query: { type: 'object', properties: paging },
+    response: { type: 'object', properties: { items: { type: 'array', items: connectorResponse }, pagination: { type: 'object' } } },
+    errors: [...common, 'validation_failed'],
+  }, async (ctx) => connectors.list(ctx.state.rc, ctx.state.query.limit, ctx.state.query.offset));
+
+  router.post('/connectors', {
+    ...spec, summary: 'Create a connector (webhook subscription)', status: 201,
+    description: 'The URL must pass the outbound-fetch rules (400 url_not_allowed). The secret is write-only.',
+    body: { type: 'object', required: ['url', 'events'], additionalProperties: false, properties: fields },
+    response: connectorResponse, errors: [...common, 'validation_failed', 'url_not_allowed'],
+  }, async (ctx) => connectors.create(ctx.state.rc, ctx.state.body));
+
+  router.get('/connectors/:id', {
+    ...spec, summary: 'Read a connector', response: connectorResponse, errors: [...common, 'not_found'],
+  }, async (ctx) => connectors.require(ctx.state.rc, ctx.params.id));
+
+  router.patch('/connectors/:id', {
+    ...spec, summary: 'Change a connector (active: true turns a disabled one back on)',
+    body: { type: 'object', additionalProperties: false, minProperties: 1, properties: fields },
+    response: connectorResponse, errors: [...common, 'not_found', 'validation_failed', 'url_not_allowed'],
+  }, async (ctx) => connectors.update(ctx.state.rc, ctx.params.id, ctx.state.body));
+
+  router.delete('/connectors/:id', {
+    ...spec, summary: 'Delete a connector with its queue and delivery log', errors: [...common, 'not_found'],
+  }, async (ctx) => {
+    await connectors.delete(ctx.state.rc, ctx.params.id);
+    return null;
+  });
+
+  router.get('/connectors/:id/deliveries', {
+    ...spec, summary: 'The connector\'s deliveries, newest first, each with its attempts',
+    query: { type: 'object', properties: { ...paging, status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] } } },
+    errors: [...common, 'not_found', 'validation_failed'],
+  }, async (ctx) => {
+    const { limit, offset, status } = ctx.state.query;
+    return connectors.listDeliveries(ctx.state.rc, ctx.params.id, limit, offset, status);
+  });
+
+  router.post('/connectors/:id/deliveries/:deliveryId/retry', {
+    ...spec, summary: 'Send a delivery again now', status: 202, errors: [...common, 'not_found', 'conflict'],
+  }, async (ctx) => {
+    const delivery = await connectors.retryDelivery(ctx.state.rc, ctx.params.id, ctx.params.deliveryId);
+    poke();
+    return delivery;
+  });
+}

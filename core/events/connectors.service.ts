@@ -1,0 +1,149 @@
+import type { Config } from '../../config/index.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import type { Database } from '../db/database.js';
+import { newId, nowIso } from '../db/ids.js';
+import type { FetchService } from '../fetch/fetch.service.js';
+import { Conflict, NotFound } from '../http/errors.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { Connector, ConnectorInput, ConnectorRow } from './connector.js';
+import { ConnectorsRepository, type ConnectorColumns } from './connectors.repository.js';
+import { DeliveriesRepository } from './deliveries.repository.js';
+import type { Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
+import { eventMatches, type PlatformEvent } from './event.js';
+
+export interface Page<T> {
+  items: T[];
+  pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: null };
+}
+
+export type DeliveryView = Omit<Delivery, 'tenantId' | 'message' | 'kind'> & { attempts: DeliveryAttempt[] };
+
+/**
+ * Connectors (a tenant's webhook subscriptions) and their delivery log. The URL is checked against the
+ * outbound-fetch rules on create and update; the secret is sealed at rest and never returned.
+ */
+export class ConnectorsService {
+  readonly connectors: ConnectorsRepository;
+  readonly deliveries: DeliveriesRepository;
+  private readonly box: SecretBox;
+
+  constructor(private readonly config: Config, private readonly db: Database, private readonly fetch: FetchService) {
+    this.connectors = new ConnectorsRepository(db);
+    this.deliveries = new DeliveriesRepository(db);
+    this.box = new SecretBox(config.settingsEncryptionKey);
+  }
+
+  async create(rc: RequestContext, input: ConnectorInput): Promise<Connector> {
+    await this.fetch.assertAllowedUrl(input.url);
+    const id = newId();
+    await this.connectors.insert(rc, id, {
+      url: input.url,
+      events: unique(input.events),
+      product: input.product ?? null,
+      active: input.active ?? true,
+      description: input.description ?? null,
+      secret: input.secret ? this.box.seal(input.secret) : null,
+    }, nowIso());
+    return this.require(rc, id);
+  }
+
+  async list(rc: RequestContext, limit: number, offset: number): Promise<Page<Connector>> {
+    const { items, total } = await this.connectors.list(rc, limit, offset);
+    return { items: items.map(publicView), pagination: pagination(limit, offset, total, items.length) };
+  }
+
+  async require(rc: RequestContext, id: string): Promise<Connector> {
+    return publicView(await this.requireRow(rc, id));
+  }
+
+  async update(rc: RequestContext, id: string, patch: Partial<ConnectorInput>): Promise<Connector> {
+    await this.requireRow(rc, id);
+    if (patch.url !== undefined) await this.fetch.assertAllowedUrl(patch.url);
+    const columns: ConnectorColumns = {};
+    if (patch.url !== undefined) columns.url = patch.url;
+    if (patch.events !== undefined) columns.events = unique(patch.events);
+    if (patch.product !== undefined) columns.product = patch.product;
+    if (patch.description !== undefined) columns.description = patch.description;
+    if (patch.secret !== undefined) columns.secret = patch.secret === null ? null : this.box.seal(patch.secret);
+    if (patch.active !== undefined) {
+      columns.active = patch.active;
+      if (patch.active) columns.disabled_reason = null;
+    }
+    await this.connectors.update(rc, id, columns, nowIso());
+    return this.require(rc, id);
+  }
+
+  /** Deletes the connector with its queue and log. */
+  async delete(rc: RequestContext, id: string): Promise<void> {
+    await this.db.transaction(rc, async (rc) => {
+      await this.requireRow(rc, id);
+      await this.deliveries.deleteForConnector(rc, id);
+      await this.connectors.delete(rc, id);
+    });
+  }
+
+  async listDeliveries(rc: RequestContext, connectorId: string, limit: number, offset: number, status?: DeliveryStatus): Promise<Page<DeliveryView>> {
+    await this.requireRow(rc, connectorId);
+    const { items, total } = await this.deliveries.listForConnector(rc, connectorId, limit, offset, status);
+    return { items: items.map(deliveryView), pagination: pagination(limit, offset, total, items.length) };
+  }
+
+  /** Makes a delivery due now again, whatever its state; the connector must be active. */
+  async retryDelivery(rc: RequestContext, connectorId: string, deliveryId: string): Promise<DeliveryView> {
+    const connector = await this.requireRow(rc, connectorId);
+    const delivery = await this.deliveries.get(rc, deliveryId);
+    if (!delivery || delivery.connectorId !== connectorId) throw NotFound(`No delivery "${deliveryId}" for this connector`);
+    if (!connector.active) throw Conflict('The connector is not active; activate it before retrying its deliveries');
+    await this.deliveries.requeue(rc, deliveryId, nowIso());
+    return deliveryView((await this.deliveries.getWithAttempts(rc, deliveryId))!);
+  }
+
+  /**
+   * The outbox fan-out: one delivery per active connector of the event's tenant whose patterns match the
+   * event name (and whose product filter, if any, matches), written in the publishing transaction.
+   */
+  async fanout(rc: RequestContext, event: PlatformEvent): Promise<number> {
+    if (!event.tenantId) return 0;
+    const scoped: RequestContext = { ...rc, tenantId: event.tenantId };
+    const matching = (await this.connectors.listActive(scoped)).filter((c) => subscribes(c, event));
+    await this.deliveries.insertWebhooks(scoped, matching.map((c) => ({
+      id: newId(), connectorId: c.id, eventId: event.id, event: event.name,
+    })), event.occurredAt);
+    return matching.length;
+  }
+
+  /** The secret a connector's deliveries are signed with: its own, else SIGNING_SECRET. */
+  signingSecret(connector: ConnectorRow): string {
+    return connector.sealedSecret ? this.box.open(connector.sealedSecret) : this.config.signingSecret;
+  }
+
+  private async requireRow(rc: RequestContext, id: string): Promise<ConnectorRow> {
+    const row = await this.connectors.get(rc, id);
+    if (!row) throw NotFound(`No connector "${id}"`);
+    return row;
+  }
+}
+
+export function subscribes(connector: Pick<Connector, 'events' | 'product' | 'active'>, event: Pick<PlatformEvent, 'name' | 'product'>): boolean {
+  if (!connector.active) return false;
+  if (connector.product && connector.product !== event.product) return false;
+  return connector.events.some((pattern) => eventMatches(pattern, event.name));
+}
+
+function publicView(row: ConnectorRow): Connector {
+  const { sealedSecret: _sealed, ...view } = row;
+  return view;
+}
+
+function deliveryView(d: Delivery & { attempts: DeliveryAttempt[] }): DeliveryView {
+  const { tenantId: _t, message: _m, kind: _k, ...view } = d;
+  return view;
+}
+
+function pagination(limit: number, offset: number, total: number, count: number): Page<unknown>['pagination'] {
+  return { limit, offset, total, hasMore: offset + count < total, nextCursor: null };
+}
+
+function unique(values: string[]): string[] {
+  return [...new Set(values)];
+}

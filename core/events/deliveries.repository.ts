@@ -1,0 +1,210 @@
+import type { Database } from '../db/database.js';
+import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { MailMessage } from '../mail/mail.service.js';
+import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
+
+export interface NewWebhookDelivery {
+  id: string;
+  connectorId: string;
+  eventId: string;
+  event: string;
+}
+
+/** The key deliveries are grouped by for per-receiver concurrency: the connector, or `mail`. */
+export const MAIL_KEY = 'mail';
+
+/**
+ * The outbox queue (webhook deliveries and mail jobs) and its attempt log. Tenant-scoped queries use
+ * rc.tenantId; `claimDue` is the dispatcher's cross-tenant queue scan.
+ */
+export class DeliveriesRepository {
+  constructor(private readonly db: Database) {}
+
+  async insertWebhooks(rc: RequestContext, rows: NewWebhookDelivery[], at: string): Promise<void> {
+    if (!rows.length) return;
+    await this.db.conn(rc)('outbox_deliveries').insert(rows.map((r) => ({
+      tenant_id: rc.tenantId ?? '',
+      id: r.id,
+      kind: 'webhook',
+      connector_id: r.connectorId,
+      event_id: r.eventId,
+      event_name: r.event,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      created_at: at,
+      updated_at: at,
+    })));
+  }
+
+  /**
+   * Writes a mail job. With `claim`, the job is written already claimed by that process, which sends it
+   * right after commit; should it die first, the claim expires and any dispatcher takes the job.
+   */
+  async insertMail(rc: RequestContext, id: string, message: MailMessage, at: string, claim?: { claimer: string; until: string }): Promise<Delivery> {
+    const row = {
+      tenant_id: rc.tenantId ?? '',
+      id,
+      kind: 'mail',
+      message: this.db.dialect.toJson(message),
+      event_name: message.reference ?? null,
+      status: 'pending',
+      attempts: 0,
+      next_attempt_at: at,
+      claimed_by: claim?.claimer ?? null,
+      claimed_until: claim?.until ?? null,
+      created_at: at,
+      updated_at: at,
+    };
+    await this.db.conn(rc)('outbox_deliveries').insert(row);
+    return this.map(row);
+  }
+
+  /**
+   * Claims up to `limit` due deliveries for `claimer` until `claimUntil`, oldest due first, skipping
+   * deliveries whose key (connector or `mail`) is in `excludeKeys`. Rows claimed by another live process
+   * (claim not yet expired) are never taken; on PostgreSQL concurrent claimers skip each other's rows.
+   */
+  async claimDue(now: string, claimUntil: string, claimer: string, limit: number, excludeKeys: string[]): Promise<Delivery[]> {
+    const exclude = excludeKeys.length
+      ? ` and coalesce(connector_id, '${MAIL_KEY}') not in (${excludeKeys.map(() => '?').join(', ')})`
+      : '';
+    const sql = `update outbox_deliveries set claimed_until = ?, claimed_by = ?
+      where (tenant_id, id) in (
+        select tenant_id, id from outbox_deliveries
+        where status = 'pending' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)${exclude}
+        order by next_attempt_at limit ?${skipLockedClause(this.db.dialect)}
+      ) returning *`;
+    const result = await this.db.knex.raw(sql, [claimUntil, claimer, now, now, ...excludeKeys, limit]);
+    return rawRows<Record<string, any>>(result).map((r) => this.map(r));
+  }
+
+  /** Gives a claimed delivery back untouched (the process had no room for it). */
+  async release(tenantId: string, id: string, claimer: string): Promise<void> {
+    await this.db.knex('outbox_deliveries').where({ tenant_id: tenantId, id, claimed_by: claimer })
+      .update({ claimed_until: null, claimed_by: null });
+  }
+
+  /**
+   * Records an attempt and the delivery's new state, if `claimer` still holds the claim.
+   * Returns false when the claim was lost (expired and taken by another process).
+   */
+  async recordAttempt(rc: RequestContext, delivery: Delivery, claimer: string, outcome: AttemptOutcome): Promise<boolean> {
+    return this.db.transaction(rc, async (rc) => {
+      const conn = this.db.conn(rc);
+      const attempt = delivery.attemptCount + 1;
+      const updated = await conn('outbox_deliveries')
+        .where({ tenant_id: delivery.tenantId, id: delivery.id, claimed_by: claimer })
+        .update({
+          status: outcome.status,
+          attempts: attempt,
+          next_attempt_at: outcome.nextAttemptAt,
+          claimed_until: null,
+          claimed_by: null,
+          last_status_code: outcome.statusCode,
+          last_error: outcome.error,
+          delivered_at: outcome.status === 'delivered' ? outcome.at : null,
+          updated_at: outcome.at,
+        });
+      if (!updated) return false;
+      await conn('outbox_attempts').insert({
+        tenant_id: delivery.tenantId,
+        delivery_id: delivery.id,
+        attempt,
+        status_code: outcome.statusCode,
+        duration_ms: outcome.durationMs,
+        error: outcome.error,
+        at: outcome.at,
+      });
+      return true;
+    });
+  }
+
+  /** Ends a claimed delivery without an attempt (its connector is gone or inactive). */
+  async cancelClaimed(delivery: Delivery, claimer: string, reason: string, at: string): Promise<void> {
+    await this.db.knex('outbox_deliveries').where({ tenant_id: delivery.tenantId, id: delivery.id, claimed_by: claimer })
+      .update({ status: 'cancelled', claimed_until: null, claimed_by: null, last_error: reason, updated_at: at });
+  }
+
+  /** Cancels the connector's pending deliveries (the connector was disabled by a 410). */
+  async cancelPending(rc: RequestContext, connectorId: string, reason: string, at: string): Promise<number> {
+    return this.db.conn(rc)('outbox_deliveries')
+      .where({ tenant_id: rc.tenantId, connector_id: connectorId, status: 'pending' })
+      .update({ status: 'cancelled', last_error: reason, updated_at: at });
+  }
+
+  async deleteForConnector(rc: RequestContext, connectorId: string): Promise<void> {
+    const conn = this.db.conn(rc);
+    const ids = conn('outbox_deliveries').select('id').where({ tenant_id: rc.tenantId, connector_id: connectorId });
+    await conn('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).delete();
+    await conn('outbox_deliveries').where({ tenant_id: rc.tenantId, connector_id: connectorId }).delete();
+  }
+
+  async get(rc: RequestContext, id: string): Promise<Delivery | null> {
+    const row = await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', id }).first();
+    return row ? this.map(row) : null;
+  }
+
+  /** The connector's deliveries, newest first, with their attempts. */
+  async listForConnector(
+    rc: RequestContext, connectorId: string, limit: number, offset: number, status?: DeliveryStatus,
+  ): Promise<{ items: Array<Delivery & { attempts: DeliveryAttempt[] }>; total: number }> {
+    const conn = this.db.conn(rc);
+    const scope = (q: any) => {
+      q.where({ tenant_id: rc.tenantId, connector_id: connectorId });
+      if (status) q.where({ status });
+      return q;
+    };
+    const rows = await scope(conn('outbox_deliveries'))
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset);
+    const [{ n }] = await scope(conn('outbox_deliveries')).count({ n: '*' });
+    const byDelivery = await this.attemptsOf(rc, rows.map((r: any) => r.id as string));
+    return { items: rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] })), total: Number(n) };
+  }
+
+  /** One delivery with its attempts. */
+  async getWithAttempts(rc: RequestContext, id: string): Promise<(Delivery & { attempts: DeliveryAttempt[] }) | null> {
+    const delivery = await this.get(rc, id);
+    if (!delivery) return null;
+    return { ...delivery, attempts: (await this.attemptsOf(rc, [id])).get(id) ?? [] };
+  }
+
+  private async attemptsOf(rc: RequestContext, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
+    const byDelivery = new Map<string, DeliveryAttempt[]>();
+    if (!ids.length) return byDelivery;
+    const rows = await this.db.conn(rc)('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc');
+    for (const a of rows) {
+      const list = byDelivery.get(a.delivery_id) ?? [];
+      list.push({ attempt: Number(a.attempt), statusCode: a.status_code == null ? null : Number(a.status_code), durationMs: Number(a.duration_ms), error: a.error ?? null, at: a.at });
+      byDelivery.set(a.delivery_id, list);
+    }
+    return byDelivery;
+  }
+
+  /** Makes a delivery due now again (status pending, claim cleared). */
+  async requeue(rc: RequestContext, id: string, at: string): Promise<void> {
+    await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
+      .update({ status: 'pending', next_attempt_at: at, claimed_until: null, claimed_by: null, updated_at: at });
+  }
+
+  private map(row: Record<string, any>): Delivery {
+    return {
+      tenantId: row.tenant_id,
+      id: row.id,
+      kind: row.kind,
+      connectorId: row.connector_id ?? null,
+      eventId: row.event_id ?? null,
+      event: row.event_name ?? null,
+      message: row.message == null ? null : this.db.dialect.fromJson<MailMessage>(row.message),
+      status: row.status,
+      attemptCount: Number(row.attempts),
+      nextAttemptAt: row.next_attempt_at,
+      lastStatusCode: row.last_status_code == null ? null : Number(row.last_status_code),
+      lastError: row.last_error ?? null,
+      deliveredAt: row.delivered_at ?? null,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+    };
+  }
+}

@@ -1,0 +1,43 @@
+import type { MailMessage } from '../mail/mail.service.js';
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
+export type DeliveryKind = 'webhook' | 'mail';
+
+/** One entry of the outbox queue: a webhook delivery to a connector, or a mail job. */
+export interface Delivery {
+  tenantId: string;
+  id: string;
+  kind: DeliveryKind;
+  connectorId: string | null;
+  eventId: string | null;
+  event: string | null;
+  message: MailMessage | null;
+  status: DeliveryStatus;
+  attemptCount: number;
+  nextAttemptAt: string;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  deliveredAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One attempt of a delivery, in the delivery log. */
+export interface DeliveryAttempt {
+  attempt: number;
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  at: string;
+}
+
+/** What the dispatcher records after an attempt. */
+export interface AttemptOutcome {
+  statusCode: number | null;
+  durationMs: number;
+  error: string | null;
+  /** The delivery's new state. */
+  status: DeliveryStatus;
+  nextAttemptAt: string;
+  at: string;
+}

@@ -1,0 +1,297 @@
+import { randomBytes } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
+import { hostname } from 'node:os';
+import type { Logger } from 'pino';
+import type { Config } from '../../config/index.js';
+import { nowIso } from '../db/ids.js';
+import { FetchError } from '../fetch/fetch-error.js';
+import type { FetchService } from '../fetch/fetch.service.js';
+import { AppError } from '../http/errors.js';
+import type { BackgroundTask } from '../kernel/background.js';
+import { systemContext } from '../kernel/request-context.js';
+import type { MailService } from '../mail/mail.service.js';
+import type { ConnectorRow } from './connector.js';
+import type { ConnectorsService } from './connectors.service.js';
+import { MAIL_KEY } from './deliveries.repository.js';
+import type { AttemptOutcome, Delivery } from './delivery.js';
+import type { PlatformEvent } from './event.js';
+import type { EventsRepository } from './events.repository.js';
+import { nextAttemptTime, parseRetryAfter } from './retry-schedule.js';
+import { signDelivery } from './webhook-signature.js';
+
+/** Response bodies of receivers are read up to this size (they are only logged). */
+const RESPONSE_BODY_LIMIT = 64 * 1024;
+/** Longest time shutdown waits for attempts under way before aborting them. */
+const SHUTDOWN_GRACE_MS = 20_000;
+
+export interface DispatcherDeps {
+  config: Config;
+  connectors: ConnectorsService;
+  events: EventsRepository;
+  fetch: FetchService;
+  mail: MailService;
+  logger: Logger;
+}
+
+interface Attempt {
+  outcome: Omit<AttemptOutcome, 'status' | 'nextAttemptAt'>;
+  /** Delivered (2xx or mail accepted), gone (410: disable the connector), or retry. */
+  result: 'delivered' | 'gone' | 'retry';
+  retryAfterMs: number | null;
+}
+
+/**
+ * The outbox dispatcher: every tick (and right after a commit that queued work) it claims due deliveries,
+ * sends each without waiting for the others (webhooks through core/fetch, mail through the mailer), and
+ * records the attempt. A claim lasts longer than any attempt; a process that dies leaves claims that expire
+ * and are taken again. At most `perKey` attempts run at once per connector, so a slow one never takes every slot.
+ */
+export class Dispatcher implements BackgroundTask {
+  readonly name = 'outbox-dispatcher';
+  private readonly claimer = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perKeyCount = new Map<string, number>();
+  private readonly perKey: number;
+  private readonly claimTtlMs: number;
+  private readonly abort = new AbortController();
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private ticking = false;
+  private again = false;
+
+  constructor(private readonly deps: DispatcherDeps) {
+    const { concurrency, timeoutMs, claimTtlMs } = deps.config.dispatcher;
+    this.perKey = Math.max(1, Math.ceil(concurrency / 2));
+    // Longer than an attempt, so a live claim never expires under way (60 s by default, which also covers
+    // the mailer's SMTP timeouts).
+    this.claimTtlMs = Math.max(claimTtlMs, timeoutMs + 5_000);
+    // Every attempt under way listens to the shutdown signal.
+    setMaxListeners(0, this.abort.signal);
+  }
+
+  start(): void {
+    if (!this.deps.config.dispatcher.enabled || this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Claims due work now (after a commit queued deliveries). */
+  poke(): void {
+    if (this.running) void this.tick();
+  }
+
+  /** Stops claiming, waits for attempts under way (aborting them after 20 s), and returns. */
+  async stop(): Promise<void> {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    const grace = setTimeout(() => this.abort.abort(), SHUTDOWN_GRACE_MS);
+    try {
+      while (this.ticking || this.inFlight.size) {
+        await Promise.allSettled([...this.inFlight.values()]);
+        if (this.ticking) await new Promise((r) => setTimeout(r, 10));
+      }
+    } finally {
+      clearTimeout(grace);
+    }
+  }
+
+  private schedule(delay: number): void {
+    if (!this.running) return;
+    this.timer = setTimeout(async () => {
+      await this.tick();
+      this.schedule(this.deps.config.dispatcher.intervalMs);
+    }, delay);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.ticking) {
+      this.again = true;
+      return;
+    }
+    this.ticking = true;
+    try {
+      do {
+        this.again = false;
+        await this.claimAndLaunch();
+      } while (this.again && this.running);
+    } catch (err) {
+      this.deps.logger.error({ err }, 'outbox dispatcher tick failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async claimAndLaunch(): Promise<void> {
+    const room = this.deps.config.dispatcher.concurrency - this.inFlight.size;
+    if (room <= 0 || !this.running) return;
+    const saturated = [...this.perKeyCount].filter(([, n]) => n >= this.perKey).map(([key]) => key);
+    const now = Date.now();
+    const repo = this.deps.connectors.deliveries;
+    const claimed = await repo.claimDue(new Date(now).toISOString(), new Date(now + this.claimTtlMs).toISOString(), this.claimer, room, saturated);
+    if (!claimed.length) return;
+
+    const launch: Delivery[] = [];
+    for (const delivery of claimed) {
+      const key = delivery.connectorId ?? MAIL_KEY;
+      const count = this.perKeyCount.get(key) ?? 0;
+      if (count >= this.perKey) {
+        await repo.release(delivery.tenantId, delivery.id, this.claimer);
+        continue;
+      }
+      this.perKeyCount.set(key, count + 1);
+      launch.push(delivery);
+    }
+    const context = await this.loadContext(launch);
+    for (const delivery of launch) this.track(delivery, this.process(delivery, context));
+    if (claimed.length === room) this.again = true;
+  }
+
+  /** A claim for work this process writes and sends itself right after commit (mail), or null when not running. */
+  claimForNow(): { claimer: string; until: string } | null {
+    return this.running ? { claimer: this.claimer, until: new Date(Date.now() + this.claimTtlMs).toISOString() } : null;
+  }
+
+  /** Sends a delivery this process claimed when writing it (see claimForNow); resolves after the attempt. */
+  async sendClaimed(delivery: Delivery): Promise<void> {
+    const key = delivery.connectorId ?? MAIL_KEY;
+    this.perKeyCount.set(key, (this.perKeyCount.get(key) ?? 0) + 1);
+    await this.track(delivery, this.process(delivery, await this.loadContext([delivery])));
+  }
+
+  /** Counts an attempt under way until it ends (for concurrency and shutdown). */
+  private track(delivery: Delivery, attempt: Promise<void>): Promise<void> {
+    const key = delivery.connectorId ?? MAIL_KEY;
+    const work = attempt.finally(() => {
+      this.inFlight.delete(delivery.id);
+      const left = (this.perKeyCount.get(key) ?? 1) - 1;
+      if (left > 0) this.perKeyCount.set(key, left);
+      else this.perKeyCount.delete(key);
+      // A slot is free: more may be due (a backlog larger than one claim).
+      this.poke();
+    });
+    this.inFlight.set(delivery.id, work);
+    return work;
+  }
+
+  /** Events and connectors of the claimed webhook deliveries, loaded per tenant in two queries each. */
+  private async loadContext(deliveries: Delivery[]) {
+    const events = new Map<string, PlatformEvent>();
+    const connectors = new Map<string, ConnectorRow>();
+    const byTenant = new Map<string, Delivery[]>();
+    for (const d of deliveries) {
+      if (d.kind !== 'webhook') continue;
+      byTenant.set(d.tenantId, [...(byTenant.get(d.tenantId) ?? []), d]);
+    }
+    for (const [tenantId, list] of byTenant) {
+      const rc = systemContext(tenantId);
+      for (const e of await this.deps.events.getMany(rc, [...new Set(list.map((d) => d.eventId!))])) events.set(`${tenantId}/${e.id}`, e);
+      for (const c of await this.deps.connectors.connectors.getMany(rc, [...new Set(list.map((d) => d.connectorId!))])) connectors.set(`${tenantId}/${c.id}`, c);
+    }
+    return { events, connectors };
+  }
+
+  private async process(delivery: Delivery, context: Awaited<ReturnType<Dispatcher['loadContext']>>): Promise<void> {
+    const repo = this.deps.connectors.deliveries;
+    try {
+      let attempt: Attempt;
+      let connector: ConnectorRow | undefined;
+      if (delivery.kind === 'mail') {
+        attempt = await this.sendMail(delivery);
+      } else {
+        connector = context.connectors.get(`${delivery.tenantId}/${delivery.connectorId}`);
+        const event = context.events.get(`${delivery.tenantId}/${delivery.eventId}`);
+        if (!connector || !connector.active || !event) {
+          await repo.cancelClaimed(delivery, this.claimer, !event ? 'event missing' : 'connector inactive or deleted', nowIso());
+          return;
+        }
+        attempt = await this.sendWebhook(delivery, connector, event);
+      }
+      const outcome = this.decide(delivery, attempt);
+      const rc = systemContext(delivery.tenantId);
+      const recorded = await repo.recordAttempt(rc, delivery, this.claimer, outcome);
+      if (!recorded) {
+        this.deps.logger.warn({ deliveryId: delivery.id }, 'delivery claim was lost before the attempt was recorded');
+        return;
+      }
+      if (attempt.result === 'gone' && connector) await this.disableConnector(delivery.tenantId, connector.id);
+      if (outcome.status === 'failed') this.deps.logger.warn({ deliveryId: delivery.id, kind: delivery.kind, error: outcome.error, statusCode: outcome.statusCode }, 'delivery failed for good');
+    } catch (err) {
+      // The claim expires and the delivery is taken again.
+      this.deps.logger.error({ err, deliveryId: delivery.id }, 'delivery attempt could not be recorded');
+    }
+  }
+
+  private decide(delivery: Delivery, attempt: Attempt): AttemptOutcome {
+    const { retryBaseMs, retryWindowMs } = this.deps.config.dispatcher;
+    if (attempt.result === 'delivered') return { ...attempt.outcome, status: 'delivered', nextAttemptAt: attempt.outcome.at };
+    if (attempt.result === 'gone') return { ...attempt.outcome, status: 'failed', nextAttemptAt: attempt.outcome.at };
+    const next = nextAttemptTime({
+      failedAttempts: delivery.attemptCount + 1,
+      createdAt: Date.parse(delivery.createdAt),
+      now: Date.now(),
+      baseMs: retryBaseMs,
+      windowMs: retryWindowMs,
+      retryAfterMs: attempt.retryAfterMs,
+    });
+    if (next === null) return { ...attempt.outcome, status: 'failed', nextAttemptAt: attempt.outcome.at };
+    return { ...attempt.outcome, status: 'pending', nextAttemptAt: new Date(next).toISOString() };
+  }
+
+  private async sendWebhook(delivery: Delivery, connector: ConnectorRow, event: PlatformEvent): Promise<Attempt> {
+    const body = JSON.stringify({
+      id: event.id, event: event.name, tenantId: event.tenantId, product: event.product, occurredAt: event.occurredAt, payload: event.payload,
+    });
+    const signature = signDelivery(this.deps.connectors.signingSecret(connector), delivery.id, body, Math.floor(Date.now() / 1000));
+    const started = Date.now();
+    try {
+      const res = await this.deps.fetch.fetch(connector.url, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-Platform-Event': event.name,
+          'X-Platform-Delivery': delivery.id,
+          ...signature,
+        },
+        body,
+        timeoutMs: this.deps.config.dispatcher.timeoutMs,
+        maxBytes: RESPONSE_BODY_LIMIT,
+        maxRedirects: 0,
+        signal: this.abort.signal,
+      });
+      const ok = res.status >= 200 && res.status < 300;
+      return {
+        outcome: { statusCode: res.status, durationMs: res.durationMs, error: ok ? null : `HTTP ${res.status}${snippet(res.body)}`, at: nowIso() },
+        result: ok ? 'delivered' : res.status === 410 ? 'gone' : 'retry',
+        retryAfterMs: ok ? null : parseRetryAfter(res.headers['retry-after'], Date.now()),
+      };
+    } catch (err) {
+      const message = err instanceof FetchError || err instanceof AppError ? err.message : String((err as Error)?.message ?? err);
+      return { outcome: { statusCode: null, durationMs: Date.now() - started, error: message, at: nowIso() }, result: 'retry', retryAfterMs: null };
+    }
+  }
+
+  private async sendMail(delivery: Delivery): Promise<Attempt> {
+    const started = Date.now();
+    try {
+      await this.deps.mail.send(delivery.message!);
+      return { outcome: { statusCode: null, durationMs: Date.now() - started, error: null, at: nowIso() }, result: 'delivered', retryAfterMs: null };
+    } catch (err) {
+      return { outcome: { statusCode: null, durationMs: Date.now() - started, error: String((err as Error)?.message ?? err).slice(0, 500), at: nowIso() }, result: 'retry', retryAfterMs: null };
+    }
+  }
+
+  /** A 410 answer: the receiver is gone for good; turn the connector off and cancel its queue. */
+  private async disableConnector(tenantId: string, connectorId: string): Promise<void> {
+    const rc = systemContext(tenantId);
+    const at = nowIso();
+    await this.deps.connectors.connectors.update(rc, connectorId, { active: false, disabled_reason: 'gone' }, at);
+    await this.deps.connectors.deliveries.cancelPending(rc, connectorId, 'connector disabled: the receiver answered 410', at);
+    this.deps.logger.warn({ tenantId, connectorId }, 'connector disabled: the receiver answered 410 Gone');
+  }
+}
+
+function snippet(body: Buffer): string {
+  const text = body.subarray(0, 200).toString('utf8').replace(/\s+/g, ' ').trim();
+  return text ? `: ${text}` : '';
+}

@@ -1,0 +1,31 @@
+import type { Config } from '../../config/index.js';
+import type { PackRouter } from '../http/route.js';
+import type { KernelInternals } from '../kernel/services.js';
+import { connectorsRoutes } from './connectors.routes.js';
+import { ConnectorsService } from './connectors.service.js';
+import { Dispatcher } from './dispatcher.js';
+import { eventsRoutes } from './events.routes.js';
+import { EventsRepository } from './events.repository.js';
+import { mailQueue } from './mail-queue.js';
+
+/**
+ * Installs the outbox on the kernel: the connector fan-out (deliveries queued in the publishing
+ * transaction), durable mail, the dispatcher (a background task, poked after each commit that queued
+ * work) and the /events and /connectors routes. Mounted once from core/kernel/kernel-routes.ts.
+ */
+export function installOutbox(router: PackRouter, kernel: KernelInternals, config: Config): void {
+  const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);
+  const dispatcher = new Dispatcher({
+    config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, logger: kernel.logger,
+  });
+  const poke = () => dispatcher.poke();
+  kernel.events.addFanout(async (rc, event) => {
+    const queued = await connectors.fanout(rc, event);
+    if (queued) rc.afterCommit?.(poke);
+    return queued;
+  });
+  kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher));
+  kernel.background.register(dispatcher);
+  eventsRoutes(router, kernel.events);
+  connectorsRoutes(router, connectors, poke);
+}

@@ -1,0 +1,48 @@
+import type { JsonSchema } from './route.js';
+
+/**
+ * JSON Schemas for route specs (the OpenAPI document) shared by every pack that serves records:
+ * a record, a page of records, and the data API's list query.
+ */
+
+const SERVER_FIELD_SCHEMAS = {
+  id: { type: 'string', format: 'uuid' },
+  createdAt: { type: 'string', format: 'date-time' },
+  updatedAt: { type: 'string', format: 'date-time' },
+  version: { type: 'integer', minimum: 1 },
+};
+
+/** A record as the API returns it: the schema's properties, flat, beside the server-managed fields. */
+export function recordResponse(definition: { schema: { properties: Record<string, unknown> } }): JsonSchema {
+  return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...definition.schema.properties } };
+}
+
+/** `{ items, pagination }` as CONTRACT.md section 1 fixes it. */
+export function pageResponse(item: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    properties: {
+      items: { type: 'array', items: item },
+      pagination: {
+        type: 'object',
+        properties: {
+          limit: { type: 'integer' }, offset: { type: 'integer' }, total: { type: ['integer', 'null'] },
+          hasMore: { type: 'boolean' }, nextCursor: { type: ['string', 'null'] },
+        },
+      },
+    },
+  };
+}
+
+/** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
+export const listQuerySchema: JsonSchema = {
+  type: 'object',
+  properties: {
+    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+    cursor: { type: 'string', description: 'nextCursor of the previous page (keyset paging)' },
+    sort: { type: 'string', description: 'comma list, - for descending; default -createdAt' },
+    fields: { type: 'string', description: 'comma list of fields to return' },
+    count: { type: 'boolean', description: 'false leaves pagination.total null' },
+  },
+};

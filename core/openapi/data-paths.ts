@@ -1,0 +1,166 @@
+import type { JsonSchema } from '../http/route.js';
+import type { RegisteredSchema } from '../metadata/schema-definition.js';
+import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/schema-definition.js';
+import { pageSchema, successSchema } from './openapi-envelopes.js';
+import type { OpenApiDocument, OpenApiOperation } from './openapi.builder.js';
+import { componentRef, toOpenApiSchema } from './openapi-schema.js';
+
+/** The universal data API's generic paths (CONTRACT.md section 3) in the document. */
+export const DATA_COLLECTION_PATH = '/api/v1/data/{ns}/{schema}';
+export const DATA_RECORD_PATH = '/api/v1/data/{ns}/{schema}/{id}';
+
+const FILTER_OPERATORS = 'eq ne gt gte lt lte in nin like exists';
+
+/** The list query language of GET /data/{ns}/{schema}, shared by the generic and the concrete paths. */
+function listParameters(filterParameters: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+  return [
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
+    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+    { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: '`nextCursor` of the previous page (keyset paging)' },
+    { name: 'sort', in: 'query', required: false, schema: { type: 'string', default: '-createdAt' }, description: 'Comma list of fields, `-` for descending: `-createdAt,title`' },
+    { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma list of fields to return' },
+    { name: 'count', in: 'query', required: false, schema: { type: 'boolean', default: true }, description: '`false` leaves `pagination.total` null (faster)' },
+    ...filterParameters,
+  ];
+}
+
+const genericFilter = {
+  name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
+  schema: { type: 'object', additionalProperties: true },
+  description: `filter[field]=v (equals) or filter[field][op]=v with op in ${FILTER_OPERATORS}; \`in\` takes a comma list, \`like\` a % wildcard.`,
+};
+
+/** Adds the list query language and identifier patterns to the generic data paths. */
+export function describeDataPaths(doc: OpenApiDocument): void {
+  for (const path of [DATA_COLLECTION_PATH, DATA_RECORD_PATH]) {
+    for (const operation of Object.values(doc.paths[path] ?? {})) {
+      for (const param of operation.parameters as Array<Record<string, any>>) {
+        if (param.in === 'path' && (param.name === 'ns' || param.name === 'schema')) {
+          param.schema = { type: 'string', pattern: IDENTIFIER.source };
+          param.description = param.name === 'ns' ? 'The namespace' : 'The schema name';
+        }
+      }
+    }
+  }
+  const list = doc.paths[DATA_COLLECTION_PATH]?.get;
+  if (list) list.parameters.push(...listParameters([genericFilter]));
+  const record = doc.paths[DATA_RECORD_PATH];
+  for (const method of ['patch', 'delete'] as const) {
+    record?.[method]?.parameters.push({
+      name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
+      description: 'The version the change is based on, as in the ETag: `"3"`; 412 version_mismatch when the record has moved on',
+    });
+  }
+  const etag = { description: 'The record\'s version, for If-Match', schema: { type: 'string' } };
+  for (const operation of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.get, record?.patch]) {
+    const success = Object.entries((operation?.responses ?? {}) as Record<string, any>).find(([status]) => status.startsWith('2'));
+    if (success) success[1].headers = { ...success[1].headers, ETag: etag };
+  }
+}
+
+/**
+ * The tenant's document: the platform document plus, for each schema the tenant sees, concrete paths
+ * `/api/v1/data/{namespace}/{name}` and `…/{id}` whose bodies and items are the registered JSON Schema.
+ * The operations are specialised from the generic data operations, so errors and security stay the same.
+ */
+export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]): OpenApiDocument {
+  const collection = doc.paths[DATA_COLLECTION_PATH];
+  const record = doc.paths[DATA_RECORD_PATH];
+  if (!collection && !record) return doc;
+  for (const schema of schemas) {
+    const base = `data.${schema.namespace}.${schema.name}`;
+    const refs = registerComponents(doc, base, schema);
+    const tag = `${schema.namespace}.${schema.name}`;
+    doc.tags.push({ name: tag, description: schema.title || schema.description || `Records of ${schema.namespace}.${schema.name}` });
+    const concrete = `/api/v1/data/${schema.namespace}/${schema.name}`;
+    const words = `${pascal(schema.namespace)}${pascal(schema.name)}`;
+    const item = { type: 'object', required: ['item'], properties: { item: { $ref: refs.record } } };
+
+    if (collection) {
+      doc.paths[concrete] = {};
+      if (collection.get) {
+        const op = specialise(collection.get, `list${words}`, tag, `List ${tag} records`, pageSchema({ $ref: refs.record }));
+        op.parameters = [...op.parameters.filter((p: Record<string, unknown>) => p.in !== 'query'), ...listParameters(filterParameters(schema))];
+        doc.paths[concrete].get = op;
+      }
+      if (collection.post) doc.paths[concrete].post = withBody(specialise(collection.post, `create${words}`, tag, `Create a ${tag} record`, item), refs.input);
+    }
+    if (record) {
+      const one = `${concrete}/{id}`;
+      doc.paths[one] = {};
+      if (record.get) doc.paths[one].get = specialise(record.get, `get${words}`, tag, `Read a ${tag} record`, item);
+      if (record.patch) {
+        doc.paths[one].patch = withBody(specialise(record.patch, `update${words}`, tag, `Update a ${tag} record with a JSON merge patch`, item), refs.patch, 'application/merge-patch+json');
+      }
+      if (record.delete) doc.paths[one].delete = specialise(record.delete, `delete${words}`, tag, `Delete a ${tag} record`, { type: 'null' });
+    }
+  }
+  return doc;
+}
+
+/** Puts the registered schema into components: as registered (create), as a merge patch, and as a stored record. */
+function registerComponents(doc: OpenApiDocument, base: string, schema: RegisteredSchema) {
+  const input = toOpenApiSchema(schema.schema, componentRef(base));
+  if (schema.title && input.title === undefined) input.title = schema.title;
+  if (schema.description && input.description === undefined) input.description = schema.description;
+  const properties = (input.properties ?? {}) as Record<string, JsonSchema>;
+  const patch: JsonSchema = {
+    type: 'object',
+    description: 'JSON merge patch (RFC 7396): the fields to change, null removes one; the result is validated against the schema.',
+    properties: Object.fromEntries(Object.keys(properties).map((name) => [name, { $ref: `${componentRef(base)}/properties/${encodeURIComponent(escapePointer(name))}` }])),
+  };
+  const { required, ...rest } = input as JsonSchema & { required?: string[] };
+  const storedRecord: JsonSchema = {
+    ...rest,
+    required: [...new Set([...(required ?? []), ...SERVER_FIELDS])],
+    properties: {
+      id: { type: 'string', format: 'uuid', description: 'UUIDv7, set by the server', readOnly: true },
+      ...properties,
+      createdAt: { type: 'string', format: 'date-time', readOnly: true },
+      updatedAt: { type: 'string', format: 'date-time', readOnly: true },
+      version: { type: 'integer', minimum: 1, description: 'Also the ETag; send it as If-Match', readOnly: true },
+    },
+  };
+  doc.components.schemas[base] = input;
+  doc.components.schemas[`${base}.patch`] = patch;
+  doc.components.schemas[`${base}.record`] = storedRecord;
+  return { input: componentRef(base), patch: componentRef(`${base}.patch`), record: componentRef(`${base}.record`) };
+}
+
+function specialise(generic: OpenApiOperation, operationId: string, tag: string, summary: string, data: JsonSchema): OpenApiOperation {
+  const op = structuredClone(generic);
+  op.operationId = operationId;
+  op.summary = summary;
+  op.tags = [tag];
+  op.parameters = (op.parameters as Array<Record<string, unknown>>).filter((p) => !(p.in === 'path' && (p.name === 'ns' || p.name === 'schema')));
+  for (const [status, response] of Object.entries(op.responses as Record<string, any>)) {
+    if (status.startsWith('2') && response.content?.['application/json']) {
+      response.content['application/json'].schema = successSchema('jsend', data);
+    }
+  }
+  return op;
+}
+
+function withBody(op: OpenApiOperation, ref: string, mediaType = 'application/json'): OpenApiOperation {
+  op.requestBody = { required: true, content: { [mediaType]: { schema: { $ref: ref } } } };
+  return op;
+}
+
+/** filter[field] for each scalar top-level field of the schema and the server-managed ones. */
+function filterParameters(schema: RegisteredSchema): Array<Record<string, unknown>> {
+  const types = fieldTypes(schema.schema);
+  const scalar = [...types.entries()].filter(([, type]) => isScalar(type));
+  const server: Array<[string, string]> = [['id', 'string'], ['createdAt', 'string'], ['updatedAt', 'string'], ['version', 'integer']];
+  return [...scalar, ...server].map(([field, type]) => ({
+    name: `filter[${field}]`, in: 'query', required: false, schema: { type },
+    description: `Equals; or filter[${field}][op]=v with op in ${FILTER_OPERATORS}`,
+  }));
+}
+
+function pascal(identifier: string): string {
+  return identifier.split('_').filter(Boolean).map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+function escapePointer(name: string): string {
+  return name.replace(/~/g, '~0').replace(/\//g, '~1');
+}

@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import type { Config } from '../../config/index.js';
+import { familyOf } from '../http/envelope.js';
+import type { HttpMethod, JsonSchema, RouteEntry } from '../http/route.js';
+import { groupByStatus, routeErrorCodes } from './error-codes.js';
+import { ENVELOPE_COMPONENTS, errorSchema, successSchema } from './openapi-envelopes.js';
+import { toOpenApiPaths } from './openapi-paths.js';
+import { componentName, componentRef, needsComponent, toOpenApiSchema } from './openapi-schema.js';
+
+export type OpenApiOperation = Record<string, any>;
+export type OpenApiPathItem = Partial<Record<HttpMethod, OpenApiOperation>>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string };
+  servers: Array<{ url: string }>;
+  tags: Array<{ name: string; description?: string }>;
+  paths: Record<string, OpenApiPathItem>;
+  components: {
+    schemas: Record<string, JsonSchema>;
+    securitySchemes: Record<string, Record<string, unknown>>;
+    parameters: Record<string, Record<string, unknown>>;
+    headers: Record<string, Record<string, unknown>>;
+  };
+}
+
+const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const METHODS_WITH_BODY: HttpMethod[] = ['post', 'put', 'patch'];
+
+/** Security of a route that needs credentials: a JWT, or (outside production) the test key. */
+export function securityFor(config: Config): Array<Record<string, string[]>> {
+  return config.isProduction ? [{ bearerAuth: [] }] : [{ bearerAuth: [] }, { testKey: [] }];
+}
+
+/**
+ * The platform's OpenAPI 3.1 document, generated from the declared routes (the same specs that drive
+ * validation and auth), so it cannot drift from the behaviour.
+ */
+export function buildPlatformDocument(routes: RouteEntry[], config: Config, packModules: Record<string, string | null> = {}): OpenApiDocument {
+  const doc: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: {
+      title: 'Headless platform API',
+      version: VERSION,
+      description: [
+        'Multi-tenant backend: the universal data API (`/metadata`, `/data`, JSend envelopes) and the domain packs (BFF envelopes).',
+        'Send `Authorization: Bearer <JWT>`; a superadmin names the tenant with `X-Tenant-Id`.',
+        'Fetched with a bearer token, this document also lists the tenant\'s registered schemas as concrete `/data/{namespace}/{schema}` paths.',
+      ].join('\n\n'),
+    },
+    servers: [{ url: config.publicBaseUrl }],
+    tags: [],
+    paths: {},
+    components: {
+      schemas: structuredClone(ENVELOPE_COMPONENTS),
+      securitySchemes: securitySchemes(config),
+      parameters: {
+        TenantHeader: {
+          name: 'X-Tenant-Id', in: 'header', required: false, schema: { type: 'string' },
+          description: 'The tenant to act for. Superadmins name it here; other callers act for the tenant of their token and may omit it.',
+        },
+      },
+      headers: {
+        RequestId: { description: 'Id of the request, also in the logs', schema: { type: 'string' } },
+      },
+    },
+  };
+  const schemaIds = new Map<JsonSchema, string>();
+  const operationIds = new Set<string>();
+  const tags = new Map<string, string>();
+  for (const entry of routes) {
+    for (const { path, params } of toOpenApiPaths(entry.path)) {
+      const operation = buildOperation(doc, entry, params, config, schemaIds, packModules[entry.pack] ?? null);
+      operation.operationId = uniqueId(operationIds, operationIdOf(entry.method, path));
+      for (const tag of operation.tags as string[]) if (!tags.has(tag)) tags.set(tag, `Routes of the ${entry.pack} ${entry.pack === 'kernel' ? '' : 'pack '}`.trim());
+      (doc.paths[path] ??= {})[entry.method] = operation;
+    }
+  }
+  doc.tags = [...tags.entries()].map(([name, description]) => ({ name, description }));
+  return doc;
+}
+
+function securitySchemes(config: Config): OpenApiDocument['components']['securitySchemes'] {
+  const schemes: OpenApiDocument['components']['securitySchemes'] = {
+    bearerAuth: {
+      type: 'http', scheme: 'bearer', bearerFormat: 'JWT',
+      description: 'A JWT from the identity provider (RS256/ES256 by JWKS, or HS256). Claims: sub, email, tenant_id, roles (admin, editor, viewer, superadmin).',
+    },
+  };
+  if (!config.isProduction) {
+    schemes.testKey = {
+      type: 'http', scheme: 'bearer',
+      description: 'The TEST_API_KEY as bearer token: a platform superadmin. Accepted outside production only.',
+    };
+  }
+  return schemes;
+}
+
+function buildOperation(
+  doc: OpenApiDocument, entry: RouteEntry, pathParams: Array<{ name: string; wildcard: boolean }>, config: Config,
+  schemaIds: Map<JsonSchema, string>, packModule: string | null,
+): OpenApiOperation {
+  const { spec, method } = entry;
+  const family = spec.family ?? familyOf(entry.path);
+  const place = (schema: JsonSchema, fallback: string) => placeSchema(doc, schema, fallback, schemaIds);
+  const label = operationIdOf(method, entry.path);
+
+  const parameters: Array<Record<string, unknown>> = pathParams.map(({ name, wildcard }) => ({
+    name, in: 'path', required: true, schema: { type: 'string' },
+    ...(name === spec.tenantParam ? { description: 'The tenant id' } : {}),
+    ...(wildcard ? { description: 'The rest of the path; may contain slashes', 'x-wildcard': true } : {}),
+  }));
+  if (spec.auth === 'tenant' && !spec.tenantParam) parameters.push({ $ref: '#/components/parameters/TenantHeader' });
+  const query = spec.query as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
+  for (const [name, schema] of Object.entries(query?.properties ?? {})) {
+    const isObject = schema.type === 'object';
+    parameters.push({
+      name, in: 'query', required: (query?.required ?? []).includes(name),
+      schema: place(schema, `${label}.query.${name}`),
+      ...(typeof schema.description === 'string' ? { description: schema.description } : {}),
+      ...(isObject ? { style: 'deepObject', explode: true } : {}),
+    });
+  }
+
+  const operation: OpenApiOperation = {
+    summary: spec.summary,
+    ...(spec.description ? { description: spec.description } : {}),
+    tags: spec.tags?.length ? [...spec.tags] : [entry.pack],
+    parameters,
+  };
+
+  if (spec.body === 'raw') {
+    operation.requestBody = { required: true, content: { 'application/octet-stream': { schema: { type: 'string', contentMediaType: 'application/octet-stream' } } } };
+  } else if (spec.body) {
+    operation.requestBody = { required: true, content: { 'application/json': { schema: place(spec.body, `${label}.body`) } } };
+  } else if (METHODS_WITH_BODY.includes(method)) {
+    operation.requestBody = { required: false, content: { 'application/json': { schema: { type: 'object' } } } };
+  }
+
+  const status = String(spec.status ?? 200);
+  const data = spec.response ? place(spec.response, `${label}.response`) : {};
+  const produces = spec.produces;
+  const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
+  operation.responses = {
+    [status]: {
+      description: spec.summary,
+      headers: requestIdHeader,
+      content: produces ? { [produces]: { schema: data } } : { 'application/json': { schema: successSchema(family, data) } },
+    },
+  };
+  const module = spec.module === undefined ? packModule : spec.module;
+  for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null))) {
+    operation.responses[String(errorStatus)] = {
+      description: codes.join(', '),
+      headers: { ...requestIdHeader, ...errorHeaders(errorStatus) },
+      content: { 'application/json': { schema: errorSchema(family, errorStatus, codes) } },
+    };
+  }
+
+  operation.security = spec.auth === 'public' ? [] : securityFor(config);
+  operation['x-auth'] = spec.auth;
+  if (spec.role) operation['x-role'] = spec.role;
+  if (typeof module === 'string') operation['x-module'] = module;
+  else if (typeof module === 'function') operation['x-module'] = 'the licensed module of the namespace';
+  return operation;
+}
+
+function errorHeaders(status: number): Record<string, unknown> {
+  if (status === 401) return { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } };
+  if (status === 429) return { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+  return {};
+}
+
+/** Inline a plain schema; move one with an `$id` or local references into components.schemas. */
+export function placeSchema(doc: OpenApiDocument, schema: JsonSchema, fallbackName: string, ids: Map<JsonSchema, string>): JsonSchema {
+  if (!needsComponent(schema)) return toOpenApiSchema(schema, '#');
+  let name = ids.get(schema);
+  if (!name) {
+    const base = componentName(typeof schema.$id === 'string' ? schema.$id : fallbackName);
+    name = base;
+    for (let i = 2; doc.components.schemas[name]; i += 1) name = `${base}_${i}`;
+    doc.components.schemas[name] = toOpenApiSchema(schema, componentRef(name));
+    ids.set(schema, name);
+  }
+  return { $ref: componentRef(name) };
+}
+
+/** `get /api/v1/data/{ns}/{schema}` → `getDataNsSchema`. */
+export function operationIdOf(method: string, path: string): string {
+  const words = path.replace(/^\/api\/v1/, '').split(/[^A-Za-z0-9]+/).filter(Boolean);
+  return method + words.map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+}
+
+function uniqueId(taken: Set<string>, id: string): string {
+  let candidate = id;
+  for (let i = 2; taken.has(candidate); i += 1) candidate = `${id}${i}`;
+  taken.add(candidate);
+  return candidate;
+}
+
+/** How many operations (method and path pairs) a document lists. */
+export function countOperations(doc: OpenApiDocument): number {
+  return Object.values(doc.paths).reduce((sum, item) => sum + Object.keys(item).length, 0);
+}

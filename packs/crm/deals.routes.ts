@@ -1,0 +1,54 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import type { AppContext } from '../../core/http/app-state.js';
+import type { DataRecord } from '../../core/data/records.service.js';
+import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'json' };
+
+const dealFields = dealDefinition.schema.properties;
+const dealResponse = recordResponse(dealDefinition);
+
+/**
+ * The deal bodies. The record schema (schemas/crm/deal.schema.json) validates the stored document in the
+ * records service; these only describe the request for the OpenAPI document, and keep `closedAt`
+ * (owned by the server) out of it.
+ */
+const { closedAt: _closedAt, ...writableFields } = dealFields;
+const createBody = { type: 'object', required: ['title'], properties: writableFields };
+/** A merge patch (RFC 7396): the deal's fields, `null` removes one; the merged deal is validated by the record schema. */
+const patchBody = {
+  type: 'object',
+  minProperties: 1,
+  description: `A JSON merge patch of a deal with these fields: ${Object.keys(writableFields).join(', ')}`,
+};
+
+function withEtag(ctx: AppContext, deal: DataRecord): DataRecord {
+  ctx.set('ETag', `"${deal.version}"`);
+  return deal;
+}
+
+/** Deals: listed, created and changed through the same records service as /data/crm/deal. */
+export function dealsRoutes(router: PackRouter, pack: PackContext): void {
+  const tags = ['crm'];
+
+  router.get('/crm/deals', {
+    summary: 'List deals (filter[stage]=won, sort=-valueCents, limit, offset, cursor, fields, count)',
+    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(dealResponse),
+    errors: ['validation_failed', 'module_disabled', 'invalid_filter', 'invalid_cursor', 'unauthenticated', 'tenant_required'],
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', ctx.query));
+
+  router.post('/crm/deals', {
+    summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, body: createBody,
+    response: dealResponse,
+    errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
+  }, async (ctx) => withEtag(ctx, await pack.records.create(ctx.state.rc, 'crm', 'deal', ctx.state.body)));
+
+  router.patch('/crm/deals/:dealId', {
+    summary: 'Update a deal with a JSON merge patch (If-Match: "<version>" optional)',
+    tags, auth: 'tenant', role: 'editor', body: patchBody, response: dealResponse,
+    errors: ['validation_failed', 'not_found', 'version_mismatch', 'conflict', 'module_disabled', 'forbidden', 'unauthenticated'],
+  }, async (ctx) => {
+    const ifMatch = ctx.get('If-Match') || null;
+    return withEtag(ctx, await pack.records.update(ctx.state.rc, 'crm', 'deal', ctx.params.dealId, ctx.state.body, { ifMatch }));
+  });
+}

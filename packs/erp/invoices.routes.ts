@@ -1,0 +1,14 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import invoiceDefinition from '../../schemas/erp/invoice.schema.json' with { type: 'json' };
+
+/** Invoices are listed here; they are created and changed through /data/erp/invoice (the same hooks apply). */
+export function invoicesRoutes(router: PackRouter, pack: PackContext): void {
+  router.get('/erp/invoices', {
+    summary: 'List invoices (filter[status]=issued, filter[dueDate][lt]=2026-12-01, sort=-totalCents, …)',
+    description: 'The data API query language. Invoices are created and changed through /data/erp/invoice.',
+    tags: ['erp'], auth: 'tenant', query: listQuerySchema, response: pageResponse(recordResponse(invoiceDefinition)),
+    errors: ['validation_failed', 'module_disabled', 'invalid_filter', 'invalid_cursor', 'unauthenticated', 'tenant_required'],
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'erp', 'invoice', ctx.query));
+}

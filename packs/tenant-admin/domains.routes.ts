@@ -1,0 +1,51 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { HostNotFound, TenantNotFound } from '../../core/http/errors.js';
+import { MAX_DOMAINS } from './domains.service.js';
+import { servicesFor } from './tenant-admin.services.js';
+
+const domainsResponse = { type: 'object', properties: { domains: { type: 'array', items: { type: 'string' } } } };
+
+/** A tenant's domains, and host resolution for the public site runtime. */
+export function domainsRoutes(router: PackRouter, pack: PackContext): void {
+  const { domains, documents } = servicesFor(pack);
+
+  router.get('/tenants/:id/domains', {
+    summary: 'List the domains', tags: ['tenants'], auth: 'tenant', tenantParam: 'id', response: domainsResponse,
+    errors: ['unauthenticated', 'forbidden', 'tenant_not_found'],
+  }, async (ctx) => ({ domains: await domains.list(null, ctx.params.id) }));
+
+  router.put('/tenants/:id/domains', {
+    summary: 'Replace the domains',
+    description: `Hostnames are validated, lower-cased and deduplicated (at most ${MAX_DOMAINS}). A domain another tenant holds answers 409 domain_taken; `
+      + 'a domain outside PLATFORM_BASE_DOMAIN needs the custom_domain feature (else 402 feature_required). Below PLATFORM_BASE_DOMAIN only '
+      + '`{tenantId}.{PLATFORM_BASE_DOMAIN}` and its subdomains are allowed.',
+    tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin',
+    body: {
+      type: 'object', required: ['domains'], additionalProperties: false,
+      properties: { domains: { type: 'array', maxItems: MAX_DOMAINS * 2, items: { type: 'string', minLength: 1, maxLength: 253 } } },
+    },
+    response: domainsResponse,
+    errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', 'feature_required', 'domain_taken'],
+  }, async (ctx) => ({ domains: await domains.replace(ctx.state.rc, ctx.state.tenant!, ctx.state.body.domains) }));
+
+  router.get('/public/resolve-host', {
+    summary: 'Resolve a host to its tenant',
+    description: 'Port and case are ignored; `{tenantId}.{PLATFORM_BASE_DOMAIN}` resolves too. Returns the public site config and branding, never secrets.',
+    tags: ['public'], auth: 'public',
+    query: { type: 'object', required: ['host'], properties: { host: { type: 'string', minLength: 1, maxLength: 300 } } },
+    response: {
+      type: 'object',
+      properties: { tenantId: { type: 'string' }, host: { type: 'string' }, siteConfig: { type: 'object' }, branding: { type: 'object' } },
+    },
+    errors: ['validation_failed', 'host_not_found', 'tenant_not_found'],
+  }, async (ctx) => {
+    const { host, tenantId } = await domains.resolve(null, String(ctx.state.query.host));
+    if (!tenantId) throw HostNotFound(host);
+    const tenant = await pack.tenants.get(null, tenantId);
+    if (!tenant) throw HostNotFound(host);
+    if (tenant.status !== 'active') throw TenantNotFound(tenantId);
+    const [siteConfig, branding] = await Promise.all([documents.get(null, tenant, 'site_config'), documents.get(null, tenant, 'branding')]);
+    return { tenantId, host, siteConfig, branding };
+  });
+}

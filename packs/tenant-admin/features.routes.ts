@@ -1,0 +1,26 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { FEATURE_FLAGS, type FeatureMap } from './features.service.js';
+import { servicesFor } from './tenant-admin.services.js';
+
+const featureMap = {
+  type: 'object',
+  additionalProperties: false,
+  properties: Object.fromEntries(FEATURE_FLAGS.map((f) => [f, { type: 'boolean' }])),
+};
+
+/** Feature flags: the plan's defaults with superadmin overrides. */
+export function featuresRoutes(router: PackRouter, pack: PackContext): void {
+  const { features } = servicesFor(pack);
+  router.get('/tenants/:id/features', {
+    summary: 'Read the feature flags', description: `Flags: ${FEATURE_FLAGS.join(', ')}. Defaults come from the plan.`,
+    tags: ['tenants'], auth: 'tenant', tenantParam: 'id', response: featureMap,
+    errors: ['unauthenticated', 'forbidden', 'tenant_not_found'],
+  }, (ctx) => features.get(null, ctx.state.tenant!));
+
+  router.patch('/tenants/:id/features', {
+    summary: 'Change feature flags', description: 'A partial map of booleans; an unknown flag answers 400.',
+    tags: ['tenants'], auth: 'superadmin', tenantParam: 'id', body: { ...featureMap, minProperties: 1 }, response: featureMap,
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'tenant_not_found'],
+  }, (ctx) => features.patch(ctx.state.rc, ctx.state.tenant!, ctx.state.body as Partial<FeatureMap>));
+}

@@ -1,0 +1,61 @@
+import type { Database } from '../../core/db/database.js';
+import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
+
+export interface MemberRecord {
+  id: string;
+  tenantId: string;
+  userId: string | null;
+  email: string;
+  name: string | null;
+  role: TenantRole;
+  status: 'active' | 'disabled';
+  createdAt: string;
+  updatedAt: string;
+}
+
+function toMember(r: any): MemberRecord {
+  return {
+    id: r.id, tenantId: r.tenant_id, userId: r.user_id, email: r.email, name: r.name, role: r.role, status: r.status,
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+/** The local member store: who belongs to a tenant, with which role. */
+export class MembersRepository {
+  constructor(private readonly db: Database) {}
+
+  async list(rc: RequestContext | null, tenantId: string): Promise<MemberRecord[]> {
+    const rows = await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId }).orderBy('email');
+    return rows.map(toMember);
+  }
+
+  async findByEmail(rc: RequestContext | null, tenantId: string, email: string): Promise<MemberRecord | null> {
+    const row = await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId, email }).first();
+    return row ? toMember(row) : null;
+  }
+
+  /** The tenants a user belongs to, by user id or e-mail. */
+  async tenantsOf(rc: RequestContext | null, userId: string, email: string | null): Promise<string[]> {
+    const rows = await this.db.conn(rc)('tenant_members')
+      .where({ status: 'active' })
+      .andWhere((q) => {
+        q.where({ user_id: userId });
+        if (email) q.orWhere({ email });
+      })
+      .distinct('tenant_id');
+    return rows.map((r: any) => r.tenant_id as string);
+  }
+
+  async insert(rc: RequestContext, m: MemberRecord): Promise<void> {
+    await this.db.conn(rc)('tenant_members').insert({
+      tenant_id: m.tenantId, id: m.id, user_id: m.userId, email: m.email, name: m.name, role: m.role, status: m.status,
+      created_at: m.createdAt, updated_at: m.updatedAt,
+    });
+  }
+
+  async update(rc: RequestContext, tenantId: string, id: string, changes: { role: TenantRole; userId: string | null; name: string | null; status: 'active' }, updatedAt: string): Promise<void> {
+    await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId, id }).update({
+      role: changes.role, user_id: changes.userId, name: changes.name, status: changes.status, updated_at: updatedAt,
+    });
+  }
+}

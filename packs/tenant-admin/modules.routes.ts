@@ -1,0 +1,37 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { APP_CODES } from '../../core/tenants/tenants.service.js';
+
+const moduleSchema = {
+  type: 'object',
+  properties: { appCode: { type: 'string', enum: [...APP_CODES] }, isEnabled: { type: 'boolean' }, updatedAt: { type: 'string', format: 'date-time' } },
+};
+
+/** Licensed modules: read by members, switched by the tenant's admin or a superadmin; takes effect at once. */
+export function modulesRoutes(router: PackRouter, pack: PackContext): void {
+  router.get('/tenants/:id/licensed-modules', {
+    summary: 'List the licensed modules', tags: ['tenants'], auth: 'tenant', tenantParam: 'id',
+    response: { type: 'array', items: moduleSchema }, errors: ['unauthenticated', 'forbidden', 'tenant_not_found'],
+  }, async (ctx) => {
+    const stored = await pack.tenants.listModules(null, ctx.params.id);
+    return APP_CODES.map((appCode) => stored.find((m) => m.appCode === appCode) ?? { appCode, isEnabled: true, updatedAt: ctx.state.tenant!.createdAt });
+  });
+
+  router.patch('/tenants/:id/licensed-modules', {
+    summary: 'Enable or disable a licensed module',
+    description: 'A disabled module makes its pack\'s endpoints and its /data namespace answer 403 module_disabled at once. Emits tenant.modules.updated.',
+    tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin',
+    body: {
+      type: 'object', required: ['appCode', 'isEnabled'], additionalProperties: false,
+      properties: { appCode: { type: 'string', enum: [...APP_CODES] }, isEnabled: { type: 'boolean' } },
+    },
+    response: moduleSchema, errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found'],
+  }, async (ctx) => {
+    const { appCode, isEnabled } = ctx.state.body as { appCode: string; isEnabled: boolean };
+    return pack.db.transaction(ctx.state.rc, async (rc) => {
+      const module = await pack.tenants.setModule(rc, ctx.params.id, appCode, isEnabled);
+      await pack.events.publish(rc, { name: 'tenant.modules.updated', payload: { tenantId: ctx.params.id, appCode, isEnabled } });
+      return module;
+    });
+  });
+}

@@ -1,0 +1,50 @@
+import { readFileSync } from 'node:fs';
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { SmtpFailed, ValidationFailed } from '../../core/http/errors.js';
+import { servicesFor } from './tenant-admin.services.js';
+
+const { $id: _id, ...settingsSchema } = JSON.parse(
+  readFileSync(new URL('../../schemas/tenant-admin/platform-settings.schema.json', import.meta.url), 'utf8'),
+) as Record<string, unknown>;
+
+/** Platform settings (superadmin): SMTP and the front-end URLs; the SMTP password stays encrypted and masked. */
+export function platformSettingsRoutes(router: PackRouter, pack: PackContext): void {
+  const { settings } = servicesFor(pack);
+
+  router.get('/platform/settings', {
+    summary: 'Read the platform settings', description: 'SMTP_PASSWORD shows as "********" (null when unset).',
+    tags: ['platform'], auth: 'superadmin', response: settingsSchema, errors: ['unauthenticated', 'superadmin_required'],
+  }, () => settings.masked());
+
+  router.patch('/platform/settings', {
+    summary: 'Change platform settings',
+    description: 'A partial map of the keys; null unsets a key. SMTP_PASSWORD is encrypted at rest (AES-256-GCM); sending the mask keeps it. '
+      + 'Emits platform.settings.updated with the changed key names.',
+    tags: ['platform'], auth: 'superadmin', body: settingsSchema, response: settingsSchema,
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required'],
+  }, (ctx) => settings.update(ctx.state.rc, ctx.state.body));
+
+  router.post('/platform/settings/smtp/test', {
+    summary: 'Send a test e-mail', description: 'Sends a real message with the current SMTP settings; 502 smtp_failed carries the server\'s reason.',
+    tags: ['platform'], auth: 'superadmin',
+    body: { type: 'object', additionalProperties: false, properties: { to: { type: 'string', format: 'email', maxLength: 254 } } },
+    response: { type: 'object', properties: { delivered: { type: 'boolean' }, messageId: { type: 'string' } } },
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'smtp_failed'],
+  }, async (ctx) => {
+    const smtp = await settings.getSmtp();
+    const to = (ctx.state.body.to as string | undefined) ?? ctx.state.principal?.email ?? smtp.from;
+    if (!to) throw ValidationFailed('No recipient', [{ path: '/to', message: 'is required when SMTP_FROM is not set' }]);
+    if (!smtp.host) throw SmtpFailed('SMTP_HOST is not configured');
+    try {
+      const { messageId } = await pack.mail.send({
+        to, subject: 'SMTP test', text: 'This is a test message from the platform settings. Your SMTP settings work.',
+        html: '<p>This is a test message from the platform settings. Your SMTP settings work.</p>', reference: 'smtp-test',
+      }, smtp);
+      return { delivered: true, messageId };
+    } catch (err) {
+      const e = err as { response?: string; message?: string; code?: string };
+      throw SmtpFailed(String(e.response ?? e.message ?? e.code ?? 'unknown error').slice(0, 300));
+    }
+  });
+}

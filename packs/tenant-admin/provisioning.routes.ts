@@ -1,0 +1,74 @@
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { ValidationFailed } from '../../core/http/errors.js';
+import { MAX_DOMAINS } from './domains.service.js';
+import type { ProvisionInput } from './provisioning.service.js';
+import { servicesFor } from './tenant-admin.services.js';
+import { createTenantBody, tenantSchema } from './tenants.routes.js';
+
+const navigationSchema = {
+  type: 'array',
+  maxItems: 50,
+  items: {
+    type: 'object',
+    required: ['label', 'href'],
+    additionalProperties: false,
+    properties: {
+      label: { type: 'string', minLength: 1, maxLength: 100 },
+      href: { type: 'string', minLength: 1, maxLength: 2000 },
+      children: { type: 'array', maxItems: 50, items: { type: 'object', required: ['label', 'href'], additionalProperties: false, properties: {
+        label: { type: 'string', minLength: 1, maxLength: 100 }, href: { type: 'string', minLength: 1, maxLength: 2000 },
+      } } },
+    },
+  },
+};
+
+const provisionBody = {
+  type: 'object',
+  required: ['tenant'],
+  additionalProperties: false,
+  properties: {
+    tenant: createTenantBody,
+    domains: { type: 'array', maxItems: MAX_DOMAINS, items: { type: 'string', minLength: 1, maxLength: 253 } },
+    navigation: navigationSchema,
+    branding: { type: 'object' },
+    seed: { type: 'object', additionalProperties: false, properties: { healthcare: { type: 'boolean' } } },
+    invitations: {
+      type: 'array', maxItems: 10,
+      items: {
+        type: 'object', required: ['email', 'role'], additionalProperties: false,
+        properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: { type: 'string', enum: ['admin', 'editor', 'viewer'] } },
+      },
+    },
+  },
+};
+
+const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
+
+/** The provisioning wizard. */
+export function provisioningRoutes(router: PackRouter, pack: PackContext): void {
+  const { provisioning } = servicesFor(pack);
+  router.post('/admin/tenants/provision', {
+    summary: 'Provision a tenant',
+    description: 'Tenant, domains, navigation, branding, the optional Healthcare seed and optional invitations (beyond the contract: '
+      + '`invitations: [{ email, role }]`, mailed only when provisioning commits) in one transaction: when any step fails nothing remains. '
+      + 'An `Idempotency-Key` header (1-200 visible ASCII characters) makes retries safe: the same key returns the first result; '
+      + 'the same key with another body answers 409.',
+    tags: ['tenants'], auth: 'superadmin', status: 201, body: provisionBody,
+    response: {
+      type: 'object',
+      properties: {
+        tenant: tenantSchema, domains: { type: 'array', items: { type: 'string' } }, navigation: navigationSchema,
+        branding: { type: 'object' }, seeded: { type: 'object', additionalProperties: { type: 'integer' } },
+        invitations: { type: 'array', items: { type: 'object' } },
+      },
+    },
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found', 'already_member'],
+  }, async (ctx) => {
+    const key = ctx.get('Idempotency-Key') || null;
+    if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
+      throw ValidationFailed('Invalid Idempotency-Key', [{ path: 'header/Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' }]);
+    }
+    return provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput, key);
+  });
+}

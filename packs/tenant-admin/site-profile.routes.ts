@@ -1,0 +1,34 @@
+import { readFileSync } from 'node:fs';
+import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackRouter } from '../../core/http/route.js';
+import { servicesFor } from './tenant-admin.services.js';
+import type { ProfileKind } from './tenant-documents.service.js';
+
+function documentSchema(file: string): Record<string, unknown> {
+  const { $id: _id, ...schema } = JSON.parse(readFileSync(new URL(`../../schemas/tenant-admin/${file}`, import.meta.url), 'utf8'));
+  return schema;
+}
+
+const RESOURCES: Array<{ path: string; kind: ProfileKind; label: string; file: string }> = [
+  { path: 'site-config', kind: 'site_config', label: 'site config', file: 'site-config.schema.json' },
+  { path: 'branding', kind: 'branding', label: 'branding', file: 'branding.schema.json' },
+];
+
+/** Site config and branding: GET for members, JSON merge patch for admins, validated by schemas/tenant-admin. */
+export function siteProfileRoutes(router: PackRouter, pack: PackContext): void {
+  const { documents } = servicesFor(pack);
+  for (const { path, kind, label, file } of RESOURCES) {
+    const schema = documentSchema(file);
+    router.get(`/tenants/:id/${path}`, {
+      summary: `Read the ${label}`, tags: ['tenants'], auth: 'tenant', tenantParam: 'id', response: schema,
+      errors: ['unauthenticated', 'forbidden', 'tenant_not_found'],
+    }, (ctx) => documents.get(null, ctx.state.tenant!, kind));
+
+    router.patch(`/tenants/:id/${path}`, {
+      summary: `Change the ${label}`,
+      description: `A JSON merge patch (RFC 7396; null removes a key), validated after merging against schemas/tenant-admin/${file}. Unknown keys answer 400.`,
+      tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin', body: { type: 'object' }, response: schema,
+      errors: ['validation_failed', 'invalid_json', 'unauthenticated', 'forbidden', 'tenant_not_found'],
+    }, (ctx) => documents.patch(ctx.state.rc, ctx.state.tenant!, kind, ctx.state.body));
+  }
+}

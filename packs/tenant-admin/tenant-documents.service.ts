@@ -1,0 +1,55 @@
+import { readFileSync } from 'node:fs';
+import type { ValidateFunction } from 'ajv';
+import type { Database } from '../../core/db/database.js';
+import { nowIso } from '../../core/db/ids.js';
+import { ValidationFailed } from '../../core/http/errors.js';
+import type { RequestContext } from '../../core/kernel/request-context.js';
+import { createAjv, toIssues } from '../../core/metadata/ajv.js';
+import { applyMergePatch } from '../../core/data/merge-patch.js';
+import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { TenantDocumentsRepository } from './tenant-documents.repository.js';
+
+const ajv = createAjv();
+
+function loadSchema(file: string): ValidateFunction {
+  return ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/tenant-admin/${file}`, import.meta.url), 'utf8')));
+}
+
+const validators = {
+  site_config: loadSchema('site-config.schema.json'),
+  branding: loadSchema('branding.schema.json'),
+};
+
+export type ProfileKind = keyof typeof validators;
+
+/**
+ * A tenant's site config and branding: JSON documents validated by the schemas in schemas/tenant-admin,
+ * changed by JSON merge patch. A tenant without a stored document gets the defaults.
+ */
+export class TenantDocumentsService {
+  readonly repository: TenantDocumentsRepository;
+
+  constructor(private readonly db: Database) {
+    this.repository = new TenantDocumentsRepository(db);
+  }
+
+  private defaults(kind: ProfileKind, tenant: TenantRecord): Record<string, unknown> {
+    if (kind === 'branding') return {};
+    return { siteName: tenant.name, defaultLocale: 'en', locales: ['en'], timezone: 'UTC', navigation: [] };
+  }
+
+  async get(rc: RequestContext | null, tenant: TenantRecord, kind: ProfileKind): Promise<Record<string, unknown>> {
+    return (await this.repository.get(rc, tenant.id, kind)) ?? this.defaults(kind, tenant);
+  }
+
+  /** Applies a JSON merge patch and validates the result; 400 validation_failed names each failing path. */
+  async patch(rc: RequestContext, tenant: TenantRecord, kind: ProfileKind, patch: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.db.transaction(rc, async (rc) => {
+      const next = applyMergePatch(await this.get(rc, tenant, kind), patch) as Record<string, unknown>;
+      const validate = validators[kind];
+      if (!validate(next)) throw ValidationFailed(`Invalid ${kind === 'branding' ? 'branding' : 'site config'}`, toIssues(validate.errors));
+      await this.repository.put(rc, tenant.id, kind, next, nowIso());
+      return next;
+    });
+  }
+}

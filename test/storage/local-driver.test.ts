@@ -1,0 +1,5 @@
+import { storageSuite } from './storage-suite.js';
+
+describe('storage mediator, local driver', () => {
+  storageSuite('local');
+});
