@@ -52,7 +52,10 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   const packDefinitions = options.packs ?? defaultPacks;
   const logger = options.logger ?? createLogger(config);
-  const { knex, dialect } = connectDatabase(config.databaseUrl, config.databasePoolMax);
+  const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {
+    warn: (m) => logger.warn({ db: m }, 'database warning'),
+    error: (m) => logger.error({ db: m }, 'database error'),
+  });
   const db = new Database(knex, dialect);
   const migrations = allMigrations(packDefinitions);
 
@@ -84,7 +87,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
     try {
-      await knex.raw('select 1');
+      await ping();
       if (!migrated) migrated = (await pendingMigrations(knex, dialect, migrations)).length === 0;
       return migrated;
     } catch {
@@ -133,6 +136,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         s.close(() => resolve());
         s.closeIdleConnections?.();
+        // Requests still running get a moment to finish; then their connections are cut.
+        setTimeout(() => s.closeAllConnections?.(), 2000).unref();
       })));
       await kernel.background.stopAll();
       for (const { definition, context } of [...loaded].reverse()) {

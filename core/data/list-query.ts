@@ -1,4 +1,3 @@
-import type { Knex } from 'knex';
 import type { Dialect, JsonScalarType } from '../db/dialects/dialect.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { AppError, InvalidFilter } from '../http/errors.js';
@@ -180,7 +179,40 @@ function decodeCursor(raw: string, sort: SortKey[]): unknown[] {
   return values;
 }
 
-/** Translates a parsed query into SQL on a knex builder. */
+/** Where the translated clauses go: a knex builder, or SqlParts to assemble the statement text directly. */
+export interface SqlSink {
+  whereRaw(sql: string, bindings?: readonly unknown[]): unknown;
+  orderByRaw(sql: string): unknown;
+}
+
+/** Collects WHERE and ORDER BY clauses with their bindings, in order. */
+export class SqlParts implements SqlSink {
+  readonly wheres: string[] = [];
+  readonly orders: string[] = [];
+  readonly bindings: unknown[] = [];
+
+  whereRaw(sql: string, bindings: readonly unknown[] = []): this {
+    this.wheres.push(sql);
+    this.bindings.push(...bindings);
+    return this;
+  }
+
+  orderByRaw(sql: string): this {
+    this.orders.push(sql);
+    return this;
+  }
+
+  /** ` AND (a) AND (b)` or an empty string. */
+  andWhere(): string {
+    return this.wheres.map((w) => ` AND (${w})`).join('');
+  }
+
+  orderBy(): string {
+    return this.orders.length ? ` ORDER BY ${this.orders.join(', ')}` : '';
+  }
+}
+
+/** Translates a parsed query into SQL clauses. */
 export class SqlListQuery {
   constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>) {}
 
@@ -198,7 +230,7 @@ export class SqlListQuery {
     return value;
   }
 
-  applyFilters(builder: Knex.QueryBuilder, filters: Filter[]): void {
+  applyFilters(builder: SqlSink, filters: Filter[]): void {
     for (const { field, op, value } of filters) {
       const { sql } = this.expression(field);
       const v = this.bind(value);
@@ -211,12 +243,12 @@ export class SqlListQuery {
         case 'lte': builder.whereRaw(`${sql} <= ?`, [v]); break;
         case 'in': {
           const list = (value as unknown[]).map((x) => this.bind(x));
-          builder.whereRaw(`${sql} IN (${list.map(() => '?').join(', ')})`, list as any[]);
+          builder.whereRaw(`${sql} IN (${list.map(() => '?').join(', ')})`, list);
           break;
         }
         case 'nin': {
           const list = (value as unknown[]).map((x) => this.bind(x));
-          builder.whereRaw(`(${sql} IS NULL OR ${sql} NOT IN (${list.map(() => '?').join(', ')}))`, list as any[]);
+          builder.whereRaw(`(${sql} IS NULL OR ${sql} NOT IN (${list.map(() => '?').join(', ')}))`, list);
           break;
         }
         case 'like': {
@@ -231,7 +263,7 @@ export class SqlListQuery {
   }
 
   /** NULLs sort as the smallest value on both engines. */
-  applySort(builder: Knex.QueryBuilder, sort: SortKey[]): void {
+  applySort(builder: SqlSink, sort: SortKey[]): void {
     for (const { field, desc } of sort) {
       const { sql, nullable } = this.expression(field);
       const nulls = nullable && this.dialect.name === 'postgres' ? (desc ? ' NULLS LAST' : ' NULLS FIRST') : '';
@@ -240,12 +272,12 @@ export class SqlListQuery {
   }
 
   /** Rows strictly after the cursor in the sort order (keyset paging), NULL-aware. */
-  applyCursor(builder: Knex.QueryBuilder, sort: SortKey[], cursor: unknown[]): void {
+  applyCursor(builder: SqlSink, sort: SortKey[], cursor: unknown[]): void {
     const exprs = sort.map((s) => this.expression(s.field));
     const sameDirection = sort.every((s) => s.desc === sort[0].desc);
     if (sameDirection && exprs.every((e) => !e.nullable) && cursor.every((v) => v !== null)) {
       // Row values let both engines walk the (tenant_id, created_at, id) index straight to the page.
-      builder.whereRaw(`(${exprs.map((e) => e.sql).join(', ')}) ${sort[0].desc ? '<' : '>'} (${exprs.map(() => '?').join(', ')})`, cursor.map((v) => this.bind(v)) as any[]);
+      builder.whereRaw(`(${exprs.map((e) => e.sql).join(', ')}) ${sort[0].desc ? '<' : '>'} (${exprs.map(() => '?').join(', ')})`, cursor.map((v) => this.bind(v)));
       return;
     }
     const clauses: string[] = [];
@@ -267,6 +299,6 @@ export class SqlListQuery {
       }
       clauses.push(`(${parts.join(' AND ')})`);
     });
-    builder.whereRaw(`(${clauses.join(' OR ')})`, bindings as any[]);
+    builder.whereRaw(`(${clauses.join(' OR ')})`, bindings);
   }
 }

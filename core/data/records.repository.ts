@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
-import { SqlListQuery, type ListQuery } from './list-query.js';
+import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
 
 /** A stored record, flat as the API returns it. */
 export interface DataRecord {
@@ -23,7 +23,22 @@ interface RecordRow {
 
 /** SQL of the record tables. Every query is led by the tenant. */
 export class RecordsRepository {
+  /**
+   * List totals, remembered per table, tenant and filter while nothing can have changed them: no write
+   * to the table through this repository (its generation) and no commit by another connection (the
+   * dialect's external change token; PostgreSQL offers none, so there nothing is remembered). A count
+   * over a large collection is the most expensive part of a list, and on SQLite it holds the only
+   * connection while it runs.
+   */
+  private readonly totals = new Map<string, { generation: number; token: number; total: number }>();
+  private readonly generations = new Map<string, number>();
+
   constructor(private readonly db: Database) {}
+
+  /** Marks every remembered total of a table as stale (call on every write to it). */
+  private touch(table: string): void {
+    this.generations.set(table, (this.generations.get(table) ?? 0) + 1);
+  }
 
   toRecord(row: Omit<RecordRow, 'tenant_id'>): DataRecord {
     const data = this.db.dialect.fromJson<Record<string, unknown>>(row.data);
@@ -31,18 +46,42 @@ export class RecordsRepository {
   }
 
   async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string): Promise<DataRecord> {
-    const row: RecordRow = { tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version: 1, created_at: now, updated_at: now };
-    await this.db.conn(rc)(schema.tableName).insert(row);
+    this.touch(schema.tableName);
+    await this.db.dialect.rows(this.db.conn(rc),
+      `INSERT INTO ${schema.tableName} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`,
+      [rc.tenantId!, id, this.db.dialect.toJson(data), now, now]);
     return { id, ...data, createdAt: now, updatedAt: now, version: 1 };
   }
 
+  /**
+   * Inserts many stored records at once (imports, seeding, benchmarks): no validation, hooks or events.
+   * Call inside a transaction; rows go in batches that stay under both engines' parameter limits.
+   */
+  async bulkInsert(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
+    this.touch(schema.tableName);
+    const conn = this.db.conn(rc);
+    const rows: RecordRow[] = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({
+      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
+    }));
+    // SQLite caps a compound insert at 500 rows.
+    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    for (let i = 0; i < rows.length; i += batch) await conn(schema.tableName).insert(rows.slice(i, i + batch));
+  }
+
+  /** Refreshes the planner statistics of a schema's table (after a bulk load). */
+  analyze(schema: CompiledSchema): Promise<void> {
+    return this.db.dialect.analyze(this.db.knex, schema.tableName);
+  }
+
   async findById(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord | null> {
-    const row = await this.db.conn(rc)<RecordRow>(schema.tableName).where({ tenant_id: rc.tenantId!, id }).first();
-    return row ? this.toRecord(row) : null;
+    const rows = await this.db.dialect.rows<RecordRow>(this.db.conn(rc),
+      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?`, [rc.tenantId!, id]);
+    return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
   async update(rc: RequestContext, schema: CompiledSchema, id: string, version: number, data: Record<string, unknown>, now: string): Promise<boolean> {
+    this.touch(schema.tableName);
     const changed = await this.db.conn(rc)(schema.tableName)
       .where({ tenant_id: rc.tenantId!, id, version })
       .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now });
@@ -50,6 +89,7 @@ export class RecordsRepository {
   }
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
+    this.touch(schema.tableName);
     const deleted = await this.db.conn(rc)(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete();
     return deleted === 1;
   }
@@ -58,19 +98,40 @@ export class RecordsRepository {
   async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: DataRecord[]; total: number | null }> {
     const conn = this.db.conn(rc);
     const sql = new SqlListQuery(this.db.dialect, schema.types);
-    const page = conn<RecordRow>(schema.tableName).select('id', 'data', 'version', 'created_at', 'updated_at').where('tenant_id', rc.tenantId!);
+    const filters = new SqlParts();
+    sql.applyFilters(filters, query.filters);
+    const page = new SqlParts();
     sql.applyFilters(page, query.filters);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    page.limit(query.limit + 1).offset(query.offset);
-
+    const rowsSql = `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
+    const rows = this.db.dialect.rows<RecordRow>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
     let total: Promise<number | null> = Promise.resolve(null);
     if (query.count) {
-      const counter = conn(schema.tableName).where('tenant_id', rc.tenantId!);
-      sql.applyFilters(counter, query.filters);
-      total = counter.count<{ n: number | string }[]>({ n: '*' }).then((r) => Number(r[0].n));
+      const countSql = `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
+      total = this.count(rc, schema.tableName, countSql, [rc.tenantId!, ...filters.bindings]);
     }
-    const [rows, n] = await Promise.all([page, total]);
-    return { rows: rows.map((r) => this.toRecord(r)), total: n };
+    const [found, n] = await Promise.all([rows, total]);
+    return { rows: found.map((r) => this.toRecord(r)), total: n };
+  }
+
+  private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {
+    const conn = this.db.conn(rc);
+    const run = async () => Number((await this.db.dialect.rows<{ n: number | string }>(conn, sql, bindings))[0].n);
+    // Inside a transaction the count may see uncommitted writes: never remember it.
+    if (rc.trx) return run();
+    const generation = this.generations.get(table) ?? 0;
+    const token = await this.db.dialect.externalChangeToken(conn);
+    if (token === null) return run();
+    const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
+    const known = this.totals.get(key);
+    if (known && known.generation === generation && known.token === token) return known.total;
+    const total = await run();
+    // Remembered only if no write to the table began meanwhile.
+    if ((this.generations.get(table) ?? 0) === generation) {
+      if (this.totals.size >= 1000) this.totals.delete(this.totals.keys().next().value!);
+      this.totals.set(key, { generation, token, total });
+    }
+    return total;
   }
 }

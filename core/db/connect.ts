@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import knexFactory, { type Knex } from 'knex';
 import type { Dialect } from './dialects/dialect.js';
@@ -8,10 +8,24 @@ import { postgresDialect } from './dialects/postgres.js';
 export interface DbConnection {
   knex: Knex;
   dialect: Dialect;
+  /** Throws unless the database answers (readiness). */
+  ping(): Promise<void>;
 }
 
 /** Opens the database named by DATABASE_URL: `sqlite:<path>` (embedded default) or `postgres://...`. */
-export function connectDatabase(databaseUrl: string, poolMax = 10): DbConnection {
+/** Where knex reports pool and connection trouble (else it writes to the console). */
+export interface DbLog {
+  warn(message: unknown): void;
+  error(message: unknown): void;
+}
+
+export function connectDatabase(databaseUrl: string, poolMax = 10, log?: DbLog): DbConnection {
+  const knexLog = log ? {
+    warn: (m: unknown) => log.warn(String(m)),
+    error: (m: unknown) => log.error(String(m)),
+    deprecate: (m: unknown) => log.warn(String(m)),
+    debug: () => {},
+  } : undefined;
   if (databaseUrl.startsWith('sqlite:')) {
     const file = databaseUrl.slice('sqlite:'.length);
     const filename = file === ':memory:' ? file : resolve(file);
@@ -20,6 +34,7 @@ export function connectDatabase(databaseUrl: string, poolMax = 10): DbConnection
       client: 'better-sqlite3',
       connection: { filename },
       useNullAsDefault: true,
+      log: knexLog,
       pool: {
         min: 1,
         max: 1,
@@ -36,13 +51,19 @@ export function connectDatabase(databaseUrl: string, poolMax = 10): DbConnection
         },
       },
     });
-    return { knex, dialect: sqliteDialect };
+    const ping = async () => {
+      // An open SQLite handle keeps answering from a deleted file; a database that is gone is not ready.
+      if (filename !== ':memory:' && !existsSync(filename)) throw new Error(`The SQLite database ${filename} is missing`);
+      await knex.raw('select count(*) from sqlite_master');
+    };
+    return { knex, dialect: sqliteDialect, ping };
   }
   const knex = knexFactory({
     client: 'pg',
     connection: { connectionString: databaseUrl },
     pool: { min: 0, max: poolMax },
     acquireConnectionTimeout: 10_000,
+    log: knexLog,
   });
-  return { knex, dialect: postgresDialect };
+  return { knex, dialect: postgresDialect, ping: async () => { await knex.raw('select 1'); } };
 }

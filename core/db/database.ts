@@ -14,6 +14,16 @@ export class Database {
     return rc?.trx ?? this.knex;
   }
 
+  /**
+   * Inserts one row as a cached prepared statement (no query builder): for hot write paths such as the
+   * outbox. Joins rc's transaction when there is one. Column names come from code, never from users.
+   */
+  async insert(rc: RequestContext | null | undefined, table: string, row: Record<string, unknown>): Promise<void> {
+    const columns = Object.keys(row);
+    const sql = `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+    await this.dialect.rows(this.conn(rc), sql, columns.map((c) => row[c]));
+  }
+
   async transaction<T>(rc: RequestContext, fn: (rc: RequestContext) => Promise<T>): Promise<T> {
     if (rc.trx) return fn(rc);
     const afterCommit: Array<() => void | Promise<void>> = [];

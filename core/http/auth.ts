@@ -1,12 +1,15 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
-import jwksRsa, { type JwksClient } from 'jwks-rsa';
 import type { Config } from '../../config/index.js';
 import { InvalidToken, Unauthenticated } from './errors.js';
+import { JwksKeySet } from './jwks.js';
 import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
 
+const VERIFIED_CACHE_SIZE = 10_000;
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
+/** Each key kind verifies exactly one algorithm: an RSA key RS256, a P-256 key ES256. */
+const ALGORITHM_OF_KEY: Record<string, jwt.Algorithm> = { rsa: 'RS256', ec: 'ES256' };
 
 /**
  * Verifies `Authorization: Bearer ...` as CONTRACT.md section 2 fixes it: HS256 with AUTH_JWT_SECRET,
@@ -14,23 +17,18 @@ const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
  * required; the test key outside production only.
  */
 export class Authenticator {
-  private readonly jwks: JwksClient | null;
+  private readonly jwks: JwksKeySet | null;
   private readonly testKey: Buffer | null;
+  /** The HS256 secret as a key object, made once (jsonwebtoken would rebuild it from the string per call). */
+  private readonly hsKey: KeyObject | null;
+  /** Tokens verified lately, by their exact text: a repeat costs a map lookup (bounded size and age). */
+  private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   constructor(private readonly config: Config) {
-    this.jwks = config.auth.jwksUri
-      ? jwksRsa({
-          jwksUri: config.auth.jwksUri,
-          cache: true,
-          cacheMaxEntries: 20,
-          cacheMaxAge: 10 * 60 * 1000,
-          // An unknown kid refetches the key set at most once per 30 s.
-          rateLimit: true,
-          jwksRequestsPerMinute: 2,
-          timeout: 5000,
-        })
-      : null;
+    // Keys are cached; an unknown kid refetches the key set at most once per 30 s.
+    this.jwks = config.auth.jwksUri ? new JwksKeySet(config.auth.jwksUri) : null;
     this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
+    this.hsKey = config.auth.jwtSecret ? createSecretKey(Buffer.from(config.auth.jwtSecret, 'utf8')) : null;
   }
 
   /** Returns the principal, null when no credentials were sent; throws 401 for bad ones. */
@@ -41,7 +39,16 @@ export class Authenticator {
     const token = match[1];
     if (this.isTestKey(token)) return testKeyPrincipal();
     if (token.split('.').length !== 3) throw InvalidToken();
-    return this.principalFromClaims(await this.verify(token));
+    const now = Date.now();
+    const hit = this.verified.get(token);
+    // Each request gets its own copy, so that nothing a handler does to it leaks into the next request.
+    if (hit && hit.until > now) return { ...hit.principal, roles: [...hit.principal.roles] };
+    const claims = await this.verify(token);
+    const principal = this.principalFromClaims(claims);
+    // Remembered until it expires, for at most a minute, so a rotated-out key stops working soon.
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, { principal, until: Math.min(claims.exp! * 1000, now + 60_000) });
+    return { ...principal, roles: [...principal.roles] };
   }
 
   async require(authorization: string | undefined): Promise<Principal> {
@@ -66,17 +73,17 @@ export class Authenticator {
     if (audience) options.audience = audience;
 
     let key: jwt.Secret;
-    if (HS_ALGORITHMS.includes(alg as jwt.Algorithm) && jwtSecret) {
-      key = jwtSecret;
+    if (HS_ALGORITHMS.includes(alg as jwt.Algorithm) && jwtSecret && this.hsKey) {
+      key = this.hsKey;
       options.algorithms = HS_ALGORITHMS;
     } else if (ASYMMETRIC_ALGORITHMS.includes(alg as jwt.Algorithm) && this.jwks) {
       if (!decoded.header.kid) throw InvalidToken('The token has no key id (kid)');
-      try {
-        key = (await this.jwks.getSigningKey(decoded.header.kid)).getPublicKey();
-      } catch {
-        throw InvalidToken('The token was signed by an unknown key');
-      }
-      options.algorithms = ASYMMETRIC_ALGORITHMS;
+      const publicKey = await this.jwks.get(String(decoded.header.kid));
+      if (!publicKey) throw InvalidToken('The token was signed by an unknown key');
+      const pinned = ALGORITHM_OF_KEY[publicKey.asymmetricKeyType ?? ''];
+      if (pinned !== alg) throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" does not fit its key`);
+      key = publicKey;
+      options.algorithms = [pinned];
     } else {
       throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" is not accepted`);
     }

@@ -15,12 +15,14 @@ export async function readJsonBody(ctx: AppContext, limit = JSON_BODY_LIMIT): Pr
   if (!ctx.is('application/json', 'application/*+json')) {
     throw UnsupportedMediaType(`The body must be application/json, got "${ctx.get('Content-Type') || 'none'}"`);
   }
-  if (length !== undefined && length > limit) throw PayloadTooLarge(limit);
+  // The rest of an oversized body is never read: close the connection after the answer.
+  const tooLarge = () => PayloadTooLarge(limit, [], { Connection: 'close' });
+  if (length !== undefined && length > limit) throw tooLarge();
   let text: string;
   try {
     text = await getRawBody(ctx.req, { limit, encoding: 'utf8', length });
   } catch (err) {
-    if ((err as { type?: string }).type === 'entity.too.large') throw PayloadTooLarge(limit);
+    if ((err as { type?: string }).type === 'entity.too.large') throw tooLarge();
     throw err;
   }
   if (text.trim() === '') return undefined;

@@ -154,20 +154,26 @@ function prefixIssues(prefix: string, issues: Array<{ path: string; message: str
   return issues.map((i) => ({ path: `${prefix}${i.path === '/' ? '' : i.path}`, message: i.message }));
 }
 
-/** Authenticates, resolves the tenant and checks role, suspension and module; sets ctx.state.rc. */
+/**
+ * Authenticates, resolves the tenant and checks role, suspension and module; sets ctx.state.rc.
+ * The tenant and its module flag come from one query per request (no cache), so a module disabled
+ * in any process is refused at once everywhere.
+ */
 async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec['module'], deps: RouteDeps): Promise<void> {
   const principal = spec.auth === 'public' ? null : await deps.authenticator.require(ctx.get('Authorization') || undefined);
   ctx.state.principal = principal;
 
   let tenantId: string | null = null;
   if (spec.auth === 'superadmin' && !principal!.isSuperadmin) throw SuperadminRequired();
+  const appCode = typeof module === 'function' ? module(ctx) : module;
 
   if (spec.auth === 'public') {
     const id = ctx.params[spec.tenantParam ?? ''] ?? null;
     if (id !== null) {
-      const tenant = await deps.tenants.get(null, id);
-      if (!tenant || tenant.status !== 'active') throw TenantNotFound(id);
-      ctx.state.tenant = tenant;
+      const found = await deps.tenants.lookup(null, id, appCode ?? null);
+      if (!found || found.tenant.status !== 'active') throw TenantNotFound(id);
+      if (!found.moduleEnabled) throw ModuleDisabled(appCode!);
+      ctx.state.tenant = found.tenant;
       tenantId = id;
     }
   } else if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
@@ -184,19 +190,16 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
       }
       if (!tenantId) throw TenantRequired();
     }
-    const tenant = await deps.tenants.require(null, tenantId ?? '');
-    if (tenant.status !== 'active' && !p.isSuperadmin) throw Forbidden('The tenant is suspended');
+    const found = await deps.tenants.lookup(null, tenantId ?? '', appCode ?? null);
+    if (!found) throw TenantNotFound(tenantId ?? '');
+    if (found.tenant.status !== 'active' && !p.isSuperadmin) throw Forbidden('The tenant is suspended');
     if (!p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK[spec.role ?? 'viewer']) {
       throw Forbidden(`This needs the ${spec.role} role`);
     }
-    ctx.state.tenant = tenant;
+    if (!found.moduleEnabled) throw ModuleDisabled(appCode!);
+    ctx.state.tenant = found.tenant;
   } else if (principal) {
     tenantId = principal.tenantId;
-  }
-
-  const appCode = typeof module === 'function' ? module(ctx) : module;
-  if (appCode && tenantId && ctx.state.tenant && !(await deps.tenants.isModuleEnabled(null, tenantId, appCode))) {
-    throw ModuleDisabled(appCode);
   }
 
   const rc: RequestContext = {

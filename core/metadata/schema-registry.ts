@@ -31,6 +31,8 @@ export const SCHEMA_LIMITS = {
   maxDepth: 32,
   maxIndexes: 16,
   maxFieldsPerIndex: 4,
+  /** `uniqueItems` over arbitrary values compares every pair: it needs a `maxItems` at most this large. */
+  maxUniqueItems: 1000,
 };
 
 /**
@@ -149,6 +151,8 @@ export class SchemaRegistry {
     if (schema.$schema !== undefined && schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
       throw InvalidSchema('Only JSON Schema 2020-12 is supported ($schema https://json-schema.org/draft/2020-12/schema)');
     }
+    const hostile = findHostileKeyword(schema);
+    if (hostile) throw InvalidSchema(hostile);
     for (const field of SERVER_FIELDS) {
       if (schema.properties && Object.hasOwn(schema.properties, field)) {
         throw InvalidSchema(`"${field}" is managed by the server and may not be declared`);
@@ -194,6 +198,38 @@ function key(tenantId: string | null, namespace: string, name: string): string {
 
 export function assertIdentifier(name: string, value: unknown): asserts value is string {
   if (typeof value !== 'string' || !IDENTIFIER.test(value)) throw InvalidIdentifier({ name, value: String(value) });
+}
+
+const SCALAR_TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null']);
+
+/**
+ * Keywords that would let one registration slow every write down: `$data` references, and `uniqueItems`
+ * over values that ajv can only compare pair by pair (quadratic in the array length) without a bound.
+ */
+function findHostileKeyword(node: unknown, path = ''): string | null {
+  if (!node || typeof node !== 'object') return null;
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const found = findHostileKeyword(node[i], `${path}/${i}`);
+      if (found) return found;
+    }
+    return null;
+  }
+  const obj = node as Record<string, unknown>;
+  if (Object.hasOwn(obj, '$data')) return `$data references are not supported (at ${path || '/'})`;
+  if (obj.uniqueItems === true) {
+    const items = obj.items as { type?: unknown } | undefined;
+    const scalarItems = typeof items?.type === 'string' && SCALAR_TYPES.has(items.type);
+    const bounded = typeof obj.maxItems === 'number' && obj.maxItems <= SCHEMA_LIMITS.maxUniqueItems;
+    if (!scalarItems && !bounded) {
+      return `uniqueItems needs scalar "items" or "maxItems" of at most ${SCHEMA_LIMITS.maxUniqueItems} (at ${path || '/'})`;
+    }
+  }
+  for (const [key, value] of Object.entries(obj)) {
+    const found = findHostileKeyword(value, `${path}/${key}`);
+    if (found) return found;
+  }
+  return null;
 }
 
 function depthOf(value: unknown, depth = 0): number {

@@ -36,6 +36,19 @@ export class TenantsRepository {
     return row ? toTenant(row) : null;
   }
 
+  /**
+   * The tenant and, in the same query, whether one licensed module is enabled for it (null: no row).
+   * The request pipeline calls this on every request, so it is one round trip of precompiled SQL.
+   */
+  async findWithModule(rc: RequestContext | null, id: string, appCode: string): Promise<{ tenant: TenantRecord; moduleEnabled: boolean | null } | null> {
+    const rows = await this.db.dialect.rows<TenantRow & { is_enabled: unknown }>(this.db.conn(rc),
+      'SELECT t.id, t.name, t.plan, t.status, t.created_at, t.updated_at, m.is_enabled FROM tenants t '
+      + 'LEFT JOIN tenant_modules m ON m.tenant_id = t.id AND m.app_code = ? WHERE t.id = ?', [appCode, id]);
+    const row = rows[0];
+    if (!row) return null;
+    return { tenant: toTenant(row), moduleEnabled: row.is_enabled === null || row.is_enabled === undefined ? null : Boolean(row.is_enabled) };
+  }
+
   async insert(rc: RequestContext, tenant: TenantRecord): Promise<void> {
     await this.db.conn(rc)('tenants').insert({
       id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, created_at: tenant.createdAt, updated_at: tenant.updatedAt,

@@ -76,6 +76,17 @@ export class TenantsService {
     return this.repository.listModules(rc, tenantId);
   }
 
+  /**
+   * The tenant (null when unknown) and whether `appCode` is enabled for it, in one query, read fresh on
+   * every call so that disabling a module takes effect at once in every process.
+   */
+  async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<{ tenant: TenantRecord; moduleEnabled: boolean } | null> {
+    if (!TENANT_ID.test(id)) return null;
+    // No module to check: '' matches no module row, and the query stays the same prepared statement.
+    const found = await this.repository.findWithModule(rc, id, appCode ?? '');
+    return found ? { tenant: found.tenant, moduleEnabled: found.moduleEnabled ?? true } : null;
+  }
+
   /** A module without a row counts as enabled (a pack added after the tenant was created). */
   async isModuleEnabled(rc: RequestContext | null, tenantId: string, appCode: string): Promise<boolean> {
     const module = await this.repository.findModule(rc, tenantId, appCode);

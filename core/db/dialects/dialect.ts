@@ -17,6 +17,14 @@ export interface Dialect {
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */
   isForeignKeyViolation(error: unknown): boolean;
+  /** Runs a parameterised statement (`?` placeholders) and returns its rows, on either engine. */
+  rows<T = Record<string, unknown>>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]>;
+  /**
+   * A number that changes whenever another connection (another process) commits to the database, or
+   * null when the engine offers no cheap way to tell (then nothing derived from table contents may be
+   * cached across requests).
+   */
+  externalChangeToken(conn: Knex): Promise<number | null>;
   /** Updates planner statistics for a table (ANALYZE). */
   analyze(knex: Knex, table: string): Promise<void>;
 }

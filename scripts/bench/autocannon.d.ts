@@ -1,0 +1,18 @@
+declare module 'autocannon' {
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    body?: string;
+  }
+  interface Result {
+    requests: { average: number };
+    latency: { p50: number; p99: number; average: number };
+    non2xx: number;
+    errors: number;
+  }
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

@@ -1,0 +1,36 @@
+import type { SchemaInput } from '../../core/metadata/schema-definition.js';
+
+/** The schema both sides of the benchmark validate and store. */
+export const BENCH_SCHEMA: SchemaInput = {
+  namespace: 'bench',
+  name: 'item',
+  title: 'Benchmark item',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['sku', 'title'],
+    properties: {
+      sku: { type: 'string', minLength: 1, maxLength: 64 },
+      title: { type: 'string', minLength: 1, maxLength: 200 },
+      priceCents: { type: 'integer', minimum: 0 },
+      category: { type: 'string', maxLength: 40 },
+      active: { type: 'boolean', default: true },
+      tags: { type: 'array', items: { type: 'string', maxLength: 40 }, maxItems: 10 },
+    },
+  },
+  indexes: [['category']],
+};
+
+export const CATEGORIES = Array.from({ length: 10 }, (_, i) => `cat-${i}`);
+
+/** A deterministic record body: the i-th of a tenant's load. */
+export function benchBody(i: number): Record<string, unknown> {
+  return {
+    sku: `SKU-${String(i).padStart(7, '0')}`,
+    title: `Item number ${i}`,
+    priceCents: (i * 37) % 100_000,
+    category: CATEGORIES[i % CATEGORIES.length],
+    active: i % 3 !== 0,
+    tags: ['bench', `t${i % 7}`],
+  };
+}

@@ -1,0 +1,251 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import pg from 'pg';
+import { loadConfig } from '../../config/index.js';
+import { createApp } from '../../core/app.js';
+import { newId } from '../../core/db/ids.js';
+import { systemContext } from '../../core/kernel/request-context.js';
+import type { DataRecord } from '../../core/data/records.repository.js';
+import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { loadBaseline, type BaselineRecord } from './baseline-store.js';
+
+/**
+ * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres]
+ *
+ * For each engine: loads `records` records for tenant A and as many for tenant B (directly, in one
+ * transaction), starts the service (`core/main.ts`, production mode) and a hand-written Koa endpoint
+ * (scripts/bench/baseline-server.ts) side by side in their own processes, and drives each with autocannon,
+ * scenario by scenario, comparator then service. Prints a table and writes bench-results/<time>.json and .md.
+ */
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    records: { type: 'string', default: '100000' },
+    engines: { type: 'string', default: 'sqlite,postgres' },
+    postgres: { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+  },
+});
+const DURATION = Number(args.duration);
+const CONNECTIONS = Number(args.connections);
+const RECORDS = Number(args.records);
+const ENGINES = args.engines!.split(',') as Array<'sqlite' | 'postgres'>;
+const ROOT = new URL('../../', import.meta.url).pathname;
+const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
+const TENANT_A = 'bench-a';
+const TENANT_B = 'bench-b';
+
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+interface Row {
+  engine: string;
+  scenario: string;
+  baseline: Measured | null;
+  kernel: Measured;
+  target: string;
+  met: boolean | null;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function makeDatabase(engine: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-bench-'));
+    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `hp_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: args.postgres });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(args.postgres!);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: args.postgres });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+function serviceEnv(url: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AUTH_JWT_SECRET: JWT_SECRET,
+    SIGNING_SECRET: 'bench-signing-secret-0123456789abcdefghij',
+    SETTINGS_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdefghij',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    DATABASE_POOL_MAX: '10',
+  };
+}
+
+/** Loads both tenants' records into the kernel's tables and the comparator's table. */
+async function load(url: string): Promise<void> {
+  const started = Date.now();
+  const config = loadConfig({ ...serviceEnv(url, 0), LOG_LEVEL: 'warn' });
+  const app = await createApp(config);
+  const sys = systemContext(null);
+  const base = Date.now() - RECORDS * 1000;
+  const baseline: Array<{ tenantId: string; records: BaselineRecord[] }> = [];
+  for (const tenantId of [TENANT_A, TENANT_B]) {
+    await app.kernel.tenants.create(sys, { id: tenantId, name: tenantId });
+    const rc = systemContext(tenantId);
+    const schema = await app.kernel.schemas.registerForTenant(rc, BENCH_SCHEMA);
+    const records: DataRecord[] = [];
+    for (let i = 0; i < RECORDS; i++) {
+      const at = new Date(base + i * 1000).toISOString();
+      records.push({ id: newId(), ...benchBody(i), createdAt: at, updatedAt: at, version: 1 });
+    }
+    await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, schema, records));
+    await app.kernel.records.repository.analyze(schema);
+    baseline.push({ tenantId, records: records.map(({ id, createdAt, updatedAt: _u, version: _v, ...data }) => ({ id, createdAt, data })) });
+  }
+  await app.close();
+  await loadBaseline(url, baseline);
+  console.log(`  loaded ${RECORDS} records for each of 2 tenants, twice (kernel and comparator), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function startProcess(script: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      if (res.status === 200 || res.status === 400) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not start`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+async function measure(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<Measured> {
+  // A short warm-up, so JIT and caches are in their steady state.
+  await autocannon({ url, connections: CONNECTIONS, duration: 1, method: options.method ?? 'GET', headers: options.headers, body: options.body });
+  const r = await autocannon({ url, connections: CONNECTIONS, duration: DURATION, method: options.method ?? 'GET', headers: options.headers, body: options.body });
+  const m = { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  console.log(`    ${label.padEnd(34)} ${m.rps.toFixed(0).padStart(7)} req/s   p50 ${String(m.p50).padStart(4)} ms   p99 ${String(m.p99).padStart(4)} ms${m.non2xx || m.errors ? `   (!) non-2xx ${m.non2xx}, errors ${m.errors}` : ''}`);
+  return m;
+}
+
+async function benchEngine(engine: 'sqlite' | 'postgres'): Promise<Row[]> {
+  console.log(`\n== ${engine}`);
+  const db = await makeDatabase(engine);
+  try {
+    await load(db.url);
+    const rows: Row[] = [];
+    const createBody = JSON.stringify(benchBody(424242));
+    const json = { 'Content-Type': 'application/json' };
+
+    // Both servers run side by side (an idle one costs nothing); each scenario measures the comparator
+    // and then the service back to back, so that load from elsewhere on the machine hits both alike.
+    const bPort = await freePort();
+    const baseline = await startProcess('scripts/bench/baseline-server.ts', { ...serviceEnv(db.url, bPort), BENCH_DATABASE_URL: db.url }, bPort);
+    const kPort = await freePort();
+    const kernel = await startProcess('core/main.ts', serviceEnv(db.url, kPort), kPort);
+    const bUrl = `http://127.0.0.1:${bPort}/items`;
+    const bh = { 'X-Tenant-Id': TENANT_A };
+    const token = jwt.sign({ sub: 'bench-user', tenant_id: TENANT_A, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+    const kh = { Authorization: `Bearer ${token}` };
+    const kUrl = `http://127.0.0.1:${kPort}/api/v1/data/bench/item`;
+    let cursor: string | null = null;
+    for (let page = 0; page < 200; page++) {
+      const res = await fetch(`${kUrl}?limit=50&count=false${cursor ? `&cursor=${cursor}` : ''}`, { headers: kh });
+      cursor = ((await res.json()) as { data: { pagination: { nextCursor: string } } }).data.pagination.nextCursor;
+    }
+    console.log('  comparator = hand-written Koa endpoint, service = kernel /data API');
+    const bList = await measure('comparator: list 50 newest', `${bUrl}?limit=50`, { headers: bh });
+    const kList = await measure('service: list 50 newest (count=false)', `${kUrl}?limit=50&count=false`, { headers: kh });
+    const bFiltered = await measure('comparator: list 50, category', `${bUrl}?limit=50&category=cat-3`, { headers: bh });
+    const kFiltered = await measure('service: list 50, category (count=false)', `${kUrl}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, { headers: kh });
+    const kPage1 = await measure('service: page 1 (count=false)', `${kUrl}?limit=50&count=false`, { headers: kh });
+    const kDeep = await measure('service: page 201 by cursor', `${kUrl}?limit=50&count=false&cursor=${cursor}`, { headers: kh });
+    const kListTotal = await measure('service: list 50 newest with total', `${kUrl}?limit=50`, { headers: kh });
+    const kFilteredTotal = await measure('service: list 50, category, with total', `${kUrl}?limit=50&filter%5Bcategory%5D=cat-3`, { headers: kh });
+    const bCreate = await measure('comparator: create', bUrl, { method: 'POST', headers: { ...bh, ...json }, body: createBody });
+    const kCreate = await measure('service: create', kUrl, { method: 'POST', headers: { ...kh, ...json }, body: createBody });
+    await stopProcess(baseline);
+    await stopProcess(kernel);
+
+    const listTarget = (k: Measured, b: Measured) => k.rps >= 0.7 * b.rps && k.p99 <= Math.max(1.5 * b.p99, b.p99 + 1);
+    rows.push({ engine, scenario: 'create', baseline: bCreate, kernel: kCreate, target: '>= 70% req/s', met: kCreate.rps >= 0.7 * bCreate.rps });
+    rows.push({ engine, scenario: 'list 50 newest', baseline: bList, kernel: kList, target: '>= 70% req/s, p99 <= 1.5x', met: listTarget(kList, bList) });
+    rows.push({ engine, scenario: 'list 50 filtered (index)', baseline: bFiltered, kernel: kFiltered, target: '>= 70% req/s, p99 <= 1.5x', met: listTarget(kFiltered, bFiltered) });
+    rows.push({ engine, scenario: 'deep page (after 200) vs page 1', baseline: kPage1, kernel: kDeep, target: 'p99 <= 1.5x page 1', met: kDeep.p99 <= Math.max(1.5 * kPage1.p99, kPage1.p99 + 1) });
+    rows.push({ engine, scenario: 'list 50 newest with total', baseline: bList, kernel: kListTotal, target: '(extra: counts 100k rows)', met: null });
+    rows.push({ engine, scenario: 'list 50 filtered with total', baseline: bFiltered, kernel: kFilteredTotal, target: '(extra: counts 10k rows)', met: null });
+    return rows;
+  } finally {
+    await db.drop();
+  }
+}
+
+function table(rows: Row[]): string {
+  const lines = [
+    '| engine | scenario | comparator req/s | comparator p99 ms | service req/s | service p99 ms | req/s ratio | p99 ratio | target | met |',
+    '|---|---|---:|---:|---:|---:|---:|---:|---|---|',
+  ];
+  for (const r of rows) {
+    const b = r.baseline;
+    lines.push(`| ${r.engine} | ${r.scenario} | ${b ? b.rps.toFixed(0) : '-'} | ${b ? b.p99 : '-'} | ${r.kernel.rps.toFixed(0)} | ${r.kernel.p99} | ${b ? (r.kernel.rps / b.rps).toFixed(2) : '-'} | ${b ? (r.kernel.p99 / Math.max(b.p99, 1)).toFixed(2) : '-'} | ${r.target} | ${r.met === null ? '' : r.met ? 'yes' : 'NO'} |`);
+  }
+  return lines.join('\n');
+}
+
+const all: Row[] = [];
+for (const engine of ENGINES) all.push(...(await benchEngine(engine)));
+let commit = 'unknown';
+try {
+  const { execSync } = await import('node:child_process');
+  commit = execSync('git rev-parse --short HEAD', { cwd: ROOT, encoding: 'utf8' }).trim();
+} catch {
+  // not a git checkout
+}
+const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario, ${RECORDS} records per tenant, 2 tenants.\n` +
+  'In the deep-page row the comparator columns hold the service\'s own page 1.\n';
+const md = `${header}\n${table(all)}\n`;
+console.log(`\n${md}`);
+mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+writeFileSync(join(ROOT, 'bench-results', `${stamp}.md`), md);
+writeFileSync(join(ROOT, 'bench-results', `${stamp}.json`), JSON.stringify({ commit, connections: CONNECTIONS, duration: DURATION, records: RECORDS, rows: all }, null, 2));
+console.log(`written to bench-results/${stamp}.md and .json`);
+process.exit(0);

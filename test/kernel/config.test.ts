@@ -1,0 +1,118 @@
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { expect } from 'chai';
+import jwt from 'jsonwebtoken';
+import { ConfigError, loadConfig } from '../../config/index.js';
+import { DEV_DEFAULTS } from '../../config/dev-defaults.js';
+
+const base = { NODE_ENV: 'test', DATABASE_URL: 'sqlite::memory:' };
+const strong = 'x'.repeat(32);
+
+function configError(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).to.be.instanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error('loadConfig accepted a bad environment');
+}
+
+describe('configuration (config/index.ts)', () => {
+  it('fills the documented defaults', () => {
+    const config = loadConfig({});
+    expect(config).to.deep.include({ port: 8080, host: '127.0.0.1', databaseUrl: 'sqlite:./data/platform.db', migrateOnStart: true, nodeEnv: 'development' });
+    expect(config.auth.tenantClaim).to.equal('tenant_id');
+    expect(Object.isFrozen(config) && Object.isFrozen(config.auth)).to.equal(true);
+  });
+
+  it('names the variable of a bad value', () => {
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ PORT: 'eighty' }, 'PORT'],
+      [{ PORT: '70000' }, 'PORT'],
+      [{ DATABASE_URL: 'mysql://localhost/db' }, 'DATABASE_URL'],
+      [{ MIGRATE_ON_START: 'perhaps' }, 'MIGRATE_ON_START'],
+      [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
+      [{ AUTH_JWKS_URI: 'ftp://idp/jwks' }, 'AUTH_JWKS_URI'],
+      [{ SIGNING_SECRET: 'short' }, 'SIGNING_SECRET'],
+      [{ NODE_ENV: 'staging' }, 'NODE_ENV'],
+    ];
+    for (const [env, variable] of cases) {
+      const err = configError({ ...base, ...env });
+      expect(err.variable, JSON.stringify(env)).to.equal(variable);
+      expect(err.message).to.include(variable);
+    }
+  });
+
+  it('requires SIGNING_SECRET and SETTINGS_ENCRYPTION_KEY in production', () => {
+    const prod = { ...base, NODE_ENV: 'production', AUTH_JWT_SECRET: strong };
+    expect(configError(prod).variable).to.equal('SIGNING_SECRET');
+    expect(configError({ ...prod, SIGNING_SECRET: strong }).variable).to.equal('SETTINGS_ENCRYPTION_KEY');
+    const config = loadConfig({ ...prod, SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong, TEST_API_KEY: 'a-test-key-123' });
+    expect(config.isProduction).to.equal(true);
+    expect(config.testApiKey).to.equal(null);
+  });
+
+  it('requires a token verifier in production', () => {
+    const err = configError({ ...base, NODE_ENV: 'production', SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong });
+    expect(err.message).to.match(/AUTH_JWKS_URI|AUTH_JWT_SECRET/);
+  });
+});
+
+describe('npm start (core/main.ts)', () => {
+  const root = new URL('../../', import.meta.url).pathname;
+  const cleanEnv = () => {
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
+    return env;
+  };
+
+  it('exits non-zero naming PORT when PORT is bad', () => {
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+      cwd: root, env: { ...cleanEnv(), PORT: 'not-a-port' }, encoding: 'utf8', timeout: 20_000,
+    });
+    expect(result.status).to.not.equal(0);
+    expect(result.stderr).to.include('PORT');
+  });
+
+  it('prints the URL and the development test key, answers /health and stops on SIGTERM', async function () {
+    this.timeout(40_000);
+    const dir = mkdtempSync(join(tmpdir(), 'hp-main-'));
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+        cwd: root, env: { ...cleanEnv(), PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, LOG_LEVEL: 'silent' },
+      });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+      const deadline = Date.now() + 30_000;
+      while (!/listening on (http:\/\/\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
+      const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+      expect(url, out).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(out).to.include('dev-test-key');
+      const res = await fetch(`${url}/api/v1/health`);
+      expect(res.status).to.equal(200);
+      const code = await new Promise<number | null>((resolve) => {
+        child.once('exit', (c) => resolve(c));
+        child.kill('SIGTERM');
+      });
+      expect(code).to.equal(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run token (scripts/token.ts)', () => {
+  it('prints an HS256 development token with the tenant and role asked for', () => {
+    const root = new URL('../../', import.meta.url).pathname;
+    const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/token.ts', '--tenant', 'acme', '--role', 'editor', '--sub', 'alice'], {
+      cwd: root, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' }, encoding: 'utf8', timeout: 20_000,
+    });
+    expect(result.status, result.stderr).to.equal(0);
+    const claims = jwt.verify(result.stdout.trim(), DEV_DEFAULTS.AUTH_JWT_SECRET, { algorithms: ['HS256'] }) as jwt.JwtPayload;
+    expect(claims).to.include({ sub: 'alice', tenant_id: 'acme' });
+    expect(claims.roles).to.deep.equal(['editor']);
+    expect(claims.exp! - claims.iat!).to.equal(8 * 3600);
+  });
+});
