@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import knexFactory, { type Knex } from 'knex';
 import type { Dialect } from './dialects/dialect.js';
 import type { RequestContext } from '../kernel/request-context.js';
 
@@ -26,11 +26,26 @@ export class Database {
 
   async transaction<T>(rc: RequestContext, fn: (rc: RequestContext) => Promise<T>): Promise<T> {
     if (rc.trx) return fn(rc);
+    // One pooled connection is held for the whole transaction. BEGIN and COMMIT run straight on it, and the
+    // callback gets a knex bound to it: knex.transaction() builds a new knex instance and runs BEGIN/COMMIT
+    // through its query pipeline for every transaction, which cost more than the writes themselves.
+    const client = this.knex.client as unknown as PoolClient;
+    const connection = await client.acquireConnection();
     const afterCommit: Array<() => void | Promise<void>> = [];
-    const result = await this.knex.transaction(async (trx) => {
-      const inner: RequestContext = { ...rc, trx, afterCommit: (cb) => { afterCommit.push(cb); } };
-      return fn(inner);
-    });
+    let result: T;
+    try {
+      await this.dialect.exec(connection, this.dialect.beginSql);
+      try {
+        const inner: RequestContext = { ...rc, trx: boundKnex(this.knex, connection), afterCommit: (cb) => { afterCommit.push(cb); } };
+        result = await fn(inner);
+        await this.dialect.exec(connection, 'COMMIT');
+      } catch (err) {
+        await this.dialect.exec(connection, 'ROLLBACK').catch(() => {});
+        throw err;
+      }
+    } finally {
+      await client.releaseConnection(connection);
+    }
     for (const cb of afterCommit) {
       try {
         await cb();
@@ -40,4 +55,29 @@ export class Database {
     }
     return result;
   }
+}
+
+interface PoolClient {
+  acquireConnection(): Promise<object>;
+  releaseConnection(connection: object): Promise<unknown>;
+}
+
+/** A knex instance per driver connection whose queries all run on that connection (built once, reused). */
+const boundInstances = new WeakMap<object, Knex.Transaction>();
+
+function boundKnex(base: Knex, connection: object): Knex.Transaction {
+  let bound = boundInstances.get(connection);
+  if (!bound) {
+    const PoolClientClass = base.client.constructor as new (config: Knex.Config) => Knex.Client;
+    class BoundClient extends PoolClientClass {
+      override async acquireConnection() {
+        return connection;
+      }
+      override async releaseConnection() {}
+    }
+    // No `connection` in the config: the bound client opens no pool and no driver of its own.
+    bound = knexFactory({ client: BoundClient as unknown as typeof Knex.Client, useNullAsDefault: true }) as unknown as Knex.Transaction;
+    boundInstances.set(connection, bound);
+  }
+  return bound;
 }

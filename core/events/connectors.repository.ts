@@ -53,8 +53,9 @@ export class ConnectorsRepository {
 
   /** The tenant's active connectors (fan-out reads them in the publishing transaction). */
   async listActive(rc: RequestContext): Promise<ConnectorRow[]> {
-    const rows = await this.db.conn(rc)('connectors').where({ tenant_id: rc.tenantId, active: true });
-    return rows.map((r) => this.map(r));
+    // Asked for every event the product raises: a cached prepared statement rather than the query builder.
+    const rows = await this.db.dialect.rows<Record<string, any>>(this.db.conn(rc), 'SELECT * FROM connectors WHERE tenant_id = ? AND active = ?', [rc.tenantId, true]);
+    return rows.map((r) => this.map(r as any));
   }
 
   /** Connectors by id within one tenant, for the dispatcher. */

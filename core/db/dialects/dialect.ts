@@ -25,6 +25,10 @@ export interface Dialect {
    * cached across requests).
    */
   externalChangeToken(conn: Knex): Promise<number | null>;
+  /** Statement that opens a write transaction on a held connection. */
+  readonly beginSql: string;
+  /** Runs a statement without results (BEGIN, COMMIT, ROLLBACK) straight on a driver connection. */
+  exec(connection: unknown, sql: string): Promise<void>;
   /** Updates planner statistics for a table (ANALYZE). */
   analyze(knex: Knex, table: string): Promise<void>;
 }

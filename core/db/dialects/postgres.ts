@@ -38,6 +38,10 @@ export const postgresDialect: Dialect = {
   likeOperator: 'ILIKE',
   isUniqueViolation: (error) => (error as { code?: string })?.code === '23505',
   isForeignKeyViolation: (error) => (error as { code?: string })?.code === '23503',
+  beginSql: 'BEGIN',
+  async exec(connection: unknown, sql: string) {
+    await (connection as { query(sql: string): Promise<unknown> }).query(sql);
+  },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     // Through knex's connection handling (the pool, or the transaction's connection), as a named
     // prepared statement, which pg parses once per connection.

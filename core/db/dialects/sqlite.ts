@@ -62,6 +62,11 @@ export const sqliteDialect: Dialect = {
       await client.releaseConnection(connection);
     }
   },
+  // IMMEDIATE takes the write lock at once, so two processes on one file never deadlock upgrading a read lock.
+  beginSql: 'BEGIN IMMEDIATE',
+  async exec(connection: unknown, sql: string) {
+    prepared(connection as BetterSqliteConnection, sql).run();
+  },
   async externalChangeToken(conn: Knex) {
     // PRAGMA data_version changes when any other connection commits; the service itself holds one.
     const rows = await sqliteDialect.rows<{ data_version: number }>(conn, 'PRAGMA data_version', []);
