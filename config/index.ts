@@ -23,6 +23,8 @@ export interface Config {
   readonly auth: {
     readonly jwtSecret: string | null;
     readonly jwksUri: string | null;
+    /** An unknown kid refetches the JWKS at most once per this interval (30 s); lower only in tests. */
+    readonly jwksCooldownMs: number;
     readonly issuer: string | null;
     readonly audience: string | null;
     readonly tenantClaim: string;
@@ -166,6 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     auth: {
       jwtSecret: v.AUTH_JWT_SECRET ?? null,
       jwksUri: v.AUTH_JWKS_URI ?? null,
+      jwksCooldownMs: v.AUTH_JWKS_COOLDOWN_MS,
       issuer: v.AUTH_ISSUER ?? null,
       audience: v.AUTH_AUDIENCE ?? null,
       tenantClaim: v.AUTH_TENANT_CLAIM,

@@ -1,15 +1,14 @@
-import { createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
+import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JWSHeaderParameters } from 'jose';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../../config/index.js';
 import { InvalidToken, Unauthenticated } from './errors.js';
-import { JwksKeySet } from './jwks.js';
 import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
 
 const VERIFIED_CACHE_SIZE = 10_000;
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
+/** Each verifies only with its key kind (jose picks an RSA key for RS256, a P-256 key for ES256). */
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
-/** Each key kind verifies exactly one algorithm: an RSA key RS256, a P-256 key ES256. */
-const ALGORITHM_OF_KEY: Record<string, jwt.Algorithm> = { rsa: 'RS256', ec: 'ES256' };
 
 /**
  * Verifies `Authorization: Bearer ...` as CONTRACT.md section 2 fixes it: HS256 with AUTH_JWT_SECRET,
@@ -17,7 +16,7 @@ const ALGORITHM_OF_KEY: Record<string, jwt.Algorithm> = { rsa: 'RS256', ec: 'ES2
  * required; the test key outside production only.
  */
 export class Authenticator {
-  private readonly jwks: JwksKeySet | null;
+  private readonly jwks: IdentityProviderKeys | null;
   private readonly testKey: Buffer | null;
   /** The HS256 secret as a key object, made once (jsonwebtoken would rebuild it from the string per call). */
   private readonly hsKey: KeyObject | null;
@@ -25,8 +24,7 @@ export class Authenticator {
   private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
   constructor(private readonly config: Config) {
-    // Keys are cached; an unknown kid refetches the key set at most once per 30 s.
-    this.jwks = config.auth.jwksUri ? new JwksKeySet(config.auth.jwksUri) : null;
+    this.jwks = config.auth.jwksUri ? identityProviderKeys(config.auth.jwksUri, config.auth.jwksCooldownMs) : null;
     this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
     this.hsKey = config.auth.jwtSecret ? createSecretKey(Buffer.from(config.auth.jwtSecret, 'utf8')) : null;
   }
@@ -78,12 +76,8 @@ export class Authenticator {
       options.algorithms = HS_ALGORITHMS;
     } else if (ASYMMETRIC_ALGORITHMS.includes(alg as jwt.Algorithm) && this.jwks) {
       if (!decoded.header.kid) throw InvalidToken('The token has no key id (kid)');
-      const publicKey = await this.jwks.get(String(decoded.header.kid));
-      if (!publicKey) throw InvalidToken('The token was signed by an unknown key');
-      const pinned = ALGORITHM_OF_KEY[publicKey.asymmetricKeyType ?? ''];
-      if (pinned !== alg) throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" does not fit its key`);
-      key = publicKey;
-      options.algorithms = [pinned];
+      key = await this.jwks({ alg, kid: String(decoded.header.kid) });
+      options.algorithms = [alg as jwt.Algorithm];
     } else {
       throw InvalidToken(`The token algorithm "${String(alg).slice(0, 10)}" is not accepted`);
     }
@@ -114,6 +108,42 @@ export class Authenticator {
       via: 'jwt',
     };
   }
+}
+
+/** The public key for the header's kid and alg; throws 401 when the identity provider publishes none. */
+type IdentityProviderKeys = (header: JWSHeaderParameters) => Promise<KeyObject>;
+
+/**
+ * The identity provider's signing keys from AUTH_JWKS_URI, by jose: cached for 10 minutes, and an unknown
+ * kid refetches the set at most once per cooldown (30 s), so a flood of made-up key ids cannot turn the
+ * service into a load generator against the provider. When the provider cannot be reached, the keys it
+ * last published keep working and it is not asked again before the cooldown has passed.
+ */
+function identityProviderKeys(uri: string, cooldownMs: number): IdentityProviderKeys {
+  const remote = createRemoteJWKSet(new URL(uri), { cooldownDuration: cooldownMs, cacheMaxAge: 600_000, timeoutDuration: 5_000 });
+  let lastPublished = createLocalJWKSet({ keys: [] });
+  let unreachableUntil = 0;
+  const find = async (header: JWSHeaderParameters) => {
+    if (Date.now() >= unreachableUntil) {
+      try {
+        return await remote(header);
+      } catch (err) {
+        if (err instanceof joseErrors.JWKSNoMatchingKey || err instanceof joseErrors.JWKSMultipleMatchingKeys) throw err;
+        // The fetch failed: counted like a fetch, so an unreachable provider is not hammered either.
+        unreachableUntil = Date.now() + cooldownMs;
+        lastPublished = createLocalJWKSet(remote.jwks() ?? { keys: [] });
+      }
+    }
+    return lastPublished(header);
+  };
+  return async (header) => {
+    try {
+      return KeyObject.from(await find(header));
+    } catch {
+      const published = remote.jwks()?.keys.some((jwk) => jwk.kid === header.kid);
+      throw InvalidToken(published ? `The token algorithm "${String(header.alg).slice(0, 10)}" does not fit its key` : 'The token was signed by an unknown key');
+    }
+  };
 }
 
 function rolesOf(claims: JwtPayload): string[] {

@@ -1,8 +1,7 @@
 import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { expect } from 'chai';
 import jwt from 'jsonwebtoken';
-import { JwksKeySet } from '../../core/http/jwks.js';
-import { startReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
+import { startReceiver, type HttpReceiver, type Responder } from '../helpers/http-receiver.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, bearer, signToken, superadmin, TEST_JWT_SECRET, TEST_KEY } from '../helpers/tokens.js';
 
@@ -193,6 +192,8 @@ describe('tenant context (X-Tenant-Id and path tenants)', () => {
 });
 
 describe('authentication with a JWKS (RS256 and ES256)', () => {
+  /** A short refetch cooldown (AUTH_JWKS_COOLDOWN_MS), so that rotation is seen without waiting 30 s. */
+  const COOLDOWN_MS = 1500;
   let idp: HttpReceiver;
   let t: TestApp;
   let tenant: string;
@@ -200,21 +201,25 @@ describe('authentication with a JWKS (RS256 and ES256)', () => {
   const ec = makeKey('ec-1', 'ES256');
   const later = makeKey('rsa-2', 'RS256');
   let published: SigningKey[] = [rsa, ec];
+  const servePublished: Responder = (req, res) => {
+    if (req.path !== '/jwks.json') {
+      res.writeHead(404);
+      res.end();
+      return;
+    }
+    res.writeHead(200, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify({ keys: published.map(jwk) }));
+  };
 
   before(async () => {
     idp = await startReceiver();
-    idp.responder = (req, res) => {
-      if (req.path !== '/jwks.json') {
-        res.writeHead(404);
-        res.end();
-        return;
-      }
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ keys: published.map(jwk) }));
-    };
+    idp.responder = servePublished;
     // JWKS only: no HS256 secret, as in production with an identity provider.
     t = await startTestApp({
-      env: { AUTH_JWKS_URI: `${idp.url}/jwks.json`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_JWT_SECRET: '' },
+      env: {
+        AUTH_JWKS_URI: `${idp.url}/jwks.json`, AUTH_ISSUER: ISSUER, AUTH_AUDIENCE: AUDIENCE, AUTH_JWT_SECRET: '',
+        AUTH_JWKS_COOLDOWN_MS: String(COOLDOWN_MS),
+      },
     });
     tenant = await createTenant(t, 'jwks');
   });
@@ -226,13 +231,17 @@ describe('authentication with a JWKS (RS256 and ES256)', () => {
 
   const jwksFetches = () => idp.requests.filter((r) => r.path === '/jwks.json').length;
   const get = (token: string) => t.http.get(`/api/v1/admin/tenants/${tenant}`).set(bearer(token));
+  /** A token with a key id the identity provider never published. */
+  const madeUp = (n: number | string) => signWith({ ...rsa, kid: `made-up-${n}-${Date.now()}` }, { tenant_id: tenant });
+  /** Waits until the refetch cooldown since the last fetch has passed. */
+  const afterCooldown = () => new Promise((r) => setTimeout(r, COOLDOWN_MS + 200));
 
   it('accepts an RS256 token from the JWKS and caches the key set', async () => {
     const res = await get(signWith(rsa, { tenant_id: tenant, roles: ['viewer'] }));
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
-    const fetches = jwksFetches();
-    expect(fetches).to.equal(1);
-    expect((await get(signWith(rsa, { tenant_id: tenant }))).status).to.equal(200);
+    expect(res.body.data.id).to.equal(tenant);
+    expect(jwksFetches()).to.equal(1);
+    expect((await get(signWith(rsa, { tenant_id: tenant, jti: 'second' }))).status).to.equal(200);
     expect(jwksFetches()).to.equal(1);
   });
 
@@ -248,9 +257,19 @@ describe('authentication with a JWKS (RS256 and ES256)', () => {
 
   it('answers 401 to an expired RS256 token and to one without exp', async () => {
     const expired = jwt.sign({ sub: 'u', tenant_id: tenant, exp: Math.floor(Date.now() / 1000) - 10 }, rsa.privateKey, { algorithm: 'RS256', keyid: rsa.kid, issuer: ISSUER, audience: AUDIENCE });
-    expect401(await get(expired));
+    const res = await get(expired);
+    expect401(res);
+    expect(res.body.message).to.match(/expired/);
     const noExp = jwt.sign({ sub: 'u', tenant_id: tenant }, rsa.privateKey, { algorithm: 'RS256', keyid: rsa.kid, issuer: ISSUER, audience: AUDIENCE });
-    expect401(await get(noExp));
+    const missing = await get(noExp);
+    expect401(missing);
+    expect(missing.body.message).to.match(/exp/);
+  });
+
+  it('answers 401 to an RS256 token without a key id (kid)', async () => {
+    const res = await get(jwt.sign({ sub: 'u', tenant_id: tenant }, rsa.privateKey, { algorithm: 'RS256', issuer: ISSUER, audience: AUDIENCE, expiresIn: 600 }));
+    expect401(res);
+    expect(res.body.message).to.match(/kid/);
   });
 
   it('answers 401 to an HS256 token signed with the RSA public key (algorithm confusion)', async () => {
@@ -258,72 +277,81 @@ describe('authentication with a JWKS (RS256 and ES256)', () => {
     const forged = jwt.sign({ sub: 'attacker', tenant_id: tenant, roles: ['superadmin'] }, pem, {
       algorithm: 'HS256', keyid: rsa.kid, issuer: ISSUER, audience: AUDIENCE, expiresIn: 600,
     } as jwt.SignOptions);
-    expect401(await get(forged));
+    const res = await get(forged);
+    expect401(res);
+    expect(res.body.message).to.match(/HS256.*not accepted/);
   });
 
   it('answers 401 when an ES256 header names an RSA key (algorithm pinned per key)', async () => {
     const forged = jwt.sign({ sub: 'u', tenant_id: tenant }, ec.privateKey, { algorithm: 'ES256', keyid: rsa.kid, issuer: ISSUER, audience: AUDIENCE, expiresIn: 600 });
-    expect401(await get(forged));
+    const res = await get(forged);
+    expect401(res);
+    expect(res.body.message).to.match(/does not fit its key/);
   });
 
   it('answers 401 to a token signed by a key that is not in the JWKS', async () => {
     const stranger = makeKey(rsa.kid, 'RS256');
     expect401(await get(signWith(stranger, { tenant_id: tenant })));
+    const res = await get(madeUp('stranger'));
+    expect401(res);
+    expect(res.body.message).to.match(/unknown key/);
   });
 
-  it('refetches the JWKS for an unknown kid at most once per 30 s', async () => {
+  it('picks up a rotated key once the cooldown has passed since the last fetch, and not before', async () => {
+    await afterCooldown();
     const before = jwksFetches();
-    // rsa-2 is not published yet; the key set was fetched less than 30 s ago, so it is not fetched again.
+    // An unknown kid refetches the key set (the cooldown has passed) ...
+    expect401(await get(madeUp('rotation')));
+    expect(jwksFetches()).to.equal(before + 1);
+    // ... then the provider publishes rsa-2: within the cooldown it is not fetched again.
     published = [rsa, ec, later];
-    for (let i = 0; i < 5; i++) expect401(await get(signWith(later, { tenant_id: tenant })));
-    expect401(await get(signWith({ ...later, kid: `made-up-${Date.now()}` }, { tenant_id: tenant })));
-    expect(jwksFetches()).to.equal(before);
+    expect401(await get(signWith(later, { tenant_id: tenant })));
+    expect(jwksFetches()).to.equal(before + 1);
+    await afterCooldown();
+    const res = await get(signWith(later, { tenant_id: tenant, roles: ['viewer'] }));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(jwksFetches()).to.equal(before + 2);
+    expect((await get(signWith(later, { tenant_id: tenant, jti: 'again' }))).status).to.equal(200);
+    expect(jwksFetches()).to.equal(before + 2);
+  });
+
+  it('refetches the JWKS at most once per cooldown for a flood of unknown kids', async () => {
+    await afterCooldown();
+    const before = jwksFetches();
+    const flood = await Promise.all(Array.from({ length: 20 }, (_, i) => get(madeUp(i))));
+    for (const res of flood) expect401(res);
+    for (let i = 0; i < 5; i++) expect401(await get(madeUp(`sequential-${i}`)));
+    expect(jwksFetches()).to.equal(before + 1);
+    await afterCooldown();
+    for (let i = 0; i < 5; i++) expect401(await get(madeUp(`next-${i}`)));
+    expect(jwksFetches()).to.equal(before + 2);
+  });
+
+  it('keeps accepting the cached keys while the identity provider is unreachable, and asks it at most once per cooldown', async () => {
+    idp.responder = (_req, res) => {
+      res.writeHead(503);
+      res.end();
+    };
+    try {
+      await afterCooldown();
+      const before = jwksFetches();
+      for (let i = 0; i < 5; i++) expect401(await get(madeUp(`outage-${i}`)));
+      expect(jwksFetches()).to.equal(before + 1);
+      expect((await get(signWith(rsa, { tenant_id: tenant, jti: 'outage-rsa' }))).status).to.equal(200);
+      expect((await get(signWith(ec, { tenant_id: tenant, jti: 'outage-ec' }))).status).to.equal(200);
+      expect((await get(signWith(later, { tenant_id: tenant, jti: 'outage-later' }))).status).to.equal(200);
+      expect(jwksFetches()).to.equal(before + 1);
+      await afterCooldown();
+      expect401(await get(madeUp('outage-after')));
+      expect(jwksFetches()).to.equal(before + 2);
+      expect((await get(signWith(rsa, { tenant_id: tenant, jti: 'outage-rsa-2' }))).status).to.equal(200);
+    } finally {
+      idp.responder = servePublished;
+    }
   });
 
   it('does not accept the HS256 test secret when only a JWKS is configured', async () => {
     expect401(await get(signToken({ tenantId: tenant, role: 'admin' })));
-  });
-});
-
-describe('JwksKeySet against a real JWKS endpoint', () => {
-  let idp: HttpReceiver;
-  const first = makeKey('k-1', 'RS256');
-  const second = makeKey('k-2', 'ES256');
-  let published: SigningKey[] = [first];
-
-  before(async () => {
-    idp = await startReceiver();
-    idp.responder = (_req, res) => {
-      res.writeHead(200, { 'Content-Type': 'application/json' });
-      res.end(JSON.stringify({ keys: published.map(jwk) }));
-    };
-  });
-  after(() => idp.stop());
-
-  it('picks up a rotated key once 30 s have passed since the last fetch, and not before', async () => {
-    let now = 1_000_000;
-    const keys = new JwksKeySet(`${idp.url}/jwks`, { now: () => now });
-    expect(await keys.get('k-1')).to.not.equal(null);
-    expect(idp.requests.length).to.equal(1);
-    published = [first, second];
-    now += 29_000;
-    expect(await keys.get('k-2')).to.equal(null);
-    expect(await keys.get('unknown')).to.equal(null);
-    expect(idp.requests.length).to.equal(1);
-    now += 1_000;
-    expect((await keys.get('k-2'))?.asymmetricKeyType).to.equal('ec');
-    expect(idp.requests.length).to.equal(2);
-    expect(await keys.get('unknown')).to.equal(null);
-    expect(idp.requests.length).to.equal(2);
-  });
-
-  it('keeps serving known keys when the identity provider is down', async () => {
-    let now = 5_000_000;
-    const keys = new JwksKeySet(`${idp.url}/jwks`, { now: () => now, maxAgeMs: 60_000 });
-    expect(await keys.get('k-1')).to.not.equal(null);
-    idp.responder = (_req, res) => { res.writeHead(503); res.end(); };
-    now += 61_000;
-    expect(await keys.get('k-1')).to.not.equal(null);
   });
 });
 
