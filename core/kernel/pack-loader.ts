@@ -49,6 +49,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       storage: kernel.storage,
       knowledge: kernel.knowledge,
       siteProfile: kernel.siteProfile,
+      rateLimits: kernel.rateLimits,
     };
     for (const ns of definition.namespaces ?? []) kernel.schemas.declareNamespace(definition.name, definition.licensed ?? null, ns);
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);

@@ -15,6 +15,7 @@ import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
 import { Metrics } from '../metrics/metrics.js';
 import { SiteProfileHolder } from '../tenants/site-profile.js';
+import { RateLimitService } from '../ratelimit/rate-limit.service.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -30,6 +31,8 @@ export interface KernelServices {
   readonly knowledge: KnowledgeService;
   /** Site config and branding as other packs see them; the tenant-admin pack installs the real store. */
   readonly siteProfile: SiteProfileHolder;
+  /** Fixed-window rate limits in the database, shared by every process on it. */
+  readonly rateLimits: RateLimitService;
 }
 
 export interface KernelInternals extends KernelServices {
@@ -57,5 +60,6 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const siteProfile = new SiteProfileHolder();
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile };
+  const rateLimits = new RateLimitService(db, logger);
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits };
 }

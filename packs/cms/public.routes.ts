@@ -9,11 +9,11 @@ import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
 import { sendCacheable } from './http-cache.js';
-import { RateLimiter } from './rate-limiter.js';
 
 const tags = ['public'];
 const PUBLIC_MAX_AGE = 60;
 export const FORM_BODY_LIMIT = 64 * 1024;
+/** Submissions per client address and form, counted in the database (shared by every process). */
 export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
 
 /**
@@ -21,8 +21,6 @@ export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
  * search. The route layer answers 404 tenant_not_found for unknown or suspended tenants.
  */
 export function publicRoutes(router: PackRouter, pack: PackContext): void {
-  const limiter = new RateLimiter(FORM_RATE_LIMIT.limit, FORM_RATE_LIMIT.windowMs);
-
   router.get('/public/tenant/:tenantId/content/:contentType', {
     summary: 'Published content items of a type (?slug=, limit, offset); drafts never appear',
     tags, auth: 'public', tenantParam: 'tenantId',
@@ -58,8 +56,8 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => {
     const rc = ctx.state.rc;
     const form = await findPublishedForm(pack, rc, ctx.params.formId);
-    const retryAfter = limiter.hit(`${rc.tenantId}|${form.id}|${ctx.ip}`);
-    if (retryAfter) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
+    const rate = await pack.rateLimits.hit(rc, `form:${form.id}:${ctx.ip}`, FORM_RATE_LIMIT);
+    if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
 
     const { [HONEYPOT_FIELD]: honeypot, ...data } = ctx.state.body as Record<string, unknown>;
     const receivedAt = nowIso();

@@ -59,16 +59,6 @@ export class InvitationsRepository {
     return row ? toInvitation(row) : null;
   }
 
-  /** Invitations created since `since`, oldest first (for the per-tenant rate limit). */
-  async createdSince(rc: RequestContext | null, tenantId: string, since: string): Promise<string[]> {
-    const rows = await this.db.conn(rc)('tenant_invitations')
-      .where({ tenant_id: tenantId })
-      .where('created_at', '>', since)
-      .orderBy('created_at')
-      .select('created_at');
-    return rows.map((r: any) => r.created_at as string);
-  }
-
   /** Moves a pending invitation on; false when it was not pending any more (a concurrent accept or revoke). */
   async transition(rc: RequestContext, tenantId: string, id: string, status: InvitationStatus, acceptedBy: string | null, at: string): Promise<boolean> {
     const n = await this.db.conn(rc)('tenant_invitations')

@@ -6,6 +6,7 @@ import type { EventsService } from '../../core/events/events.service.js';
 import { AlreadyMember, Conflict, Forbidden, InvitationExpired, NotFound, RateLimited } from '../../core/http/errors.js';
 import type { MailService } from '../../core/mail/mail.service.js';
 import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
+import type { RateLimitService } from '../../core/ratelimit/rate-limit.service.js';
 import type { PlatformSettingsService } from '../../core/settings/platform-settings.service.js';
 import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
 import { invitationMail } from './invitation-mail.js';
@@ -14,7 +15,7 @@ import type { MemberDirectory } from './member-directory.js';
 import type { MembersRepository, MemberRecord } from './members.repository.js';
 
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
-/** At most this many invitations per tenant within the window. */
+/** At most this many invitations per tenant within a fixed window (counted by core/ratelimit). */
 export const INVITATION_RATE = { limit: 20, windowMs: 10 * 60 * 1000 };
 
 export interface InvitationView {
@@ -50,6 +51,7 @@ export class InvitationsService {
     private readonly mail: MailService,
     private readonly events: EventsService,
     private readonly settings: PlatformSettingsService,
+    private readonly rateLimits: RateLimitService,
   ) {
     this.repository = new InvitationsRepository(db);
   }
@@ -67,11 +69,9 @@ export class InvitationsService {
     return this.db.transaction(rc, async (rc) => {
       const now = new Date();
       const nowText = now.toISOString();
-      const recent = await this.repository.createdSince(rc, tenant.id, new Date(now.getTime() - INVITATION_RATE.windowMs).toISOString());
-      if (recent.length >= INVITATION_RATE.limit) {
-        const retry = Math.max(1, Math.ceil((Date.parse(recent[0]) + INVITATION_RATE.windowMs - now.getTime()) / 1000));
-        throw RateLimited(retry, [], { 'Retry-After': String(retry) });
-      }
+      // Counted in this transaction: an invitation that is not created (409, rollback) does not count.
+      const rate = await this.rateLimits.hit({ ...rc, tenantId: tenant.id }, 'invitations', INVITATION_RATE);
+      if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
       if (await this.repository.findPending(rc, tenant.id, email, nowText)) throw AlreadyMember(email);
       const token = randomBytes(32).toString('base64url');
       const invitation: InvitationRecord = {

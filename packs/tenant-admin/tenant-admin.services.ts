@@ -35,7 +35,7 @@ export function servicesFor(pack: PackContext): TenantAdminServices {
   const kc = config.keycloak;
   const directory: MemberDirectory = kc.baseUrl && kc.realm && kc.clientId && kc.clientSecret ? new KeycloakMemberDirectory(kc, local) : local;
   const settings = new PlatformSettingsService(db, config, pack.events, pack.logger);
-  const invitations = new InvitationsService(db, config, members, directory, pack.mail, pack.events, settings);
+  const invitations = new InvitationsService(db, config, members, directory, pack.mail, pack.events, settings, pack.rateLimits);
   const provisioning = new ProvisioningService(pack, documents, domains, invitations);
   const services = { documents, features, domains, members, directory, invitations, settings, provisioning };
   built.set(pack, services);

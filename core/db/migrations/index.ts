@@ -2,6 +2,7 @@ import type { Migration } from '../migration.js';
 import { kernelMigration } from './0001-kernel.js';
 import { eventsMigration } from './0100-events.js';
 import { storageMigration } from '../../storage/storage.migration.js';
+import { rateLimitsMigration } from './0002-rate-limits.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
-export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration];
+export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration];
