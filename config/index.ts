@@ -80,6 +80,8 @@ export interface Config {
     readonly retryWindowMs: number;
     /** How long a claimed delivery stays reserved for the process that claimed it (at least the timeout + 5 s). */
     readonly claimTtlMs: number;
+    /** Finished deliveries, their attempts and delivered events are deleted after this many days. */
+    readonly retentionDays: number;
   };
 }
 
@@ -218,6 +220,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: v.DISPATCHER_RETRY_BASE_MS,
       retryWindowMs: v.DISPATCHER_RETRY_WINDOW_MS,
       claimTtlMs: v.DISPATCHER_CLAIM_TTL_MS,
+      retentionDays: v.OUTBOX_RETENTION_DAYS,
     },
   };
   return deepFreeze(config);

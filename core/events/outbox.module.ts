@@ -7,6 +7,7 @@ import { Dispatcher } from './dispatcher.js';
 import { eventsRoutes } from './events.routes.js';
 import { EventsRepository } from './events.repository.js';
 import { mailQueue } from './mail-queue.js';
+import { OutboxRetention } from './outbox-retention.js';
 import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metrics.js';
 
 /**
@@ -33,6 +34,7 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
   });
   kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher));
   kernel.background.register(dispatcher);
+  kernel.background.register(new OutboxRetention(kernel.db, config.dispatcher.retentionDays, kernel.logger));
   eventsRoutes(router, kernel.events);
   connectorsRoutes(router, connectors, poke);
 }

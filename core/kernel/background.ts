@@ -18,6 +18,11 @@ export class BackgroundTasks {
     this.tasks.push(task);
   }
 
+  /** A registered task by name (operations and tests reach a task's own methods through it). */
+  get(name: string): BackgroundTask | undefined {
+    return this.tasks.find((t) => t.name === name);
+  }
+
   async startAll(): Promise<void> {
     if (this.started) return;
     this.started = true;

@@ -3,6 +3,7 @@ import { kernelMigration } from './0001-kernel.js';
 import { eventsMigration } from './0100-events.js';
 import { storageMigration } from '../../storage/storage.migration.js';
 import { rateLimitsMigration } from './0002-rate-limits.js';
+import { outboxRetentionMigration } from './0101-outbox-retention.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
-export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration];
+export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, outboxRetentionMigration];
