@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import dotenv from 'dotenv';
+import { DEV_DEFAULTS } from './dev-defaults.js';
 
 /**
  * The only reader of process.env. Validates the environment against config.schema.json,
@@ -120,8 +121,13 @@ function coerce(name: string, raw: string, type: string): unknown {
 }
 
 export interface LoadConfigOptions {
-  /** Read a .env file from the working directory first (npm start does; tests do not). */
-  dotenv?: boolean;
+  /** Read a .env file first: `true` for ./.env in the working directory (npm start does; tests do not), or a path. */
+  dotenv?: boolean | string;
+  /**
+   * Fill in the development defaults (config/dev-defaults.ts) for variables still unset once the environment
+   * and .env are merged, and only when the merged NODE_ENV is not production.
+   */
+  devDefaults?: boolean;
 }
 
 /**
@@ -131,8 +137,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   let source: Record<string, string | undefined> = env;
   if (options.dotenv) {
     const fromFile: Record<string, string> = {};
-    dotenv.config({ processEnv: fromFile, quiet: true } as dotenv.DotenvConfigOptions);
+    const path = typeof options.dotenv === 'string' ? options.dotenv : undefined;
+    dotenv.config({ processEnv: fromFile, quiet: true, ...(path ? { path } : {}) } as dotenv.DotenvConfigOptions);
     source = { ...fromFile, ...env };
+  }
+  if (options.devDefaults && source.NODE_ENV !== 'production') {
+    source = { ...source };
+    for (const [name, value] of Object.entries(DEV_DEFAULTS)) if (!source[name]) source[name] = value;
   }
 
   const typed: Record<string, unknown> = {};

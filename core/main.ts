@@ -1,12 +1,11 @@
 import { ConfigError, loadConfig } from '../config/index.js';
-import { withDevDefaults } from '../config/dev-defaults.js';
 import { createApp } from './app.js';
 
 /** npm start: load config, migrate, listen, print the URL and a curl example; stop gracefully on SIGTERM. */
 async function main(): Promise<void> {
   let config;
   try {
-    config = loadConfig(withDevDefaults(process.env), { dotenv: true });
+    config = loadConfig(process.env, { dotenv: true, devDefaults: true });
   } catch (err) {
     if (err instanceof ConfigError) {
       console.error(err.message);

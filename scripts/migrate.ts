@@ -1,12 +1,11 @@
 import { loadConfig } from '../config/index.js';
-import { withDevDefaults } from '../config/dev-defaults.js';
 import { packs } from '../config/packs.js';
 import { allMigrations } from '../core/app.js';
 import { connectDatabase } from '../core/db/connect.js';
 import { migrateLatest } from '../core/db/migrate.js';
 
 /** npm run migrate: applies pending migrations of the kernel and every listed pack. */
-const config = loadConfig(withDevDefaults(process.env), { dotenv: true });
+const config = loadConfig(process.env, { dotenv: true, devDefaults: true });
 const { knex, dialect } = connectDatabase(config.databaseUrl);
 try {
   const applied = await migrateLatest(knex, dialect, allMigrations(packs));

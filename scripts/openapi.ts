@@ -1,7 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
-import { withDevDefaults } from '../config/dev-defaults.js';
 import { createApp } from '../core/app.js';
 import { packModulesOf } from '../core/kernel/operations-routes.js';
 import { countOperations } from '../core/openapi/openapi.builder.js';
@@ -13,7 +12,7 @@ import { OpenApiService } from '../core/openapi/openapi.service.js';
  * PUBLIC_BASE_URL of the environment shape the document (security schemes, server URL).
  */
 const target = resolve(process.argv[2] ?? 'openapi.json');
-const config = loadConfig({ ...withDevDefaults(process.env), DATABASE_URL: 'sqlite::memory:', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', DISPATCHER_ENABLED: 'false' }, { dotenv: true });
+const config = loadConfig({ ...process.env, DATABASE_URL: 'sqlite::memory:', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', DISPATCHER_ENABLED: 'false' }, { dotenv: true, devDefaults: true });
 const app = await createApp(config);
 try {
   const openapi = new OpenApiService({

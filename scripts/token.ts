@@ -1,7 +1,6 @@
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../config/index.js';
-import { withDevDefaults } from '../config/dev-defaults.js';
 
 /** npm run token -- --tenant acme --role admin [--sub alice] [--email a@b.c] [--superadmin] [--hours 8] */
 const { values } = parseArgs({
@@ -14,7 +13,7 @@ const { values } = parseArgs({
     hours: { type: 'string', default: '8' },
   },
 });
-const config = loadConfig(withDevDefaults(process.env), { dotenv: true });
+const config = loadConfig(process.env, { dotenv: true, devDefaults: true });
 if (!config.auth.jwtSecret) {
   console.error('AUTH_JWT_SECRET is not set: development tokens are HS256 tokens signed with it.');
   process.exit(1);

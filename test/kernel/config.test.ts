@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -53,6 +53,29 @@ describe('configuration (config/index.ts)', () => {
     const config = loadConfig({ ...prod, SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong, TEST_API_KEY: 'a-test-key-123' });
     expect(config.isProduction).to.equal(true);
     expect(config.testApiKey).to.equal(null);
+  });
+
+  it('never lets the development defaults override .env or reach production (review finding)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-env-'));
+    try {
+      const file = join(dir, '.env');
+      writeFileSync(file, [
+        'NODE_ENV=production', `SIGNING_SECRET=${strong}`, `SETTINGS_ENCRYPTION_KEY=${strong}`,
+        'AUTH_JWKS_URI=https://idp.example.test/jwks', 'AUTH_JWT_SECRET=the-real-secret-from-dotenv-0123',
+      ].join('\n'));
+      // NODE_ENV=production is only in .env, not in the process environment.
+      const fromFile = loadConfig({}, { dotenv: file, devDefaults: true });
+      expect(fromFile.isProduction).to.equal(true);
+      expect(fromFile.auth.jwtSecret).to.equal('the-real-secret-from-dotenv-0123');
+      expect(fromFile.testApiKey).to.equal(null);
+
+      writeFileSync(file, 'AUTH_JWT_SECRET=a-dotenv-development-secret-0123\n');
+      const development = loadConfig({}, { dotenv: file, devDefaults: true });
+      expect(development.auth.jwtSecret).to.equal('a-dotenv-development-secret-0123');
+      expect(development.testApiKey).to.equal(DEV_DEFAULTS.TEST_API_KEY);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('requires a token verifier in production', () => {
