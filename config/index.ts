@@ -167,6 +167,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     if (!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI) throw new ConfigError('AUTH_JWKS_URI', 'or AUTH_JWT_SECRET is required in production');
   }
   if (v.STORAGE_DRIVER === 's3' && !v.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'is required when STORAGE_DRIVER is s3');
+  if (isProduction && v.ALLOW_PRIVATE_NETWORK_FETCH) {
+    throw new ConfigError('ALLOW_PRIVATE_NETWORK_FETCH', 'must not be true in production: it turns off the outbound fetch guard (tests only)');
+  }
   if ((v.LLM_BASE_URL && !v.LLM_MODEL)) throw new ConfigError('LLM_MODEL', 'is required when LLM_BASE_URL is set');
 
   const config: Config = {

@@ -71,7 +71,11 @@ export class FetchService {
     }
     for (const { address } of addresses) {
       const reason = refusedAddressReason(address);
-      if (reason) throw refused(parsed.hostname, `resolves to ${address}, which ${reason}`);
+      if (reason) {
+        // The address itself stays in the server's log: telling the client would map internal DNS names.
+        this.logger.warn({ host: parsed.hostname, address, reason }, 'outbound URL refused');
+        throw refused(parsed.hostname, `resolves to an address that ${reason}`);
+      }
     }
   }
 
@@ -135,7 +139,10 @@ export class FetchService {
         if (!allowAll) {
           for (const { address } of addresses) {
             const reason = refusedAddressReason(address);
-            if (reason) return callback(new RefusedAddress(`The host "${hostname}" resolves to ${address}, which ${reason}`));
+            if (reason) {
+              this.logger.warn({ host: hostname, address, reason }, 'outbound connection refused');
+              return callback(new RefusedAddress(`The host "${hostname}" resolves to an address that ${reason}`));
+            }
           }
         }
         if (options.all) return callback(null, addresses);

@@ -55,7 +55,6 @@ export class MailService {
       connectionTimeout: 10_000,
       greetingTimeout: 10_000,
       socketTimeout: 20_000,
-      tls: { rejectUnauthorized: false },
     });
     try {
       const info = await transport.sendMail({

@@ -13,6 +13,8 @@ export async function sendObject(ctx: AppContext, storage: StorageService, objec
   ctx.set('Last-Modified', new Date(object.updatedAt).toUTCString());
   ctx.set('Cache-Control', cacheControl);
   ctx.set('X-Content-Type-Options', 'nosniff');
+  // Uploaded bytes never run as a page of the service's origin, whatever type they claim (XML, XHTML, ...).
+  ctx.set('Content-Security-Policy', "sandbox; default-src 'none'");
   ctx.set('Accept-Ranges', 'bytes');
   if (isActiveContent(object.contentType)) ctx.set('Content-Disposition', 'attachment');
 

@@ -1,5 +1,6 @@
 import type { PackRouter, JsonSchema } from '../../core/http/route.js';
-import { ValidationFailed } from '../../core/http/errors.js';
+import { Forbidden, ValidationFailed } from '../../core/http/errors.js';
+import { ROLE_RANK, type RequestContext } from '../../core/kernel/request-context.js';
 import type { PackContext } from '../../core/kernel/pack-context.js';
 import { importResponse } from './cms-responses.js';
 import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
@@ -33,7 +34,7 @@ export function importRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/cms/import-url', {
     summary: 'Import a website (same-origin crawl) into pages, with navigation, branding and suggestions',
     tags: ['cms'], auth: 'tenant', role: 'editor', body: importBody, response: importResponse, errors,
-  }, async (ctx) => importSite(pack, ctx.state.rc, withDefaults(ctx.state.body)));
+  }, async (ctx) => importSite(pack, ctx.state.rc, allowedFor(ctx.state.rc, withDefaults(ctx.state.body))));
 
   router.post('/migration/competitor-import', {
     summary: 'Migrate from another platform (sourcePlatform "website": the site import) and report',
@@ -46,12 +47,21 @@ export function importRoutes(router: PackRouter, pack: PackContext): void {
         { path: '/sourcePlatform', message: `must be one of: ${SUPPORTED_PLATFORMS.join(', ')}` },
       ]);
     }
-    const result = await importSite(pack, ctx.state.rc, withDefaults(options));
+    const result = await importSite(pack, ctx.state.rc, allowedFor(ctx.state.rc, withDefaults(options)));
     return { sourcePlatform, ...result, report: migrationReport(result) };
   });
 }
 
 /** The flags with their documented defaults (the body validator does not fill them in). */
+/** Writing the site config or branding is an admin's right (CONTRACT.md section 2), also through an import. */
+function allowedFor(rc: RequestContext, options: ImportOptions): ImportOptions {
+  const p = rc.principal;
+  if ((options.apply_navigation || options.apply_branding) && !options.dry_run && p && !p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK.admin) {
+    throw Forbidden('apply_navigation and apply_branding change the site config and branding, which needs the admin role');
+  }
+  return options;
+}
+
 function withDefaults(body: Partial<ImportOptions> & { url: string }): ImportOptions {
   return {
     depth: 1, use_ai: false, dry_run: false, apply_suggestions: false, apply_navigation: false, apply_branding: false, publish: false,

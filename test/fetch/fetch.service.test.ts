@@ -81,6 +81,8 @@ describe('core/fetch FetchService (ALLOW_PRIVATE_NETWORK_FETCH=false)', () => {
     const err = await refusal(fetch.fetch(`http://localhost:${receiver.port}/hook`, { method: 'POST', body: '{}' }));
     expect(err.code).to.equal('url_not_allowed');
     expect(err.message).to.match(/resolves to/);
+    // The address stays in the server's log; the client learns only that it is refused.
+    expect(err.message).to.not.match(/127\.0\.0\.1|::1/);
     expect(receiver.requests).to.have.length(0);
   });
 

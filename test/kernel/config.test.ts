@@ -53,6 +53,8 @@ describe('configuration (config/index.ts)', () => {
     const config = loadConfig({ ...prod, SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong, TEST_API_KEY: 'a-test-key-123' });
     expect(config.isProduction).to.equal(true);
     expect(config.testApiKey).to.equal(null);
+    const ready = { ...prod, SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong };
+    expect(configError({ ...ready, ALLOW_PRIVATE_NETWORK_FETCH: 'true' }).variable).to.equal('ALLOW_PRIVATE_NETWORK_FETCH');
   });
 
   it('never lets the development defaults override .env or reach production (review finding)', () => {

@@ -509,6 +509,8 @@ export function storageSuite(driver: DriverName): void {
       expect(Date.parse(String(res.headers['last-modified']))).to.be.greaterThan(0);
       expect(res.headers['cache-control']).to.contain('public');
       expect(res.headers['x-content-type-options']).to.equal('nosniff');
+      // Stored bytes never run as a page of the service's origin, whatever type they claim (review finding).
+      expect(res.headers['content-security-policy']).to.equal("sandbox; default-src 'none'");
       expect(res.headers['content-disposition']).to.equal(undefined);
       const head = await raw(assetUrl('products/shop/images/logo.png'), { method: 'HEAD' });
       expect(head.status).to.equal(200);

@@ -131,7 +131,13 @@ describe('POST /api/v1/cms/import-url', () => {
     expect((await siteConfig()).navigation).to.deep.equal([]);
     expect(await branding()).to.deep.equal({});
 
-    const res = await importUrl({ depth: 0, apply_navigation: true, apply_branding: true });
+    // Writing the site config and branding is an admin's right, also through an import (review finding).
+    const byEditor = await importUrl({ depth: 0, apply_navigation: true }, 'editor');
+    expect(byEditor.status).to.equal(403);
+    expect(byEditor.body.error.code).to.equal('forbidden');
+    expect((await siteConfig()).navigation).to.deep.equal([]);
+
+    const res = await importUrl({ depth: 0, apply_navigation: true, apply_branding: true }, 'admin');
     expect(res.body.data.applied).to.include({ navigation: true, branding: true });
     const config = await siteConfig();
     expect(config.navigation).to.deep.equal([
