@@ -43,6 +43,11 @@ const SERVER_COLUMNS: Record<string, { column: string; type: JsonScalarType }> =
   version: { column: 'version', type: 'integer' },
 };
 
+/** The server column of an API field name; own keys only, so `constructor` or `toString` are plain fields. */
+export function serverColumn(field: string): { column: string; type: JsonScalarType } | undefined {
+  return Object.hasOwn(SERVER_COLUMNS, field) ? SERVER_COLUMNS[field] : undefined;
+}
+
 const InvalidCursor = (message: string) => new AppError('invalid_cursor', 400, message);
 
 type RawQuery = Record<string, string | string[] | undefined>;
@@ -62,7 +67,7 @@ function parseInteger(name: string, raw: string | undefined, min: number, max: n
 
 /** The type of a field for filtering and sorting, or undefined when the schema lacks it. */
 export function typeOfField(field: string, types: Map<string, FieldType>): FieldType | undefined {
-  return SERVER_COLUMNS[field]?.type ?? types.get(field);
+  return serverColumn(field)?.type ?? types.get(field);
 }
 
 function convert(field: string, type: FieldType, raw: string): unknown {
@@ -218,7 +223,7 @@ export class SqlListQuery {
 
   /** SQL expression for a field: a column for server fields, a typed JSON extraction otherwise. */
   expression(field: string): { sql: string; nullable: boolean; type: JsonScalarType } {
-    const server = SERVER_COLUMNS[field];
+    const server = serverColumn(field);
     if (server) return { sql: server.column, nullable: false, type: server.type };
     const type = this.types.get(field);
     const scalar: JsonScalarType = isScalar(type) ? type : 'string';

@@ -17,7 +17,7 @@ export function accessLog(logger: Logger): Middleware<AppState> {
         requestId: ctx.state.requestId,
         method: ctx.method,
         route: ctx.state.routePath ?? null,
-        path: ctx.path,
+        path: ctx.state.logPath ?? ctx.path,
         status,
         ms: Math.round(ms * 10) / 10,
         tenantId: ctx.state.rc?.tenantId ?? ctx.state.tenant?.id ?? null,

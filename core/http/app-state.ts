@@ -16,6 +16,8 @@ export interface AppState {
   query?: any;
   /** Declared route path (for logs and metrics), e.g. /api/v1/data/:ns/:schema. */
   routePath?: string;
+  /** The request path as logs show it: the route's sensitive parameters (tokens) masked. */
+  logPath?: string;
 }
 
 export type AppContext = ParameterizedContext<AppState>;

@@ -19,7 +19,7 @@ export function errorHandler(logger: Logger): Middleware<AppState> {
     } catch (thrown) {
       const error = toAppError(thrown);
       if (error.status >= 500) {
-        logger.error({ err: thrown, requestId: ctx.state.requestId, path: ctx.path }, 'request failed');
+        logger.error({ err: thrown, requestId: ctx.state.requestId, path: ctx.state.logPath ?? ctx.path }, 'request failed');
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);

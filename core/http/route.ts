@@ -43,6 +43,8 @@ export interface RouteSpec {
   bodyLimit?: number;
   /** Query schema; values are coerced to the declared types. */
   query?: JsonSchema;
+  /** Path parameters that are secrets (e.g. an invitation token): logs show `[redacted]` in their place. */
+  sensitiveParams?: string[];
   /** Schema of `data` in a success response (documentation). */
   response?: JsonSchema;
   /** Error codes the route may answer with (documentation). */
@@ -108,6 +110,7 @@ export class PackRouter {
 
     const route = async function route(ctx: AppContext) {
       ctx.state.routePath = fullPath;
+      if (spec.sensitiveParams) ctx.state.logPath = maskedPath(fullPath, ctx.params, spec.sensitiveParams);
       const family = spec.family ?? ctx.state.family;
       ctx.state.family = family;
       await resolveCaller(ctx, spec, module, deps);
@@ -140,6 +143,11 @@ export class PackRouter {
     this.router[method](path, route);
     return this;
   }
+}
+
+/** The declared path with actual parameter values, the sensitive ones masked. */
+function maskedPath(pattern: string, params: Record<string, string>, sensitive: string[]): string {
+  return pattern.replace(/:(\w+)/g, (_, name: string) => (sensitive.includes(name) ? '[redacted]' : encodeURIComponent(params[name] ?? '')));
 }
 
 function compile(ajv: ReturnType<typeof createAjv>, schema: JsonSchema, label: string): ValidateFunction {

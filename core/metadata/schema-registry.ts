@@ -88,7 +88,7 @@ export class SchemaRegistry {
         createdAt: now,
         updatedAt: now,
       });
-      return this.remember(registered, checked.validate);
+      return this.remember(rc, registered, checked.validate);
     });
   }
 
@@ -106,16 +106,16 @@ export class SchemaRegistry {
           title: input.title ?? '', description: input.description ?? '', schema: input.schema,
           indexes: checked.indexes, unique: checked.unique, createdAt: now, updatedAt: now,
         });
-        return this.remember(registered, checked.validate);
+        return this.remember(rc, registered, checked.validate);
       }
       const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.title, existing.description])
         === JSON.stringify([input.schema, checked.indexes, checked.unique, input.title ?? '', input.description ?? '']);
-      if (same) return this.remember(existing, checked.validate);
+      if (same) return this.remember(rc, existing, checked.validate);
       const updated = await this.repository.updateDefinition(rc, existing, {
         schema: input.schema, indexes: checked.indexes, unique: checked.unique, title: input.title ?? '',
         description: input.description ?? '', version: existing.version + 1, updatedAt: now,
       });
-      return this.remember(updated, checked.validate);
+      return this.remember(rc, updated, checked.validate);
     });
   }
 
@@ -125,18 +125,23 @@ export class SchemaRegistry {
     assertIdentifier('schema', name);
     const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
     if (cached) return cached;
-    const found = await this.repository.findVisible(null, rc.tenantId, namespace, name);
+    // Through the caller's transaction: a schema registered earlier in it is visible, and on SQLite (one
+    // pooled connection) a read through the pool would wait for the transaction that holds it.
+    const found = await this.repository.findVisible(rc, rc.tenantId, namespace, name);
     if (!found) throw SchemaNotFound({ ns: namespace, name });
-    return this.remember(found, this.compile(found.schema));
+    return this.remember(rc, found, this.compile(found.schema));
   }
 
   async list(rc: RequestContext, namespace?: string): Promise<RegisteredSchema[]> {
-    return this.repository.listVisible(null, rc.tenantId, namespace);
+    return this.repository.listVisible(rc, rc.tenantId, namespace);
   }
 
-  private remember(schema: RegisteredSchema, validate: ValidateFunction): CompiledSchema {
+  /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
+  private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction): CompiledSchema {
     const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema) };
-    this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled);
+    const store = () => { this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled); };
+    if (rc.trx && rc.afterCommit) rc.afterCommit(store);
+    else store();
     return compiled;
   }
 

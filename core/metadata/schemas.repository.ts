@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { fieldTypes, isScalar, PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
+import { serverColumn } from '../data/list-query.js';
 
 interface SchemaRow {
   id: number;
@@ -126,7 +127,7 @@ export class SchemasRepository {
   private async createIndexes(conn: Knex, s: RegisteredSchema): Promise<void> {
     const types = fieldTypes(s.schema);
     const expr = (field: string) => {
-      const column = ({ id: 'id', createdAt: 'created_at', updatedAt: 'updated_at', version: 'version' } as Record<string, string>)[field];
+      const column = serverColumn(field)?.column;
       if (column) return column;
       const type = types.get(field);
       return this.db.dialect.jsonField(field, isScalar(type) ? type : 'string');

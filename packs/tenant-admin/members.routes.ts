@@ -66,7 +66,7 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Accept an invitation',
     description: 'The signed-in user whose token e-mail is the invited one becomes a member with the invited role. '
       + 'A used or revoked invitation answers 409, an expired one 410 invitation_expired, another e-mail 403.',
-    tags: ['members'], auth: 'user',
+    tags: ['members'], auth: 'user', sensitiveParams: ['token'],
     response: {
       type: 'object',
       properties: {

@@ -295,3 +295,24 @@ describe('GET /api/v1/data/:ns/:schema (keyset paging over 300 records)', () => 
     expect(new Set(seen.map((i) => i.id)).size).to.equal(total / 4);
   });
 });
+
+describe('fields named like built-in object properties (review finding)', () => {
+  it('filters, sorts and indexes a property called constructor like any other', async () => {
+    const t = await sharedTestApp();
+    const tenant = await createTenant(t, 'proto');
+    const reg = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({
+      namespace: 'odd', name: 'thing',
+      schema: { type: 'object', properties: { constructor: { type: 'string' }, valueOf: { type: 'integer' } } },
+      indexes: [['constructor'], ['valueOf']],
+    });
+    expect(reg.status, JSON.stringify(reg.body)).to.equal(201);
+    for (const [c, v] of [['b', 2], ['a', 1], ['c', 3]] as const) {
+      await t.http.post('/api/v1/data/odd/thing').set(as(tenant, 'editor')).send({ constructor: c, valueOf: v }).expect(201);
+    }
+    const sorted = await t.http.get('/api/v1/data/odd/thing').query({ sort: 'constructor' }).set(as(tenant, 'viewer'));
+    expect(sorted.status, JSON.stringify(sorted.body)).to.equal(200);
+    expect(sorted.body.data.items.map((i: { constructor: string }) => i.constructor)).to.deep.equal(['a', 'b', 'c']);
+    const filtered = await t.http.get('/api/v1/data/odd/thing').query({ 'filter[valueOf][gte]': '2' }).set(as(tenant, 'viewer'));
+    expect(filtered.body.data.items.map((i: { valueOf: number }) => i.valueOf).sort()).to.deep.equal([2, 3]);
+  });
+});

@@ -48,6 +48,14 @@ describe('request and error logs', () => {
       expect(all).to.not.contain('tok789');
     });
 
+    it('masks secret path parameters such as an invitation token (review finding)', async () => {
+      const secret = 'invitation-token-abcdef0123456789';
+      const res = await c.http.post(`/api/v1/invitations/${secret}/accept`).set(bearer(signToken({ sub: 'someone', email: 'someone@example.test' })));
+      expect(res.status).to.be.oneOf([404, 409, 410]);
+      expect(requestLine(res.headers['x-request-id'])).to.include({ path: '/api/v1/invitations/[redacted]/accept', route: '/api/v1/invitations/:token/accept' });
+      expect(c.output.join('\n')).to.not.contain(secret);
+    });
+
     it('logs the status the error handler answers with (404 schema_not_found)', async () => {
       const res = await c.http.get('/api/v1/data/shop/missing').set(as(tenant, 'viewer')).expect(404);
       expect(requestLine(res.headers['x-request-id'])).to.include({ status: 404, route: '/api/v1/data/:ns/:schema', level: 30 });

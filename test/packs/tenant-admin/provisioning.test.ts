@@ -97,6 +97,22 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     expect(retry.body.data.seeded.page).to.equal(4);
   });
 
+  it('leaves no schema of a failed provisioning behind in the registry cache (review finding)', async () => {
+    const other = await createTenant(t, 'holder', 'pro');
+    await t.http.put(`/api/v1/tenants/${other}/domains`).set(as(other, 'admin')).send({ domains: [`taken-${other}.example`] }).expect(200);
+    const id = uniqueTenantId('ghost');
+    const failed = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).send({
+      tenant: { id, name: 'Ghost Clinic', plan: 'pro' }, domains: [`taken-${other}.example`], seed: { healthcare: true },
+    });
+    expect(failed.status).to.equal(409);
+    // The seed registered cms.service inside the rolled-back transaction; a tenant made afterwards with the
+    // same id must not find it (before the fix: a cached schema whose table no longer existed, 500).
+    await t.http.post('/api/v1/admin/tenants').set(superadmin()).send({ id, name: 'Ghost Clinic' }).expect(201);
+    const res = await t.http.get('/api/v1/data/cms/service').set(as(id, 'viewer'));
+    expect(res.status).to.equal(404);
+    expect(res.body.data.code).to.equal('schema_not_found');
+  });
+
   it('returns the first result again for the same Idempotency-Key', async () => {
     const key = `key-${uniqueTenantId()}`;
     const body = { tenant: { name: `Idem Clinic ${key}` }, seed: { healthcare: true } };
