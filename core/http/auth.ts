@@ -99,7 +99,8 @@ export class Authenticator {
     const tenantClaim = claims[this.config.auth.tenantClaim];
     return {
       userId: claims.sub!,
-      email: typeof claims.email === 'string' ? claims.email.toLowerCase() : null,
+      // An address the identity provider has not verified never matches invitations or memberships.
+      email: typeof claims.email === 'string' && claims.email_verified !== false ? claims.email.toLowerCase() : null,
       name: typeof claims.name === 'string' ? claims.name : null,
       tenantId: typeof tenantClaim === 'string' && tenantClaim !== '' ? tenantClaim : null,
       isSuperadmin: roles.includes('superadmin'),

@@ -44,6 +44,8 @@ export function testEnvironment(databaseUrl: string, extra: Record<string, strin
     DISPATCHER_INTERVAL_MS: '50',
     PORT: '0',
     ...extra,
+    // Production refuses the private-network allowance (config/index.ts); production-mode test apps go without it.
+    ...(extra.NODE_ENV === 'production' && extra.ALLOW_PRIVATE_NETWORK_FETCH === undefined ? { ALLOW_PRIVATE_NETWORK_FETCH: 'false' } : {}),
   };
 }
 

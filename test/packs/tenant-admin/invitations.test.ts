@@ -137,6 +137,9 @@ describe('members and invitations', () => {
       const token = tokenFrom(await mailTo(email));
       const other = await t.http.post(`/api/v1/invitations/${token}/accept`).set(bearer(signToken({ sub: 'someone', email: 'someone@example.test' })));
       expect(other.status).to.equal(403);
+      // The invited address, but one the identity provider marks unverified (review finding).
+      const unverified = await t.http.post(`/api/v1/invitations/${token}/accept`).set(bearer(signToken({ sub: 'claimer', email, claims: { email_verified: false } })));
+      expect(unverified.status).to.equal(403);
       expect((await t.http.post('/api/v1/invitations/unknown-token-value/accept').set(bearer(signToken({ sub: 's', email })))).status).to.equal(404);
       expect((await t.http.post(`/api/v1/invitations/${token}/accept`)).status).to.equal(401);
       const members = await t.http.get(`/api/v1/tenants/${tenant}/members`).set(as(tenant, 'admin'));
