@@ -88,13 +88,18 @@ export class ConnectorsService {
     return { items: items.map(deliveryView), pagination: pagination(limit, offset, total, items.length) };
   }
 
-  /** Makes a delivery due now again, whatever its state; the connector must be active. */
+  /**
+   * Makes a delivery due now again, whatever its state; the connector must be active, and the delivery must
+   * not be under way (409 while an attempt holds its claim).
+   */
   async retryDelivery(rc: RequestContext, connectorId: string, deliveryId: string): Promise<DeliveryView> {
     const connector = await this.requireRow(rc, connectorId);
     const delivery = await this.deliveries.get(rc, deliveryId);
     if (!delivery || delivery.connectorId !== connectorId) throw NotFound(`No delivery "${deliveryId}" for this connector`);
     if (!connector.active) throw Conflict('The connector is not active; activate it before retrying its deliveries');
-    await this.deliveries.requeue(rc, deliveryId, nowIso());
+    if (!(await this.deliveries.requeue(rc, deliveryId, nowIso()))) {
+      throw Conflict('The delivery is being attempted right now; retry it once the attempt is recorded');
+    }
     return deliveryView((await this.deliveries.getWithAttempts(rc, deliveryId))!);
   }
 

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { MailMessage } from '../mail/mail.service.js';
+import type { StoredMail } from './mail-seal.js';
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
 
 export interface NewWebhookDelivery {
@@ -42,13 +42,15 @@ export class DeliveriesRepository {
    * Writes a mail job. With `claim`, the job is written already claimed by that process, which sends it
    * right after commit; should it die first, the claim expires and any dispatcher takes the job.
    */
-  async insertMail(rc: RequestContext, id: string, message: MailMessage, at: string, claim?: { claimer: string; until: string }): Promise<Delivery> {
+  async insertMail(
+    rc: RequestContext, id: string, message: StoredMail, reference: string | null, at: string, claim?: { claimer: string; until: string },
+  ): Promise<Delivery> {
     const row = {
       tenant_id: rc.tenantId ?? '',
       id,
       kind: 'mail',
       message: this.db.dialect.toJson(message),
-      event_name: message.reference ?? null,
+      event_name: reference,
       status: 'pending',
       attempts: 0,
       next_attempt_at: at,
@@ -189,10 +191,15 @@ export class DeliveriesRepository {
     return byDelivery;
   }
 
-  /** Makes a delivery due now again (status pending, claim cleared). */
-  async requeue(rc: RequestContext, id: string, at: string): Promise<void> {
-    await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
+  /**
+   * Makes a delivery due now again (status pending, expired claim cleared), unless a live attempt holds
+   * its claim: then nothing changes and it answers false (two attempts of one delivery never run at once).
+   */
+  async requeue(rc: RequestContext, id: string, at: string): Promise<boolean> {
+    const updated = await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
+      .where((q) => q.whereNull('claimed_until').orWhere('claimed_until', '<', at))
       .update({ status: 'pending', next_attempt_at: at, claimed_until: null, claimed_by: null, updated_at: at });
+    return updated > 0;
   }
 
   private map(row: Record<string, any>): Delivery {
@@ -203,7 +210,7 @@ export class DeliveriesRepository {
       connectorId: row.connector_id ?? null,
       eventId: row.event_id ?? null,
       event: row.event_name ?? null,
-      message: row.message == null ? null : this.db.dialect.fromJson<MailMessage>(row.message),
+      message: row.message == null ? null : this.db.dialect.fromJson<StoredMail>(row.message),
       status: row.status,
       attemptCount: Number(row.attempts),
       nextAttemptAt: row.next_attempt_at,

@@ -1,4 +1,4 @@
-import type { MailMessage } from '../mail/mail.service.js';
+import type { StoredMail } from './mail-seal.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
 export type DeliveryKind = 'webhook' | 'mail';
@@ -11,7 +11,8 @@ export interface Delivery {
   connectorId: string | null;
   eventId: string | null;
   event: string | null;
-  message: MailMessage | null;
+  /** A mail job's message, sealed (see mail-seal.ts). */
+  message: StoredMail | null;
   status: DeliveryStatus;
   attemptCount: number;
   nextAttemptAt: string;

@@ -16,6 +16,7 @@ import { MAIL_KEY } from './deliveries.repository.js';
 import type { AttemptOutcome, Delivery } from './delivery.js';
 import type { PlatformEvent } from './event.js';
 import type { EventsRepository } from './events.repository.js';
+import type { MailSeal } from './mail-seal.js';
 import { nextAttemptTime, parseRetryAfter } from './retry-schedule.js';
 import { signDelivery } from './webhook-signature.js';
 import type { Metrics } from '../metrics/metrics.js';
@@ -31,6 +32,7 @@ export interface DispatcherDeps {
   events: EventsRepository;
   fetch: FetchService;
   mail: MailService;
+  mailSeal: MailSeal;
   logger: Logger;
   metrics: Metrics;
 }
@@ -279,7 +281,7 @@ export class Dispatcher implements BackgroundTask {
   private async sendMail(delivery: Delivery): Promise<Attempt> {
     const started = Date.now();
     try {
-      await this.deps.mail.send(delivery.message!);
+      await this.deps.mail.send(this.deps.mailSeal.open(delivery.message!));
       return { outcome: { statusCode: null, durationMs: Date.now() - started, error: null, at: nowIso() }, result: 'delivered', retryAfterMs: null };
     } catch (err) {
       return { outcome: { statusCode: null, durationMs: Date.now() - started, error: String((err as Error)?.message ?? err).slice(0, 500), at: nowIso() }, result: 'retry', retryAfterMs: null };

@@ -1,15 +1,23 @@
+import { Forbidden } from '../http/errors.js';
 import type { PackRouter } from '../http/route.js';
+import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { EVENT_NAME } from './event.js';
 import type { EventsService } from './events.service.js';
+import { isReservedEvent } from './reserved-events.js';
 
 export const EVENT_NAME_PATTERN = EVENT_NAME.source;
 export const PRODUCT_SCHEMA = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$' } as const;
 
-/** POST /events/publish: an integrator raises an event for its tenant; it reaches the subscribed connectors. */
-export function eventsRoutes(router: PackRouter, events: EventsService): void {
+/**
+ * POST /events/publish: an integrator raises an event for its tenant; it reaches the subscribed connectors
+ * only (never in-process pack handlers), and names the platform raises itself are refused (403 forbidden).
+ */
+export function eventsRoutes(router: PackRouter, events: EventsService, schemas: SchemaRegistry): void {
   router.post('/events/publish', {
     summary: 'Publish an event to the tenant\'s connectors',
-    description: 'Writes the event to the outbox and queues one signed delivery per matching active connector, in one transaction.',
+    description: 'Writes the event to the outbox and queues one signed delivery per matching active connector, in one transaction. '
+      + 'Names the platform raises itself (tenant.*, platform.*, cms.form.submitted, and <ns>.<schema>.created|updated|deleted of a schema '
+      + 'the tenant sees) answer 403 forbidden.',
     tags: ['events'], auth: 'tenant', role: 'editor', status: 202,
     body: {
       type: 'object',
@@ -30,7 +38,10 @@ export function eventsRoutes(router: PackRouter, events: EventsService): void {
     errors: ['validation_failed', 'invalid_json', 'forbidden', 'tenant_required', 'tenant_not_found'],
   }, async (ctx) => {
     const { event: name, payload, product } = ctx.state.body as { event: string; payload: Record<string, unknown>; product?: string };
-    const { event, deliveries } = await events.publish(ctx.state.rc, { name, payload, product: product ?? null });
+    if (await isReservedEvent(ctx.state.rc, schemas, name)) {
+      throw Forbidden(`The platform raises "${name}" itself; publish it under another name (e.g. your own namespace)`);
+    }
+    const { event, deliveries } = await events.publish(ctx.state.rc, { name, payload, product: product ?? null, source: 'api' });
     return { id: event.id, event: event.name, product: event.product, deliveries };
   });
 }

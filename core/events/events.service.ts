@@ -9,6 +9,11 @@ export interface PublishInput {
   name: string;
   payload: Record<string, unknown>;
   product?: string | null;
+  /**
+   * `api` for events an integrator published through POST /events/publish: they reach connectors only,
+   * never in-process handlers (a pack must not act on a forged `crm.deal.updated`). Default `platform`.
+   */
+  source?: 'api' | 'platform';
 }
 
 /**
@@ -19,7 +24,8 @@ export type OutboxFanout = (rc: RequestContext, event: PlatformEvent) => Promise
 
 /**
  * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
- * lets the fan-outs queue deliveries in it, and hands the event to in-process subscribers after commit.
+ * lets the fan-outs queue deliveries in it, and hands the event to in-process subscribers after commit
+ * (platform events only: events published through the API reach connectors alone).
  */
 export class EventsService {
   readonly bus: EventBus;
@@ -53,7 +59,7 @@ export class EventsService {
       await this.repository.insert(rc, event);
       let deliveries = 0;
       for (const fanout of this.fanouts) deliveries += await fanout(rc, event);
-      rc.afterCommit!(() => this.bus.emit(event));
+      if (input.source !== 'api') rc.afterCommit!(() => this.bus.emit(event));
       return { event, deliveries };
     });
   }

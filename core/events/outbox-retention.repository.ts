@@ -1,4 +1,6 @@
+import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
+import { systemContext } from '../kernel/request-context.js';
 
 /** Deletes what the outbox no longer needs, one tenant and one bounded batch at a time. */
 export class OutboxRetentionRepository {
@@ -10,16 +12,22 @@ export class OutboxRetentionRepository {
     return ['', ...rows.map((r: { id: string }) => r.id)];
   }
 
-  /** Deletes up to `limit` finished deliveries (and their attempts) last changed before `cutoff`; returns how many. */
+  /**
+   * Deletes up to `limit` finished deliveries (and their attempts) last changed before `cutoff`; returns how
+   * many. One write transaction (BEGIN IMMEDIATE on SQLite); the delete re-checks the status, since a retry
+   * may have queued a selected delivery again in between.
+   */
   async deleteFinishedDeliveries(tenantId: string, cutoff: string, limit: number): Promise<number> {
-    return this.db.knex.transaction(async (trx) => {
-      const ids = (await trx('outbox_deliveries').select('id')
-        .where('tenant_id', tenantId).whereNot('status', 'pending').where('updated_at', '<', cutoff).limit(limit))
+    return this.db.transaction(systemContext(tenantId), async (rc) => {
+      const conn = this.db.conn(rc);
+      const finished = (q: Knex.QueryBuilder) => q.where('tenant_id', tenantId).whereNot('status', 'pending').where('updated_at', '<', cutoff);
+      const ids = (await finished(conn('outbox_deliveries').select('id')).limit(limit))
         .map((r: { id: string }) => r.id);
       if (!ids.length) return 0;
-      await trx('outbox_attempts').where('tenant_id', tenantId).whereIn('delivery_id', ids).delete();
-      await trx('outbox_deliveries').where('tenant_id', tenantId).whereIn('id', ids).delete();
-      return ids.length;
+      const deleted = await finished(conn('outbox_deliveries')).whereIn('id', ids).delete();
+      const still = conn('outbox_deliveries').select('id').where('tenant_id', tenantId).whereIn('id', ids);
+      await conn('outbox_attempts').where('tenant_id', tenantId).whereIn('delivery_id', ids).whereNotIn('delivery_id', still).delete();
+      return deleted;
     });
   }
 

@@ -7,6 +7,7 @@ import { Dispatcher } from './dispatcher.js';
 import { eventsRoutes } from './events.routes.js';
 import { EventsRepository } from './events.repository.js';
 import { mailQueue } from './mail-queue.js';
+import { MailSeal } from './mail-seal.js';
 import { OutboxRetention } from './outbox-retention.js';
 import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metrics.js';
 
@@ -17,8 +18,9 @@ import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metric
  */
 export function installOutbox(router: PackRouter, kernel: KernelInternals, config: Config): void {
   const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);
+  const mailSeal = new MailSeal(config.settingsEncryptionKey);
   const dispatcher = new Dispatcher({
-    config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, logger: kernel.logger,
+    config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, mailSeal, logger: kernel.logger,
     metrics: kernel.metrics,
   });
   kernel.metrics.registerGauge(OUTBOX_PENDING_GAUGE, 'Pending outbox deliveries (webhooks and mail)', async () => (await connectors.deliveries.pendingStats()).count);
@@ -32,9 +34,9 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     if (queued) rc.afterCommit?.(poke);
     return queued;
   });
-  kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher));
+  kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher, mailSeal));
   kernel.background.register(dispatcher);
   kernel.background.register(new OutboxRetention(kernel.db, config.dispatcher.retentionDays, kernel.logger));
-  eventsRoutes(router, kernel.events);
+  eventsRoutes(router, kernel.events, kernel.schemas);
   connectorsRoutes(router, connectors, poke);
 }

@@ -23,6 +23,8 @@ export function draftInvoiceFor(deal: Deal): Record<string, unknown> {
  * `crm.deal.created|updated`: when a deal becomes `won` and the tenant has `erp` enabled, creates one draft
  * invoice for it. Events arrive at least once, so this is idempotent: a lookup by `dealId` in the write
  * transaction, and the unique index on `dealId` for a delivery racing this one (its conflict means done).
+ * The event only triggers the check: the invoice is drafted from the stored deal, re-read in the transaction,
+ * and only if it exists and is won (an event's payload is never trusted on its own).
  */
 export const draftInvoiceForWonDeal: EventHandler = async (event, pack) => {
   const deal = event.payload.record as Deal | undefined;
@@ -33,8 +35,10 @@ export const draftInvoiceForWonDeal: EventHandler = async (event, pack) => {
   const rc = systemContext(event.tenantId, pack.logger);
   try {
     await pack.db.transaction(rc, async (rc) => {
+      const stored = await pack.records.find(rc, 'crm', 'deal', deal.id);
+      if (!stored || stored.stage !== 'won') return;
       if (await findInvoiceBy(pack, rc, 'dealId', deal.id)) return;
-      const invoice = await pack.records.create(rc, 'erp', 'invoice', draftInvoiceFor(deal));
+      const invoice = await pack.records.create(rc, 'erp', 'invoice', draftInvoiceFor(stored));
       pack.logger.info({ tenantId: event.tenantId, dealId: deal.id, invoiceId: invoice.id }, 'draft invoice created for a won deal');
     });
   } catch (err) {

@@ -1,4 +1,5 @@
 import { expect } from 'chai';
+import { systemContext } from '../../core/kernel/request-context.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 
@@ -94,6 +95,34 @@ describe('connectors API', () => {
       expect(res.status).to.equal(400);
       const paths = res.body.error.details.map((d: { path: string }) => d.path);
       expect(paths).to.include.members(['/event', '/payload']);
+    });
+
+    it('answers 403 forbidden for names the platform raises itself, and takes other names', async () => {
+      const reserved = ['tenant.member.invited', 'tenant.anything_new', 'platform.settings.updated', 'cms.form.submitted', 'crm.deal.updated', 'crm.deal.created', 'erp.invoice.deleted'];
+      for (const event of reserved) {
+        const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor'))
+          .send({ event, payload: { record: { id: '00000000-0000-7000-8000-000000000000', stage: 'won' } } });
+        expect(res.status, event).to.equal(403);
+        expect(res.body.error.code).to.equal('forbidden');
+        expect(res.body.message).to.contain(event);
+      }
+      for (const event of ['erp.order.created', 'crm.deal.won_externally', 'shop.deal.updated']) {
+        const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event, payload: {} });
+        expect(res.status, event).to.equal(202);
+      }
+    });
+
+    it('hands published events to connectors only, never to in-process handlers', async () => {
+      const seen: string[] = [];
+      t.app.kernel.events.on('shop.*', (event) => { if (event.tenantId === tenant) seen.push(event.payload.from as string); });
+      await t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: 'http://127.0.0.1:9/', events: ['shop.*'] });
+      const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event: 'shop.order.created', payload: { from: 'api' } });
+      expect(res.status).to.equal(202);
+      expect(res.body.data.deliveries).to.equal(1);
+      // The same name raised by the platform reaches in-process handlers (the handler is live).
+      await t.app.kernel.events.publish(systemContext(tenant), { name: 'shop.order.created', payload: { from: 'platform' } });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(seen).to.deep.equal(['platform']);
     });
 
     it('answers 403 for a viewer', async () => {

@@ -256,6 +256,41 @@ describe('event delivery to connectors', () => {
     expect(bad.status).to.equal(400);
   });
 
+  it('answers 409 conflict on retry while the delivery is being attempted, and never sends it twice at once', async () => {
+    let open = 0;
+    let maxOpen = 0;
+    receiver.responder = async (_req, res) => {
+      open++;
+      maxOpen = Math.max(maxOpen, open);
+      await new Promise((r) => setTimeout(r, 800));
+      open--;
+      res.writeHead(200);
+      res.end('ok');
+    };
+    const id = await connector({});
+    await publish('shop.order.created', { n: 9 });
+    await receiver.waitFor(1);
+    const deliveryId = String(receiver.requests[0].headers['x-platform-delivery']);
+    const retried = await t.http.post(`/api/v1/connectors/${id}/deliveries/${deliveryId}/retry`).set(as(tenant, 'admin'));
+    expect(retried.status, JSON.stringify(retried.body)).to.equal(409);
+    expect(retried.body.error.code).to.equal('conflict');
+    expect(retried.body.message).to.match(/being attempted right now/);
+    const delivered = await waitUntil('delivered', async () => {
+      const d = (await deliveries(id)).items[0];
+      return d?.status === 'delivered' ? d : null;
+    });
+    expect(delivered.attempts).to.have.length(1);
+    expect(maxOpen).to.equal(1);
+
+    // Once the attempt is recorded, retry sends it again.
+    const again = await t.http.post(`/api/v1/connectors/${id}/deliveries/${deliveryId}/retry`).set(as(tenant, 'admin'));
+    expect(again.status).to.equal(202);
+    await receiver.waitFor(2);
+    await waitUntil('delivered twice', async () => (await deliveries(id)).items[0]?.attempts.length === 2);
+    expect(receiver.requests.map((r) => r.headers['x-platform-delivery'])).to.deep.equal([deliveryId, deliveryId]);
+    expect(maxOpen).to.equal(1);
+  });
+
   it('answers 404 for a delivery of another connector on retry', async () => {
     const id = await connector({});
     const res = await t.http.post(`/api/v1/connectors/${id}/deliveries/00000000-0000-7000-8000-000000000000/retry`).set(as(tenant, 'admin'));

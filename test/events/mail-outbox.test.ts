@@ -12,11 +12,13 @@ const mailerPack = definePack({
   routes(router, pack) {
     router.post('/test-mailer/send', {
       summary: 'Queue a mail (test pack)', auth: 'tenant', role: 'editor', status: 202,
-      body: { type: 'object', required: ['to', 'subject'], properties: { to: { type: 'string' }, subject: { type: 'string' }, fail: { type: 'boolean' } } },
+      body: { type: 'object', required: ['to', 'subject'], properties: { to: { type: 'string' }, subject: { type: 'string' }, link: { type: 'string' }, fail: { type: 'boolean' } } },
     }, async (ctx) => {
-      const { to, subject, fail } = ctx.state.body as { to: string; subject: string; fail?: boolean };
+      const { to, subject, link, fail } = ctx.state.body as { to: string; subject: string; link?: string; fail?: boolean };
       return pack.db.transaction(ctx.state.rc, async (rc) => {
-        const result = await pack.mail.enqueue(rc, { to, subject, text: `Hello ${to}`, reference: `test:${subject}` });
+        const result = await pack.mail.enqueue(rc, {
+          to, subject, text: `Hello ${to}${link ? `, open ${link}` : ''}`, html: link ? `<a href="${link}">Accept</a>` : undefined, reference: `test:${subject}`,
+        });
         if (fail) throw BadRequest('rolled back after queuing');
         return { result };
       });
@@ -52,6 +54,29 @@ describe('mail through the outbox', () => {
     expect(mail.raw).to.contain('Subject: first');
     await new Promise((r) => setTimeout(r, 400));
     expect(smtp.messages).to.have.length(1);
+  });
+
+  it('stores the queued mail sealed: neither the address nor the link is readable in outbox_deliveries', async () => {
+    const before = smtp.messages.length;
+    const link = 'https://app.example.test/invitations/accept?token=tok_0123456789abcdefSECRET';
+    const res = await t.http.post('/api/v1/test-mailer/send').set(as(tenant, 'editor')).send({ to: 'dana.sealed@example.test', subject: 'sealed', link });
+    expect(res.status).to.equal(202);
+    const [mail] = (await smtp.waitFor(before + 1)).slice(before);
+    expect(mail.to).to.deep.equal(['dana.sealed@example.test']);
+    expect(mail.raw.replace(/=\r?\n/g, '')).to.contain('tok_0123456789abcdefSECRET');
+    const read = () => t.app.kernel.db.knex('outbox_deliveries').where({ tenant_id: tenant, kind: 'mail', event_name: 'test:sealed' }).select('message', 'status');
+    let rows = await read();
+    for (let i = 0; i < 50 && rows[0]?.status !== 'delivered'; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+      rows = await read();
+    }
+    expect(rows).to.have.length(1);
+    expect(rows[0].status).to.equal('delivered');
+    const raw = typeof rows[0].message === 'string' ? rows[0].message : JSON.stringify(rows[0].message);
+    expect(raw).to.contain('sealed');
+    expect(raw).not.to.contain('dana.sealed@example.test');
+    expect(raw).not.to.contain('tok_0123456789abcdefSECRET');
+    expect(raw).not.to.contain('app.example.test');
   });
 
   it('sends nothing when the transaction that queued the mail rolls back', async () => {

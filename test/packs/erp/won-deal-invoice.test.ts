@@ -89,13 +89,28 @@ describe('won deal → draft invoice (crm.deal.updated in the erp pack)', () => 
   });
 
   it('creates exactly one invoice when two deliveries of one event race', async () => {
-    const dealId = newId();
+    // A won deal without its invoice: won while erp was off, then erp turned on again.
+    await t.app.kernel.tenants.setModule(systemContext(null), tenant, 'erp', false);
+    const dealId = (await createDeal({ title: 'Replayed', valueCents: 5000, currency: 'USD', stage: 'won' })).id;
+    await sleep(100);
+    await t.app.kernel.tenants.setModule(systemContext(null), tenant, 'erp', true);
+    expect(await invoicesOf(dealId)).to.deep.equal([]);
     const event = wonEvent(dealId);
     const results = await Promise.allSettled([handle(event), handle(event), handle(event)]);
     expect(results.map((r) => r.status)).to.deep.equal(['fulfilled', 'fulfilled', 'fulfilled']);
     const invoices = await invoicesOf(dealId);
     expect(invoices).to.have.length(1);
     expect(invoices[0]).to.include({ totalCents: 5000, currency: 'USD', status: 'draft' });
+  });
+
+  it('creates no invoice for a forged won event: the stored deal is missing or not won', async () => {
+    const missing = newId();
+    await handle(wonEvent(missing));
+    expect(await invoicesOf(missing)).to.deep.equal([]);
+    const open = await createDeal({ title: 'Still open', valueCents: 700, stage: 'proposal' });
+    await handle(wonEvent(open.id));
+    await sleep(100);
+    expect(await invoicesOf(open.id)).to.deep.equal([]);
   });
 
   it('keeps one invoice when a deal is won, reopened and won again', async () => {

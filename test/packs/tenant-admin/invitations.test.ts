@@ -63,6 +63,13 @@ describe('members and invitations', () => {
       const events = await knex('outbox_events').where({ tenant_id: tenant, name: 'tenant.member.invited' });
       expect(events).to.have.length(1);
       expect(JSON.stringify(events[0].payload)).not.to.contain(token);
+      // The mail job is sealed at rest: neither the link's token nor the address is readable.
+      const jobs = await knex('outbox_deliveries').where({ tenant_id: tenant, kind: 'mail' }).select('message');
+      expect(jobs).to.have.length(1);
+      const stored = JSON.stringify(jobs[0].message);
+      expect(stored).to.contain('sealed');
+      expect(stored).not.to.contain(token);
+      expect(stored.toLowerCase()).not.to.contain(email.toLowerCase());
     });
 
     it('answers 409 already_member for a pending invitation and for a member', async () => {
