@@ -59,6 +59,8 @@ export interface Config {
   readonly frontendUrl: string | null;
   readonly inviteLoginUrl: string | null;
   readonly allowPrivateNetworkFetch: boolean;
+  /** Behind a load balancer: the client address is the nearest proxy's X-Forwarded-For hop (Koa `proxy`). */
+  readonly trustProxy: boolean;
   readonly llm: { readonly baseUrl: string | null; readonly apiKey: string | null; readonly model: string | null };
   readonly logLevel: string;
   readonly metricsToken: string | null;
@@ -217,6 +219,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     frontendUrl: v.FRONTEND_URL ?? null,
     inviteLoginUrl: v.INVITE_LOGIN_URL ?? null,
     allowPrivateNetworkFetch: v.ALLOW_PRIVATE_NETWORK_FETCH,
+    trustProxy: v.TRUST_PROXY,
     llm: { baseUrl: v.LLM_BASE_URL ?? null, apiKey: v.LLM_API_KEY ?? null, model: v.LLM_MODEL ?? null },
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN ?? null,

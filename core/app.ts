@@ -52,6 +52,7 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   const packDefinitions = options.packs ?? defaultPacks;
   const logger = options.logger ?? createLogger(config);
+  if (config.isProduction && !config.metricsToken) logger.warn('METRICS_TOKEN is unset: /metrics is public (set it in production)');
   const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {
     warn: (m) => logger.warn({ db: m }, 'database warning'),
     error: (m) => logger.error({ db: m }, 'database error'),
@@ -77,7 +78,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 
   const routes: RouteEntry[] = [];
   const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes };
-  const koa = new Koa<AppState, AppContext>({ proxy: false });
+  const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());
   koa.use(errorHandler(logger));

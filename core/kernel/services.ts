@@ -55,7 +55,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const mail = new MailService(settings, logger);
   const authenticator = new Authenticator(config);
   const fetch = new FetchService(config, logger);
-  const storage = new StorageService(config, db, logger);
+  const storage = new StorageService(config, db, logger, tenants);
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });

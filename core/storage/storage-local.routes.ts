@@ -14,7 +14,7 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
   router.put('/storage/local/objects', {
     summary: 'Upload with a presigned URL (local driver)',
     description: 'The URL comes from GET /storage/presigned-upload. The Content-Type must be the signed one and the body at '
-      + 'most maxBytes; a tampered or expired URL answers 403.',
+      + 'most maxBytes; a tampered or expired URL answers 403, a URL of a suspended or deleted tenant 404 tenant_not_found.',
     tags, auth: 'public', body: 'raw',
     query: {
       type: 'object',
@@ -25,7 +25,7 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
       },
     },
     response: UPLOAD_ANSWER_SCHEMA,
-    errors: ['validation_failed', 'forbidden', 'payload_too_large'],
+    errors: ['validation_failed', 'forbidden', 'tenant_not_found', 'payload_too_large'],
   }, async (ctx) => {
     const object = await releaseUpload(ctx, () => storage.receiveSignedUpload(
       ctx.state.query, ctx.get('Content-Type') || undefined, ctx.request.length ?? null, ctx.req,
@@ -35,14 +35,14 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
 
   router.get('/storage/local/objects', {
     summary: 'Download with a signed URL (local driver)',
-    description: 'The URL comes from GET /storage/signed-url; a tampered or expired URL answers 403. Answers Range and If-None-Match.',
+    description: 'The URL comes from GET /storage/signed-url; a tampered or expired URL answers 403, a URL of a suspended or deleted tenant 404 tenant_not_found. Answers Range and If-None-Match.',
     tags, auth: 'public',
     query: {
       type: 'object',
       required: ['key', 'expires', 'signature'],
       properties: { key: { type: 'string' }, expires: { type: 'integer' }, signature: { type: 'string' } },
     },
-    errors: ['validation_failed', 'forbidden', 'not_found', 'range_not_satisfiable'],
+    errors: ['validation_failed', 'forbidden', 'tenant_not_found', 'not_found', 'range_not_satisfiable'],
   }, async (ctx) => {
     const { key, expires, signature } = ctx.state.query;
     const object = await storage.openSignedDownload(key, expires, signature);

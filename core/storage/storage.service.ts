@@ -3,8 +3,9 @@ import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
-import { BadRequest, Forbidden, NotFound, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
+import { BadRequest, Forbidden, NotFound, PayloadTooLarge, TenantNotFound, ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
+import type { TenantsService } from '../tenants/tenants.service.js';
 import { LocalDriver } from './drivers/local.driver.js';
 import { S3Driver } from './drivers/s3.driver.js';
 import type { ByteRange, StorageDriver, Visibility } from './drivers/storage-driver.js';
@@ -76,7 +77,7 @@ export class StorageService {
   private readonly repo: StorageRepository;
   private readonly signer: UrlSigner;
 
-  constructor(readonly config: Config, readonly db: Database, readonly logger: Logger) {
+  constructor(readonly config: Config, readonly db: Database, readonly logger: Logger, private readonly tenants: Pick<TenantsService, 'get'>) {
     this.repo = new StorageRepository(db);
     this.signer = new UrlSigner(config.signingSecret);
     const s3 = config.storage.s3;
@@ -173,6 +174,7 @@ export class StorageService {
     if ((contentType ?? '').toLowerCase() !== query.contentType.toLowerCase()) {
       throw Forbidden(`The upload URL is signed for Content-Type ${query.contentType}`);
     }
+    await this.assertTenantActive(parts.tenant);
     const rc = { tenantId: parts.tenant, principal: null, requestId: 'signed-upload' };
     return this.store(rc, parts.tenant, query.key, body, {
       contentType: query.contentType, contentLength, visibility: query.visibility, limit: query.maxBytes,
@@ -184,9 +186,16 @@ export class StorageService {
     const parts = tryParseKey(key);
     if (!parts || !this.signer.verify('GET', key, expires, {}, signature)) throw Forbidden('The download URL is not valid: its signature does not match');
     if (expires * 1000 < Date.now()) throw Forbidden('The download URL has expired');
+    await this.assertTenantActive(parts.tenant);
     const object = await this.lookup(parts.tenant, key);
     if (!object) throw NotFound('No such object');
     return object;
+  }
+
+  /** Signed URLs outlive a suspension or deletion: like every public path, they answer 404 then. */
+  private async assertTenantActive(tenantId: string): Promise<void> {
+    const tenant = await this.tenants.get(null, tenantId);
+    if (!tenant || tenant.status !== 'active') throw TenantNotFound(tenantId);
   }
 
   /** A public object of a tenant by its path below `tenants/{tenant}/`; anything else (traversal included) is null. */

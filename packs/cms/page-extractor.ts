@@ -103,7 +103,10 @@ function resolveLink(href: string | null | undefined, base: URL): string | null 
   }
 }
 
-/** The links of the first `nav` (else the header), in document order, deduplicated. */
+/** What the site config accepts as a navigation href (schemas/tenant-admin/site-config.schema.json): no javascript:, data: or other schemes. */
+const NAVIGATION_HREF = /^(https?:\/\/|\/|#|mailto:|tel:)/;
+
+/** The links of the first `nav` (else the header), in document order, deduplicated; links the site config refuses are skipped. */
 function extractNavigation(document: any, base: URL): NavigationItem[] {
   const container = document.querySelector('nav') ?? document.querySelector('header, [role=banner]');
   if (!container) return [];
@@ -115,7 +118,9 @@ function extractNavigation(document: any, base: URL): NavigationItem[] {
     if (!url || !label || seen.has(url)) continue;
     seen.add(url);
     const parsed = new URL(url);
-    items.push({ label: label.slice(0, 100), href: parsed.origin === base.origin ? `${parsed.pathname}${parsed.search}` : url });
+    const href = parsed.origin === base.origin ? `${parsed.pathname}${parsed.search}` : url;
+    if (!NAVIGATION_HREF.test(href) || href.length > 2000) continue;
+    items.push({ label: label.slice(0, 100), href });
     if (items.length >= MAX_NAV_ITEMS) break;
   }
   return items;

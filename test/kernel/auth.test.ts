@@ -359,7 +359,7 @@ describe('the test key in production', () => {
   let t: TestApp;
 
   before(async () => {
-    t = await startTestApp({ env: { NODE_ENV: 'production', TEST_API_KEY: TEST_KEY } });
+    t = await startTestApp({ env: { NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK_FETCH: 'false', TEST_API_KEY: TEST_KEY } });
   });
   after(() => t?.close());
 

@@ -176,7 +176,7 @@ describe('GET /api/v1/openapi.json', () => {
     let prod: TestApp;
 
     before(async () => {
-      prod = await startTestApp({ database: t.database, env: { NODE_ENV: 'production', MIGRATE_ON_START: 'false' } });
+      prod = await startTestApp({ database: t.database, env: { NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK_FETCH: 'false', MIGRATE_ON_START: 'false' } });
     });
 
     after(async () => {

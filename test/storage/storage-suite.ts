@@ -432,6 +432,32 @@ export function storageSuite(driver: DriverName): void {
     });
   });
 
+  if (driver === 'local') {
+    describe('PUT and GET /api/v1/storage/local/objects (signed URLs of a suspended tenant)', () => {
+      it('answers 404 tenant_not_found to a previously signed GET and PUT once the tenant is suspended', async () => {
+        const stored = await upload('kept', { filename: 'kept.txt' });
+        const link = await signedUrl(stored.body.data.key);
+        expect(link.status, JSON.stringify(link.body)).to.equal(200);
+        const body = Buffer.from('late upload');
+        const presigned = await presign({ filename: 'late.txt', contentLength: body.length });
+        expect(presigned.status, JSON.stringify(presigned.body)).to.equal(200);
+        expect((await raw(link.body.data.url)).status).to.equal(200);
+
+        const suspend = await t.http.patch(`/api/v1/admin/tenants/${tenant}`).set(superadmin()).send({ status: 'suspended' });
+        expect(suspend.status, JSON.stringify(suspend.body)).to.equal(200);
+
+        const download = await raw(link.body.data.url);
+        expect(download.status).to.equal(404);
+        expect(JSON.parse(download.body.toString()).error.code).to.equal('tenant_not_found');
+        const { url, headers } = presigned.body.data;
+        const put = await raw(url, { method: 'PUT', headers: { ...headers, 'Content-Length': String(body.length) }, body });
+        expect(put.status).to.equal(404);
+        expect(JSON.parse(put.body.toString()).error.code).to.equal('tenant_not_found');
+        expect(await objectInStore(`tenants/${tenant}/products/shop/images/late.txt`)).to.equal(false);
+      });
+    });
+  }
+
   describe('GET and DELETE /api/v1/storage/objects', () => {
     it('lists by product and collection, paged', async () => {
       for (const name of ['a.txt', 'b.txt', 'c.txt']) await upload(name, { filename: name });

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { PlatformEvent } from '../../../core/events/event.js';
-import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
+import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
 import { withinOneWindow } from '../../helpers/rate-window.js';
 import { FORM_RATE_LIMIT } from '../../../packs/cms/public.routes.js';
@@ -120,5 +120,57 @@ describe('POST /api/v1/public/tenant/:tenantId/forms/:formId/submit', () => {
     const foreign = await t.http.post(`/api/v1/public/tenant/${other}/forms/${form.id}/submit`).send({ name: 'A', email: 'a@example.com' });
     expect(foreign.status).to.equal(404);
     expect(foreign.body.error.code).to.equal('not_found');
+  });
+});
+
+describe('POST /api/v1/public/tenant/:tenantId/forms/:formId/submit (client address)', () => {
+  const submitAll = async (t: TestApp, tenant: string, formId: string, ips: Array<string | null>) => {
+    const statuses: number[] = [];
+    for (const [i, ip] of ips.entries()) {
+      const req = t.http.post(`/api/v1/public/tenant/${tenant}/forms/${formId}/submit`);
+      if (ip) req.set('X-Forwarded-For', ip);
+      statuses.push((await req.send({ name: `N${i}`, email: 'n@example.com' })).status);
+    }
+    return statuses;
+  };
+  const publishForm = async (t: TestApp, tenant: string) => {
+    const res = await t.http.post(`/api/v1/tenant/${tenant}/content/form`).set(as(tenant, 'editor')).send({ ...contactForm, status: 'published' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    return res.body.data.id as string;
+  };
+  const five = <T>(value: T): T[] => Array.from({ length: FORM_RATE_LIMIT.limit }, () => value);
+
+  it('ignores X-Forwarded-For without TRUST_PROXY: a client cannot dodge the limit by sending the header', async () => {
+    const t = await sharedTestApp();
+    const tenant = await createTenant(t, 'form');
+    const formId = await publishForm(t, tenant);
+    await withinOneWindow(FORM_RATE_LIMIT.windowMs, 10_000);
+    const statuses = await submitAll(t, tenant, formId, ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.4', '203.0.113.5', '203.0.113.6', null]);
+    expect(statuses).to.deep.equal([...five(201), 429, 429]);
+  });
+
+  describe('with TRUST_PROXY=true', () => {
+    let t: TestApp;
+    before(async () => { t = await startTestApp({ env: { TRUST_PROXY: 'true' } }); });
+    after(async () => { await t?.close(); });
+
+    it('counts two X-Forwarded-For addresses apart', async () => {
+      const tenant = await createTenant(t, 'form');
+      const formId = await publishForm(t, tenant);
+      await withinOneWindow(FORM_RATE_LIMIT.windowMs, 10_000);
+      expect(await submitAll(t, tenant, formId, [...five('198.51.100.7'), '198.51.100.7'])).to.deep.equal([...five(201), 429]);
+      // Only the nearest proxy's hop counts: a client-sent address before it is ignored.
+      expect(await submitAll(t, tenant, formId, ['10.9.9.9, 198.51.100.8', '198.51.100.8'])).to.deep.equal([201, 201]);
+      expect(await submitAll(t, tenant, formId, ['198.51.100.7, 198.51.100.9'])).to.deep.equal([201]);
+    });
+
+    it('counts IPv6 clients by their /64 prefix', async () => {
+      const tenant = await createTenant(t, 'form');
+      const formId = await publishForm(t, tenant);
+      await withinOneWindow(FORM_RATE_LIMIT.windowMs, 10_000);
+      const sameNetwork = ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:aaaa::3', '2001:db8:1:2::4', '2001:db8:1:2::5', '2001:db8:1:2:ffff:ffff:ffff:ffff'];
+      expect(await submitAll(t, tenant, formId, sameNetwork)).to.deep.equal([...five(201), 429]);
+      expect(await submitAll(t, tenant, formId, ['2001:db8:1:3::1'])).to.deep.equal([201]);
+    });
   });
 });

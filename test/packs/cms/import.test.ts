@@ -152,6 +152,18 @@ describe('POST /api/v1/cms/import-url', () => {
     expect(res.body.data.branding.colors).to.deep.equal({ 'brand-primary': '#0a7cff', 'brand-accent': '#ff7800', shadow: 'rgb(0, 0, 0)' });
   });
 
+  it('apply_navigation skips links the site config refuses (javascript:) and still imports', async () => {
+    await site.stop();
+    const evilNav = '<nav><a href="/">Home</a> <a href=" javascript:alert(1)">Evil</a> <a href="java\tscript:alert(2)">Tabbed</a> <a href="/about">About us</a></nav>';
+    const home = String(testSitePages()['/']).replace(/<nav>.*?<\/nav>/s, evilNav);
+    site = await startTestSite({ '/': home });
+    const res = await importUrl({ depth: 0, apply_navigation: true }, 'admin');
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.applied).to.include({ navigation: true });
+    expect((await siteConfig()).navigation).to.deep.equal([{ label: 'Home', href: '/' }, { label: 'About us', href: '/about' }]);
+    expect((await pages()).items).to.have.length(1);
+  });
+
   it('suggests fixes and apply_suggestions applies them', async () => {
     const dry = await importUrl({ depth: 2, dry_run: true });
     const suggestions = dry.body.data.suggestions;

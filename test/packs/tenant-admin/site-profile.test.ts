@@ -43,6 +43,22 @@ describe('site config and branding', () => {
       expect(read.body.data.siteName).to.equal(`Tenant ${tenant}`);
     });
 
+    it('answers 400 validation_failed naming the path for a javascript: href, in an item or a child', async () => {
+      const res = await t.http.patch(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin')).send({
+        navigation: [{ label: 'Evil', href: 'javascript:alert(1)' }, { label: 'Home', href: '/', children: [{ label: 'Data', href: 'data:text/html,x' }] }],
+      });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.details.map((d: { path: string }) => d.path)).to.include.members(['/navigation/0/href', '/navigation/1/children/0/href']);
+      const allowed = await t.http.patch(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin')).send({
+        navigation: [{ label: 'Site', href: 'https://example.com/' }, { label: 'Top', href: '#top' }, { label: 'Mail', href: 'mailto:a@example.com' }, { label: 'Call', href: 'tel:+351123' }],
+      });
+      expect(allowed.status, JSON.stringify(allowed.body)).to.equal(200);
+      const resolved = await t.http.get('/api/v1/public/resolve-host').query({ host: `${tenant}.${t.config.platformBaseDomain}` });
+      expect(resolved.status, JSON.stringify(resolved.body)).to.equal(200);
+      expect(JSON.stringify(resolved.body.data)).not.to.include('javascript:');
+    });
+
     it('answers 400 for a body that is not an object', async () => {
       const res = await t.http.patch(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin')).send([1, 2]);
       expect(res.status).to.equal(400);
