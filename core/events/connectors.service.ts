@@ -11,6 +11,9 @@ import { DeliveriesRepository } from './deliveries.repository.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
 import { eventMatches, type PlatformEvent } from './event.js';
 
+/** The secret box context of connectors' own signing secrets. */
+const CONNECTOR_SECRET = 'connector-secret';
+
 export interface Page<T> {
   items: T[];
   pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: null };
@@ -42,7 +45,7 @@ export class ConnectorsService {
       product: input.product ?? null,
       active: input.active ?? true,
       description: input.description ?? null,
-      secret: input.secret ? this.box.seal(input.secret) : null,
+      secret: input.secret ? this.box.seal(input.secret, CONNECTOR_SECRET) : null,
     }, nowIso());
     return this.require(rc, id);
   }
@@ -64,7 +67,7 @@ export class ConnectorsService {
     if (patch.events !== undefined) columns.events = unique(patch.events);
     if (patch.product !== undefined) columns.product = patch.product;
     if (patch.description !== undefined) columns.description = patch.description;
-    if (patch.secret !== undefined) columns.secret = patch.secret === null ? null : this.box.seal(patch.secret);
+    if (patch.secret !== undefined) columns.secret = patch.secret === null ? null : this.box.seal(patch.secret, CONNECTOR_SECRET);
     if (patch.active !== undefined) {
       columns.active = patch.active;
       if (patch.active) columns.disabled_reason = null;
@@ -119,7 +122,7 @@ export class ConnectorsService {
 
   /** The secret a connector's deliveries are signed with: its own, else SIGNING_SECRET. */
   signingSecret(connector: ConnectorRow): string {
-    return connector.sealedSecret ? this.box.open(connector.sealedSecret) : this.config.signingSecret;
+    return connector.sealedSecret ? this.box.open(connector.sealedSecret, CONNECTOR_SECRET) : this.config.signingSecret;
   }
 
   private async requireRow(rc: RequestContext, id: string): Promise<ConnectorRow> {

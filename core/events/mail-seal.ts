@@ -16,10 +16,10 @@ export class MailSeal {
   }
 
   seal(message: MailMessage): StoredMail {
-    return { sealed: this.box.seal(JSON.stringify(message)) };
+    return { sealed: this.box.seal(JSON.stringify(message), 'mail') };
   }
 
   open(stored: StoredMail): MailMessage {
-    return 'sealed' in stored ? JSON.parse(this.box.open(stored.sealed)) as MailMessage : stored;
+    return 'sealed' in stored ? JSON.parse(this.box.open(stored.sealed, 'mail')) as MailMessage : stored;
   }
 }

@@ -9,7 +9,7 @@ import { ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import { PlatformSettingsRepository } from './platform-settings.repository.js';
-import { SecretBox } from './secret-box.js';
+import { SecretBox } from '../crypto/secret-box.js';
 import type { SettingsProvider, SmtpSettings } from './settings-provider.js';
 
 export const SETTING_KEYS = [
