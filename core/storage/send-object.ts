@@ -2,6 +2,7 @@ import type { AppContext } from '../http/app-state.js';
 import { NotFound, RangeNotSatisfiable } from '../http/errors.js';
 import type { ByteRange } from './drivers/storage-driver.js';
 import { isActiveContent, type StorageService, type StoredObject } from './storage.service.js';
+import { matchesEtag } from '../http/conditional.js';
 
 /**
  * Streams an object as the HTTP answer: Content-Type from the metadata, ETag and Last-Modified,
@@ -43,14 +44,6 @@ export async function sendObject(ctx: AppContext, storage: StorageService, objec
   }
   ctx.set('Content-Type', object.contentType);
   ctx.length = length;
-}
-
-/** If-None-Match: a list of (possibly weak) tags or `*`. */
-export function matchesEtag(header: string, etag: string): boolean {
-  if (!header) return false;
-  if (header.trim() === '*') return true;
-  const strip = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((tag) => strip(tag) === strip(etag));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from '../../core/http/app-state.js';
 import { bffSuccess } from '../../core/http/envelope.js';
+import { matchesEtag } from '../../core/http/conditional.js';
 
 /**
  * Renders a public response with `Cache-Control` and a strong `ETag` over the body, and answers a
@@ -12,8 +13,7 @@ export function sendCacheable(ctx: AppContext, data: unknown, maxAgeSeconds: num
   ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   ctx.set('ETag', etag);
   ctx.set('Vary', 'Accept-Encoding');
-  const inm = ctx.get('If-None-Match');
-  if (inm && inm.split(',').map((v) => v.trim().replace(/^W\//, '')).some((v) => v === etag || v === '*')) {
+  if (matchesEtag(ctx.get('If-None-Match'), etag)) {
     ctx.status = 304;
     ctx.body = '';
     return;
