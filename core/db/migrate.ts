@@ -9,10 +9,6 @@ export async function migrateLatest(knex: Knex, dialect: Dialect, migrations: Mi
   return applied as string[];
 }
 
-export async function migrateRollbackAll(knex: Knex, dialect: Dialect, migrations: Migration[]): Promise<void> {
-  await knex.migrate.rollback({ migrationSource: source(sortMigrations(migrations), dialect), tableName: 'knex_migrations' }, true);
-}
-
 /** Names of migrations not yet applied (empty when the database is current). */
 export async function pendingMigrations(knex: Knex, dialect: Dialect, migrations: Migration[]): Promise<string[]> {
   const [, pending] = await knex.migrate.list({ migrationSource: source(sortMigrations(migrations), dialect), tableName: 'knex_migrations' });

@@ -25,8 +25,3 @@ export function signDelivery(secret: string, messageId: string, body: string, un
     'webhook-signature': `v1,${standard}`,
   };
 }
-
-/** The Standard Webhooks secret string a receiver configures for a signing secret. */
-export function standardWebhooksSecret(secret: string): string {
-  return `whsec_${Buffer.from(secret, 'utf8').toString('base64')}`;
-}

@@ -52,7 +52,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
   const settings = new SettingsHolder(new EnvironmentSettings(config));
-  const mail = new MailService(settings, logger);
+  const mail = new MailService(settings);
   const authenticator = new Authenticator(config);
   const fetch = new FetchService(config, logger);
   const storage = new StorageService(config, db, logger, tenants);

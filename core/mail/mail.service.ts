@@ -1,5 +1,4 @@
 import nodemailer from 'nodemailer';
-import type { Logger } from 'pino';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { SettingsProvider, SmtpSettings } from '../settings/settings-provider.js';
 
@@ -17,13 +16,14 @@ export interface SendResult {
 }
 
 /**
- * Mail through nodemailer with the platform SMTP settings. `send` delivers now (used by the SMTP test);
- * `enqueue` is how packs send: it is handed to the outbox (the events issue makes it durable).
+ * Mail through nodemailer with the platform SMTP settings. `send` delivers now (the SMTP test and the
+ * dispatcher use it); `enqueue` is how packs send: a mail job in the caller's transaction, made durable by
+ * the outbox (core/events/mail-queue.ts), which installs itself with `useQueue` when the app is built.
  */
 export class MailService {
   private enqueueImpl: ((rc: RequestContext, message: MailMessage) => Promise<'sent' | 'queued'>) | null = null;
 
-  constructor(private readonly settings: SettingsProvider, private readonly logger: Logger) {}
+  constructor(private readonly settings: SettingsProvider) {}
 
   /** Lets the outbox take over queued mail. */
   useQueue(enqueue: (rc: RequestContext, message: MailMessage) => Promise<'sent' | 'queued'>): void {
@@ -31,17 +31,8 @@ export class MailService {
   }
 
   async enqueue(rc: RequestContext, message: MailMessage): Promise<'sent' | 'queued'> {
-    if (this.enqueueImpl) return this.enqueueImpl(rc, message);
-    const deliver = async () => {
-      try {
-        await this.send(message);
-      } catch (err) {
-        this.logger.error({ err, reference: message.reference }, 'mail failed');
-      }
-    };
-    if (rc.afterCommit) rc.afterCommit(deliver);
-    else void deliver();
-    return 'queued';
+    if (!this.enqueueImpl) throw new Error('No mail queue is installed: the outbox installs it when the app is built');
+    return this.enqueueImpl(rc, message);
   }
 
   async send(message: MailMessage, override?: SmtpSettings): Promise<SendResult> {
