@@ -57,7 +57,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     warn: (m) => logger.warn({ db: m }, 'database warning'),
     error: (m) => logger.error({ db: m }, 'database error'),
   });
-  const db = new Database(knex, dialect);
+  const db = new Database(knex, dialect, { url: config.databaseUrl, log: logger });
   const migrations = allMigrations(packDefinitions);
 
   let migrated = false;
@@ -68,7 +68,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     }
     migrated = (await pendingMigrations(knex, dialect, migrations)).length === 0;
   } catch (err) {
-    await knex.destroy();
+    await db.close();
     throw err;
   }
 
@@ -148,7 +148,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
           logger.error({ err, pack: definition.name }, 'pack stop failed');
         }
       }
-      await knex.destroy();
+      await db.close();
     },
   };
 }

@@ -46,10 +46,12 @@ export class RecordsRepository {
   }
 
   async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string): Promise<DataRecord> {
+    // Queued until commit: with its outbox event, one statement (PostgreSQL) or one group commit (SQLite).
+    // Totals go stale now and once more when the row is written.
     this.touch(schema.tableName);
-    await this.db.dialect.rows(this.db.conn(rc),
-      `INSERT INTO ${schema.tableName} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`,
-      [rc.tenantId!, id, this.db.dialect.toJson(data), now, now]);
+    await this.db.insertAtCommit(rc, schema.tableName, {
+      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version: 1, created_at: now, updated_at: now,
+    }, () => this.touch(schema.tableName));
     return { id, ...data, createdAt: now, updatedAt: now, version: 1 };
   }
 

@@ -4,6 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
+import { newId } from './ids.js';
 
 export interface DbConnection {
   knex: Knex;
@@ -44,6 +45,8 @@ export function connectDatabase(databaseUrl: string, poolMax = 10, log?: DbLog):
             conn.pragma('synchronous = NORMAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
+            // The id function that PostgreSQL gets from migration 0003.
+            conn.function('hp_new_id', { deterministic: false }, newId);
             done(null, conn);
           } catch (err) {
             done(err as Error, conn);

@@ -51,13 +51,6 @@ export class ConnectorsRepository {
     return { items: rows.map((r) => this.map(r)), total: Number(n) };
   }
 
-  /** The tenant's active connectors (fan-out reads them in the publishing transaction). */
-  async listActive(rc: RequestContext): Promise<ConnectorRow[]> {
-    // Asked for every event the product raises: a cached prepared statement rather than the query builder.
-    const rows = await this.db.dialect.rows<Record<string, any>>(this.db.conn(rc), 'SELECT * FROM connectors WHERE tenant_id = ? AND active = ?', [rc.tenantId, true]);
-    return rows.map((r) => this.map(r as any));
-  }
-
   /** Connectors by id within one tenant, for the dispatcher. */
   async getMany(rc: RequestContext, ids: string[]): Promise<ConnectorRow[]> {
     if (!ids.length) return [];

@@ -9,7 +9,7 @@ import type { Connector, ConnectorInput, ConnectorRow } from './connector.js';
 import { ConnectorsRepository, type ConnectorColumns } from './connectors.repository.js';
 import { DeliveriesRepository } from './deliveries.repository.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
-import { eventMatches, type PlatformEvent } from './event.js';
+import type { PlatformEvent } from './event.js';
 
 /** The secret box context of connectors' own signing secrets. */
 const CONNECTOR_SECRET = 'connector-secret';
@@ -108,16 +108,11 @@ export class ConnectorsService {
 
   /**
    * The outbox fan-out: one delivery per active connector of the event's tenant whose patterns match the
-   * event name (and whose product filter, if any, matches), written in the publishing transaction.
+   * event name (and whose product filter, if any, matches), written at the publishing transaction's commit.
    */
-  async fanout(rc: RequestContext, event: PlatformEvent): Promise<number> {
-    if (!event.tenantId) return 0;
-    const scoped: RequestContext = { ...rc, tenantId: event.tenantId };
-    const matching = (await this.connectors.listActive(scoped)).filter((c) => subscribes(c, event));
-    await this.deliveries.insertWebhooks(scoped, matching.map((c) => ({
-      id: newId(), connectorId: c.id, eventId: event.id, event: event.name,
-    })), event.occurredAt);
-    return matching.length;
+  async fanout(rc: RequestContext, event: PlatformEvent, queued: (count: number) => void): Promise<void> {
+    if (!event.tenantId) return;
+    await this.deliveries.queueWebhooks({ ...rc, tenantId: event.tenantId }, event, queued);
   }
 
   /** The secret a connector's deliveries are signed with: its own, else SIGNING_SECRET. */
@@ -130,12 +125,6 @@ export class ConnectorsService {
     if (!row) throw NotFound(`No connector "${id}"`);
     return row;
   }
-}
-
-export function subscribes(connector: Pick<Connector, 'events' | 'product' | 'active'>, event: Pick<PlatformEvent, 'name' | 'product'>): boolean {
-  if (!connector.active) return false;
-  if (connector.product && connector.product !== event.product) return false;
-  return connector.events.some((pattern) => eventMatches(pattern, event.name));
 }
 
 function publicView(row: ConnectorRow): Connector {

@@ -1,15 +1,9 @@
 import type { Database } from '../db/database.js';
 import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
+import type { PlatformEvent } from './event.js';
 import type { StoredMail } from './mail-seal.js';
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
-
-export interface NewWebhookDelivery {
-  id: string;
-  connectorId: string;
-  eventId: string;
-  event: string;
-}
 
 /** The key deliveries are grouped by for per-receiver concurrency: the connector, or `mail`. */
 export const MAIL_KEY = 'mail';
@@ -21,21 +15,24 @@ export const MAIL_KEY = 'mail';
 export class DeliveriesRepository {
   constructor(private readonly db: Database) {}
 
-  async insertWebhooks(rc: RequestContext, rows: NewWebhookDelivery[], at: string): Promise<void> {
-    if (!rows.length) return;
-    await this.db.conn(rc)('outbox_deliveries').insert(rows.map((r) => ({
-      tenant_id: rc.tenantId ?? '',
-      id: r.id,
-      kind: 'webhook',
-      connector_id: r.connectorId,
-      event_id: r.eventId,
-      event_name: r.event,
-      status: 'pending',
-      attempts: 0,
-      next_attempt_at: at,
-      created_at: at,
-      updated_at: at,
-    })));
+  /**
+   * Queues one webhook delivery per active connector of rc's tenant that subscribes to the event: its
+   * patterns (`*`, `prefix.*` or the exact name, as eventMatches in event.ts reads them) and its product
+   * filter. One INSERT ... SELECT, run at the publishing transaction's commit; `done` learns how many.
+   */
+  async queueWebhooks(rc: RequestContext, event: PlatformEvent, done: (queued: number) => void): Promise<void> {
+    const at = event.occurredAt;
+    await this.db.writeAtCommit(rc, {
+      sql: `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id, event_id, event_name, status, attempts, next_attempt_at, created_at, updated_at)
+        SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
+        FROM connectors c
+        WHERE c.tenant_id = ? AND c.active = ? AND (c.product IS NULL OR c.product = ?)
+          AND EXISTS (SELECT 1 FROM ${this.db.dialect.jsonArrayValues('c.events', 'p')}
+            WHERE p.value = '*' OR p.value = CAST(? AS TEXT)
+              OR (substr(p.value, length(p.value) - 1) = '.*' AND substr(CAST(? AS TEXT), 1, length(p.value) - 1) = substr(p.value, 1, length(p.value) - 1)))`,
+      bindings: [event.id, event.name, at, at, at, rc.tenantId ?? '', true, event.product, event.name, event.name],
+      done,
+    });
   }
 
   /**

@@ -7,8 +7,8 @@ export class EventsRepository {
   constructor(private readonly db: Database) {}
 
   async insert(rc: RequestContext, event: PlatformEvent): Promise<void> {
-    // On every write of the product: a cached prepared statement rather than the query builder.
-    await this.db.insert(rc, 'outbox_events', {
+    // On every write of the product: queued until commit (one round trip with the change that raised it).
+    await this.db.insertAtCommit(rc, 'outbox_events', {
       tenant_id: event.tenantId ?? '',
       id: event.id,
       name: event.name,

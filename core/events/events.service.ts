@@ -18,9 +18,9 @@ export interface PublishInput {
 
 /**
  * Fan-out step of the outbox: given an event written in the transaction, queue its deliveries
- * (connectors) in that same transaction; returns how many were queued.
+ * (connectors) in that same transaction; `queued` learns how many once they are written (at commit).
  */
-export type OutboxFanout = (rc: RequestContext, event: PlatformEvent) => Promise<number>;
+export type OutboxFanout = (rc: RequestContext, event: PlatformEvent, queued: (count: number) => void) => Promise<void>;
 
 /**
  * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
@@ -46,7 +46,11 @@ export class EventsService {
     this.bus.on(pattern, handler);
   }
 
-  async publish(rc: RequestContext, input: PublishInput): Promise<{ event: PlatformEvent; deliveries: number }> {
+  /**
+   * `deliveries` is how many deliveries the event queued, known once the publishing transaction has
+   * committed: when publish runs inside a caller's transaction it is null.
+   */
+  async publish(rc: RequestContext, input: PublishInput): Promise<{ event: PlatformEvent; deliveries: number | null }> {
     const event: PlatformEvent = {
       id: newId(),
       name: input.name,
@@ -55,12 +59,18 @@ export class EventsService {
       occurredAt: nowIso(),
       payload: input.payload,
     };
-    return this.db.transaction(rc, async (rc) => {
+    let deliveries = 0;
+    let written = 0;
+    await this.db.transaction(rc, async (rc) => {
       await this.repository.insert(rc, event);
-      let deliveries = 0;
-      for (const fanout of this.fanouts) deliveries += await fanout(rc, event);
+      for (const fanout of this.fanouts) {
+        await fanout(rc, event, (count) => {
+          deliveries += count;
+          written += 1;
+        });
+      }
       if (input.source !== 'api') rc.afterCommit!(() => this.bus.emit(event));
-      return { event, deliveries };
     });
+    return { event, deliveries: written === this.fanouts.length ? deliveries : null };
   }
 }

@@ -29,10 +29,15 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     return oldestCreatedAt ? Math.max(0, (Date.now() - Date.parse(oldestCreatedAt)) / 1000) : 0;
   });
   const poke = () => dispatcher.poke();
-  kernel.events.addFanout(async (rc, event) => {
-    const queued = await connectors.fanout(rc, event);
-    if (queued) rc.afterCommit?.(poke);
-    return queued;
+  kernel.events.addFanout(async (rc, event, queued) => {
+    let count = 0;
+    await connectors.fanout(rc, event, (n) => {
+      count = n;
+      queued(n);
+    });
+    rc.afterCommit?.(() => {
+      if (count) poke();
+    });
   });
   kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher, mailSeal));
   kernel.background.register(dispatcher);

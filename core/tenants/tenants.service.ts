@@ -7,6 +7,20 @@ import { TenantsRepository, type ModuleRecord, type TenantPlan, type TenantRecor
 export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
 export const APP_CODES = ['cms', 'crm', 'erp'] as const;
 
+export interface TenantLookup {
+  readonly tenant: TenantRecord;
+  readonly moduleEnabled: boolean;
+}
+
+/** The change feed's topic for tenants and their modules; the key is the tenant id. */
+const TENANT_TOPIC = 'tenant';
+/**
+ * How long a tenant lookup is kept at most: the bound on staleness should the feed's connection die
+ * without the process noticing (no notification, no error).
+ */
+const KNOWN_FOR_MS = 5_000;
+const MAX_KNOWN_TENANTS = 10_000;
+
 export interface CreateTenantInput {
   id?: string;
   name: string;
@@ -29,9 +43,14 @@ export function tenantIdFromName(name: string): string {
 /** The kernel's tenancy: tenant records and licensed modules, used by the auth pipeline and the packs. */
 export class TenantsService {
   readonly repository: TenantsRepository;
+  /** Tenant lookups by tenant id, then module (see lookup). */
+  private readonly known = new Map<string, Map<string, { value: TenantLookup; until: number }>>();
+  private generation = 0;
+  private seenToken: number | null = null;
 
   constructor(private readonly db: Database) {
     this.repository = new TenantsRepository(db);
+    db.changes.subscribe(TENANT_TOPIC, (id) => this.forget(id));
   }
 
   get(rc: RequestContext | null, id: string): Promise<TenantRecord | null> {
@@ -64,6 +83,7 @@ export class TenantsService {
     return this.db.transaction(rc, async (rc) => {
       await this.require(rc, id);
       await this.repository.update(rc, id, changes, nowIso());
+      await this.db.changes.notify(rc, TENANT_TOPIC, id);
       return (await this.repository.findById(rc, id))!;
     });
   }
@@ -77,14 +97,49 @@ export class TenantsService {
   }
 
   /**
-   * The tenant (null when unknown) and whether `appCode` is enabled for it, in one query, read fresh on
-   * every call so that disabling a module takes effect at once in every process.
+   * The tenant (null when unknown) and whether `appCode` is enabled for it. The request pipeline asks on
+   * every request, so answers are kept in memory while they cannot be stale: every change to a tenant or
+   * its modules goes through this service, which tells every process through the change feed (PostgreSQL
+   * LISTEN/NOTIFY) in the writing transaction; on SQLite, a commit by another process changes the file's
+   * data_version, which clears everything. While the feed is down, and inside transactions, the database
+   * answers. A module disabled anywhere is refused at once here and, in other processes, as soon as the
+   * notification arrives (milliseconds).
    */
-  async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<{ tenant: TenantRecord; moduleEnabled: boolean } | null> {
+  async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
     if (!TENANT_ID.test(id)) return null;
+    if (rc?.trx || !this.db.changes.live) return this.read(rc, id, appCode);
+    const token = await this.db.dialect.externalChangeToken(this.db.knex);
+    if (token !== this.seenToken) {
+      this.seenToken = token;
+      this.forget(null);
+    }
+    const key = appCode ?? '';
+    const known = this.known.get(id)?.get(key);
+    if (known && known.until > Date.now()) return known.value;
+    const generation = this.generation;
+    const found = await this.read(rc, id, appCode);
+    // Kept only if no change was heard while the query ran (it may have read the state before it).
+    if (found && generation === this.generation) {
+      if (this.known.size >= MAX_KNOWN_TENANTS) this.known.delete(this.known.keys().next().value!);
+      let modules = this.known.get(id);
+      if (!modules) this.known.set(id, (modules = new Map()));
+      modules.set(key, { value: found, until: Date.now() + KNOWN_FOR_MS });
+    }
+    return found;
+  }
+
+  private async read(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
     // No module to check: '' matches no module row, and the query stays the same prepared statement.
     const found = await this.repository.findWithModule(rc, id, appCode ?? '');
-    return found ? { tenant: found.tenant, moduleEnabled: found.moduleEnabled ?? true } : null;
+    // Frozen: the same answer may serve many requests.
+    return found ? Object.freeze({ tenant: Object.freeze(found.tenant), moduleEnabled: found.moduleEnabled ?? true }) : null;
+  }
+
+  /** Drops what is known of one tenant, or of all (null). */
+  private forget(id: string | null): void {
+    this.generation += 1;
+    if (id === null) this.known.clear();
+    else this.known.delete(id);
   }
 
   /** A module without a row counts as enabled (a pack added after the tenant was created). */
@@ -95,7 +150,10 @@ export class TenantsService {
 
   async setModule(rc: RequestContext, tenantId: string, appCode: string, isEnabled: boolean): Promise<ModuleRecord> {
     const now = nowIso();
-    await this.repository.upsertModule(rc, tenantId, appCode, isEnabled, now);
+    await this.db.transaction(rc, async (rc) => {
+      await this.repository.upsertModule(rc, tenantId, appCode, isEnabled, now);
+      await this.db.changes.notify(rc, TENANT_TOPIC, tenantId);
+    });
     return { appCode, isEnabled, updatedAt: now };
   }
 }

@@ -4,18 +4,9 @@ import { Webhook } from 'standardwebhooks';
 import { startReceiver, type HttpReceiver, type ReceivedRequest } from '../helpers/http-receiver.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
+import { waitUntil } from '../helpers/wait.js';
 
 const SIGNING_SECRET = 'test-signing-secret-0123456789abcdefghij';
-
-async function waitUntil<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 /** A hand check of X-Platform-Signature, as a receiver would write it. */
 function verifyPlatformSignature(req: ReceivedRequest, secret: string): boolean {

@@ -2,6 +2,28 @@ import type { Knex } from 'knex';
 
 export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
 
+/** knex's pool, as the kernel uses it: driver connections taken and given back. */
+export interface PoolClient {
+  acquireConnection(): Promise<object>;
+  releaseConnection(connection: object): Promise<unknown>;
+}
+
+/**
+ * A write queued in a transaction until it commits (see Database.writeAtCommit): an INSERT or
+ * INSERT ... SELECT with `?` placeholders and no RETURNING. `done` learns how many rows it wrote.
+ */
+export interface DeferredWrite {
+  sql: string;
+  bindings: readonly unknown[];
+  done?: (changes: number) => void;
+}
+
+/**
+ * Commits the queued writes of a transaction that never needed its connection, atomically, and returns
+ * each write's row count. Rejects, with nothing written, when any of them fails.
+ */
+export type WriteCommitter = (writes: DeferredWrite[]) => Promise<number[]>;
+
 /** Engine differences live here, never in services or repositories. */
 export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
@@ -25,6 +47,15 @@ export interface Dialect {
    * cached across requests).
    */
   externalChangeToken(conn: Knex): Promise<number | null>;
+  /** Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. */
+  runWrites(connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
+  /** The committer for transactions made of queued writes only (one per Database). */
+  committer(pool: PoolClient): WriteCommitter;
+  /**
+   * A FROM item listing the string elements of a JSON array column, as rows of one column `value`,
+   * under the alias given.
+   */
+  jsonArrayValues(column: string, alias: string): string;
   /** Statement that opens a write transaction on a held connection. */
   readonly beginSql: string;
   /** Runs a statement without results (BEGIN, COMMIT, ROLLBACK) straight on a driver connection. */

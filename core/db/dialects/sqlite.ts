@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { assertSafeField, type Dialect, type JsonScalarType } from './dialect.js';
+import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
+import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
 interface KnexClient {
   acquireConnection(): Promise<BetterSqliteConnection>;
@@ -9,11 +10,12 @@ interface KnexClient {
 interface Statement {
   reader: boolean;
   all(...args: unknown[]): unknown[];
-  run(...args: unknown[]): unknown;
+  run(...args: unknown[]): { changes: number };
 }
 
 interface BetterSqliteConnection {
   prepare(sql: string): Statement;
+  readonly inTransaction: boolean;
 }
 
 const statementCache = new WeakMap<BetterSqliteConnection, Map<string, Statement>>();
@@ -28,6 +30,48 @@ function prepared(connection: BetterSqliteConnection, sql: string): Statement {
     cache.set(sql, statement);
   }
   return statement;
+}
+
+/** SQLite stores booleans as 1/0 and has no undefined. */
+function driverArgs(bindings: readonly unknown[]): unknown[] {
+  return bindings.map((v) => (v === true ? 1 : v === false ? 0 : v === undefined ? null : v));
+}
+
+function runWritesNow(connection: BetterSqliteConnection, writes: readonly DeferredWrite[]): number[] {
+  return writes.map((w) => prepared(connection, w.sql).run(...driverArgs(w.bindings)).changes);
+}
+
+/**
+ * One SQLite transaction for the whole group, each member in its own savepoint, so that one that fails
+ * (a unique violation, say) is rolled back alone and the others commit. It runs synchronously: nothing
+ * else runs on the connection in between. A commit costs SQLite far more than a request's few small
+ * writes (the WAL frames of every page touched), and the group pays for it once.
+ */
+async function commitGroup(connection: object, group: DeferredWrite[][]): Promise<GroupOutcome[]> {
+  const db = connection as BetterSqliteConnection;
+  const exec = (sql: string) => prepared(db, sql).run();
+  const outcomes: GroupOutcome[] = [];
+  try {
+    exec('BEGIN IMMEDIATE');
+    for (const writes of group) {
+      exec('SAVEPOINT hp_member');
+      try {
+        outcomes.push({ counts: runWritesNow(db, writes) });
+        exec('RELEASE hp_member');
+      } catch (error) {
+        // Some errors (disk full, I/O) roll back the whole transaction: then the whole group fails.
+        if (!db.inTransaction) throw error;
+        exec('ROLLBACK TO hp_member');
+        exec('RELEASE hp_member');
+        outcomes.push({ error });
+      }
+    }
+    exec('COMMIT');
+  } catch (error) {
+    if (db.inTransaction) exec('ROLLBACK');
+    throw error;
+  }
+  return outcomes;
 }
 
 export const sqliteDialect: Dialect = {
@@ -54,13 +98,21 @@ export const sqliteDialect: Dialect = {
     const connection = await client.acquireConnection();
     try {
       const statement = prepared(connection, sql);
-      const args = bindings.map((v) => (v === true ? 1 : v === false ? 0 : v === undefined ? null : v));
+      const args = driverArgs(bindings);
       if (statement.reader) return statement.all(...args) as T[];
       statement.run(...args);
       return [];
     } finally {
       await client.releaseConnection(connection);
     }
+  },
+  async runWrites(connection: object, writes: readonly DeferredWrite[]) {
+    return runWritesNow(connection as BetterSqliteConnection, writes);
+  },
+  committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
+  jsonArrayValues(column: string, alias: string) {
+    // json_each yields a `value` column.
+    return `json_each(${column}) AS ${alias}`;
   },
   // IMMEDIATE takes the write lock at once, so two processes on one file never deadlock upgrading a read lock.
   beginSql: 'BEGIN IMMEDIATE',

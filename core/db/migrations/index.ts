@@ -4,6 +4,7 @@ import { eventsMigration } from './0100-events.js';
 import { storageMigration } from '../../storage/storage.migration.js';
 import { rateLimitsMigration } from './0002-rate-limits.js';
 import { outboxRetentionMigration } from './0101-outbox-retention.js';
+import { idFunctionMigration } from './0003-id-function.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
-export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, outboxRetentionMigration];
+export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, outboxRetentionMigration];
