@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { FEED_APPLICATION } from '../../core/db/change-feed.js';
+import { systemContext } from '../../core/kernel/request-context.js';
 import { ENGINE } from '../helpers/engine.js';
 import { startReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -94,6 +95,36 @@ describe('the write path: group commit of concurrent writes', () => {
     const none = await t.http.post('/api/v1/events/publish').set(as(tenant, 'admin')).send({ event: 'other.thing.happened', payload: {} });
     expect(none.body.data.deliveries).to.equal(0);
   });
+  // A row lock held by another connection (PostgreSQL; a SQLite writer locks the whole file).
+  if (ENGINE === 'postgres') {
+    it("keeps other tenants' writes going while one create waits on a row lock", async () => {
+      const other = await createTenant(t, 'wpo');
+      await t.http.post('/api/v1/metadata/schemas').set(as(other, 'admin')).send(skuSchema).expect(201);
+      const schema = await t.app.kernel.schemas.resolve(systemContext(tenant), 'wp', 'item');
+      const blocker = new pg.Client({ connectionString: t.database.url });
+      await blocker.connect();
+      try {
+        // An uncommitted row with the same unique value: the create below waits for this transaction.
+        await blocker.query('BEGIN');
+        const at = new Date().toISOString();
+        await blocker.query(`INSERT INTO ${schema.tableName} (tenant_id, id, data, version, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4)`,
+          [tenant, '00000000-0000-7000-8000-000000000001', JSON.stringify({ sku: 'held' }), at]);
+        const waiting = t.http.post('/api/v1/data/wp/item').set(as(tenant, 'editor')).send({ sku: 'held' }).then((r) => r);
+        await new Promise((r) => setTimeout(r, 100));
+        const started = Date.now();
+        const others = await Promise.all(Array.from({ length: 5 }, (_, n) =>
+          t.http.post('/api/v1/data/wp/item').set(as(other, 'editor')).send({ sku: `free-${n}` })));
+        expect(others.map((r) => r.status)).to.deep.equal([201, 201, 201, 201, 201]);
+        expect(Date.now() - started).to.be.below(1000);
+        await blocker.query('ROLLBACK');
+        const done = await waiting;
+        expect(done.status).to.equal(201);
+        expect(done.body.data.item.sku).to.equal('held');
+      } finally {
+        await blocker.end();
+      }
+    });
+  }
 });
 
 describe('the write path: tenant lookups kept in memory', () => {
