@@ -35,7 +35,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return records.list(ctx.state.rc, ns, schema, ctx.query);
+    return records.listJson(ctx.state.rc, ns, schema, ctx.query);
   });
 
   router.get('/data/:ns/:schema/:id', {

@@ -12,7 +12,8 @@ export interface DataRecord {
   [field: string]: unknown;
 }
 
-interface RecordRow {
+/** A row of a record table as the list and read queries return it (`data` as JSON text or parsed). */
+export interface RecordRow {
   tenant_id: string;
   id: string;
   data: unknown;
@@ -97,7 +98,7 @@ export class RecordsRepository {
   }
 
   /** One page (limit + 1 rows, to know whether more follow) and, unless count=false, the total. */
-  async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: DataRecord[]; total: number | null }> {
+  async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: Array<Omit<RecordRow, 'tenant_id'>>; total: number | null }> {
     const conn = this.db.conn(rc);
     const sql = new SqlListQuery(this.db.dialect, schema.types);
     const filters = new SqlParts();
@@ -106,15 +107,27 @@ export class RecordsRepository {
     sql.applyFilters(page, query.filters);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    const rowsSql = `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    const rows = this.db.dialect.rows<RecordRow>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
+    // The document as JSON text on both engines: the data API splices it into the response as it is.
+    const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${schema.tableName} `
+      + `WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
+    const rows = this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
     let total: Promise<number | null> = Promise.resolve(null);
     if (query.count) {
       const countSql = `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
       total = this.count(rc, schema.tableName, countSql, [rc.tenantId!, ...filters.bindings]);
     }
     const [found, n] = await Promise.all([rows, total]);
-    return { rows: found.map((r) => this.toRecord(r)), total: n };
+    return { rows: found, total: n };
+  }
+
+  /**
+   * A row as the record's JSON text, without parsing the document: `{"id":..., <document fields>,
+   * "createdAt":..., "updatedAt":..., "version":...}`, the same text JSON.stringify(toRecord(row)) gives.
+   */
+  toRecordJson(row: Omit<RecordRow, 'tenant_id'>): string {
+    const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
+    const fields = data.length > 2 ? `,${data.slice(1, -1)}` : '';
+    return `{"id":${JSON.stringify(row.id)}${fields},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
   }
 
   private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {

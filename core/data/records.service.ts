@@ -2,7 +2,8 @@ import type { Database } from '../db/database.js';
 import { newId, nowIso, UUID_PATTERN } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { RecordAction } from '../kernel/define-pack.js';
-import type { Page } from '../http/envelope.js';
+import type { Page, Pagination } from '../http/envelope.js';
+import { RawJson } from '../http/raw-json.js';
 import { Conflict, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
@@ -97,15 +98,39 @@ export class RecordsService {
 
   /** Lists with the query language of CONTRACT.md section 3; `query` is the raw query string object. */
   async list(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<Page<Record<string, unknown>>> {
+    const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
+    const records = rows.map((r) => this.repository.toRecord(r));
+    return { items: parsed.fields ? records.map((r) => project(r, parsed.fields!)) : records, pagination };
+  }
+
+  /**
+   * `list` with the items as one JSON array text, for the data API's responses: each document goes
+   * from the database into the response as JSON text, without being parsed and serialised again (on a
+   * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
+   */
+  async listJson(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<{ items: RawJson; pagination: Pagination }> {
+    const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
+    if (parsed.fields) {
+      const fields = parsed.fields;
+      return { items: new RawJson(JSON.stringify(rows.map((r) => project(this.repository.toRecord(r), fields)))), pagination };
+    }
+    return { items: new RawJson(`[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`), pagination };
+  }
+
+  private async page(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined>) {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const parsed = parseListQuery(query, schema.types);
     const { rows, total } = await this.repository.list(rc, schema, parsed);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;
     const last = page[page.length - 1];
-    const nextCursor = hasMore && last ? encodeCursor(parsed.sort.map((s) => (last[s.field] ?? null) as unknown)) : null;
-    const items = parsed.fields ? page.map((r) => project(r, parsed.fields!)) : page;
-    return { items, pagination: { limit: parsed.limit, offset: parsed.offset, total, hasMore, nextCursor } };
+    let nextCursor: string | null = null;
+    if (hasMore && last) {
+      const record = this.repository.toRecord(last);
+      nextCursor = encodeCursor(parsed.sort.map((s) => (record[s.field] ?? null) as unknown));
+    }
+    const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, hasMore, nextCursor };
+    return { parsed, rows: page, pagination };
   }
 
   private async require(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord> {

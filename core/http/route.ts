@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { ValidateFunction } from 'ajv';
 import type { AppContext, AppState } from './app-state.js';
 import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
+import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
@@ -136,7 +137,13 @@ export class PackRouter {
       const result = await handler(ctx);
       if (ctx.body === undefined || ctx.body === null) {
         ctx.status = spec.status ?? 200;
-        ctx.body = successEnvelope(family, result === undefined ? null : result);
+        const envelope = successEnvelope(family, result === undefined ? null : result);
+        if (holdsRawJson(result)) {
+          ctx.type = 'application/json';
+          ctx.body = stringifyWithRaw(envelope);
+        } else {
+          ctx.body = envelope;
+        }
       }
     };
     Object.defineProperty(route, 'name', { value: `${method}:${path}` });

@@ -202,3 +202,46 @@ describe('the write path: tenant lookups kept in memory', () => {
     });
   }
 });
+
+describe('the read path: list items spliced from the stored JSON text', () => {
+  let t: TestApp;
+  let tenant: string;
+
+  before(async () => {
+    t = await startTestApp();
+    tenant = await createTenant(t, 'wpr');
+    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({
+      namespace: 'wp', name: 'doc', schema: { type: 'object', properties: { title: { type: 'string' }, n: { type: 'number' } } },
+    }).expect(201);
+  });
+  after(() => t?.close());
+
+  it('lists exactly the records that GET by id returns, whatever their documents hold', async () => {
+    const documents = [
+      { title: 'quotes " and \\ backslashes', n: 1.5, nested: { deep: [1, { x: null }], empty: {} } },
+      { title: 'ünïcödé ✓ 日本語 \u2028 line separator', tags: ['a', 'b'], flag: false },
+      { title: 'control \u0001 chars \n\t', n: -0.25 },
+      {},
+    ];
+    const created: string[] = [];
+    for (const doc of documents) {
+      const res = await t.http.post('/api/v1/data/wp/doc').set(as(tenant, 'editor')).send(doc);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      created.push(res.body.data.item.id);
+    }
+    const list = await t.http.get('/api/v1/data/wp/doc?sort=createdAt').set(as(tenant, 'viewer')).expect(200);
+    expect(list.headers['content-type']).to.equal('application/json; charset=utf-8');
+    expect(list.body.status).to.equal('success');
+    expect(list.body.data.pagination).to.deep.equal({ limit: 50, offset: 0, total: 4, hasMore: false, nextCursor: null });
+    for (const [i, id] of created.entries()) {
+      const one = await t.http.get(`/api/v1/data/wp/doc/${id}`).set(as(tenant, 'viewer')).expect(200);
+      expect(list.body.data.items[i]).to.deep.equal(one.body.data.item);
+      expect(Object.keys(list.body.data.items[i])).to.deep.equal(Object.keys(one.body.data.item));
+    }
+    const projected = await t.http.get('/api/v1/data/wp/doc?sort=createdAt&fields=title&limit=2').set(as(tenant, 'viewer')).expect(200);
+    expect(projected.body.data.items).to.deep.equal([{ id: created[0], title: documents[0].title }, { id: created[1], title: documents[1].title }]);
+    expect(projected.body.data.pagination.hasMore).to.equal(true);
+    const next = await t.http.get(`/api/v1/data/wp/doc?sort=createdAt&fields=title&limit=2&cursor=${projected.body.data.pagination.nextCursor}`).set(as(tenant, 'viewer')).expect(200);
+    expect(next.body.data.items.map((i: { id: string }) => i.id)).to.deep.equal(created.slice(2));
+  });
+});

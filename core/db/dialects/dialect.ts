@@ -29,6 +29,8 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** SQL expression reading a top-level JSON field of column `data`, typed. `field` is pre-validated. */
   jsonField(field: string, type: JsonScalarType, column?: string): string;
+  /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
+  jsonText(column: string): string;
   /** Serialises a JSON document for a json/jsonb column. */
   toJson(value: unknown): unknown;
   /** Parses a json/jsonb column value read back from the driver. */

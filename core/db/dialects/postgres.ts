@@ -80,6 +80,7 @@ export const postgresDialect: Dialect = {
     if (type === 'boolean') return `(${text}::boolean)`;
     return text;
   },
+  jsonText: (column: string) => `${column}::text`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'ILIKE',

@@ -81,6 +81,7 @@ export const sqliteDialect: Dialect = {
     // json_extract yields SQL integers/reals/text and 1/0 for booleans, so one expression serves every type.
     return `json_extract(${column}, '$.${field}')`;
   },
+  jsonText: (column: string) => column,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'LIKE',
