@@ -42,15 +42,9 @@ export class Database {
   }
 
   /**
-   * Inserts one row as a cached prepared statement (no query builder), now. Joins rc's transaction when
-   * there is one. Column names come from code, never from users.
+   * Inserts one row, queued in rc's transaction until it commits or a statement needs the connection (see
+   * writeAtCommit). Column names come from code, never from users.
    */
-  async insert(rc: RequestContext | null | undefined, table: string, row: Record<string, unknown>): Promise<void> {
-    const { sql, bindings } = insertStatement(table, row);
-    await this.dialect.rows(this.conn(rc), sql, bindings);
-  }
-
-  /** Like `insert`, but queued in rc's transaction until it commits or a statement needs the connection. */
   insertAtCommit(rc: RequestContext | null | undefined, table: string, row: Record<string, unknown>, done?: (changes: number) => void): Promise<void> {
     return this.writeAtCommit(rc, { ...insertStatement(table, row), done });
   }
