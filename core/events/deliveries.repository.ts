@@ -32,6 +32,7 @@ export class DeliveriesRepository {
               OR (substr(p.value, length(p.value) - 1) = '.*' AND substr(CAST(? AS TEXT), 1, length(p.value) - 1) = substr(p.value, 1, length(p.value) - 1)))`,
       bindings: [event.id, event.name, at, at, at, rc.tenantId ?? '', true, event.product, event.name, event.name],
       done,
+      rowsOf: { column: 'event_id', value: event.id },
     });
   }
 

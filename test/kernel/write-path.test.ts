@@ -87,6 +87,19 @@ describe('the write path: group commit of concurrent writes', () => {
     }
   });
 
+  it('tells each of 30 concurrent publishes its own delivery count, whatever group it commits in', async () => {
+    await t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: `${receiver.url}/orders`, events: ['shop.order.*'] }).expect(201);
+    await t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: `${receiver.url}/paid`, events: ['shop.order.paid'] }).expect(201);
+    const names = Array.from({ length: 30 }, (_, i) => ['shop.order.paid', 'shop.order.created', 'shop.cart.created'][i % 3]);
+    const results = await Promise.all(names.map((event, n) => t.http.post('/api/v1/events/publish').set(as(tenant, 'admin')).send({ event, payload: { n } })));
+    expect(results.map((r) => r.status).every((s) => s === 202)).to.equal(true);
+    expect(results.map((r) => r.body.data.deliveries)).to.deep.equal(names.map((e) => (e === 'shop.order.paid' ? 2 : e === 'shop.order.created' ? 1 : 0)));
+    await receiver.waitFor(30);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter((r) => r.path === '/paid')).to.have.length(10);
+    expect(receiver.requests.filter((r) => r.path === '/orders')).to.have.length(20);
+  });
+
   it('POST /events/publish still answers with the number of deliveries queued', async () => {
     await t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: `${receiver.url}/second`, events: ['wp.thing.happened'] }).expect(201);
     const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'admin')).send({ event: 'wp.thing.happened', payload: { x: 1 } });

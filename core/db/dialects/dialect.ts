@@ -16,6 +16,12 @@ export interface DeferredWrite {
   sql: string;
   bindings: readonly unknown[];
   done?: (changes: number) => void;
+  /**
+   * For an INSERT ... SELECT: the column and value that mark the rows it writes, so that writes of the
+   * same SQL can be merged into one statement and still learn their own row counts (PostgreSQL group
+   * commit). Single-row INSERT ... VALUES statements merge without it.
+   */
+  rowsOf?: { column: string; value: unknown };
 }
 
 /**

@@ -30,19 +30,82 @@ function query(connection: object, sql: string, values: readonly unknown[]) {
   return (connection as PgConnection).query({ text, name, values: values as unknown[] });
 }
 
+/** `INSERT INTO t (cols) VALUES (...)` and nothing after: one row per statement. */
+const SINGLE_ROW_INSERT = /^(INSERT INTO [A-Za-z_][A-Za-z0-9_]* \([^()]*\)) VALUES (\([^;]*\))$/s;
+const INSERT_SELECT = /^(INSERT INTO [A-Za-z_][A-Za-z0-9_]* \([^()]*\))\s+(SELECT\b[^;]*)$/s;
+
+/** One data-modifying statement of the combined statement, standing for one write or several merged ones. */
+interface Part {
+  sql: string;
+  bindings: unknown[];
+  /** What RETURNING gives back: `1` per row, or the rowsOf column. */
+  returning: string;
+  /** The writes it stands for, by their index in the group. */
+  members: number[];
+}
+
 /**
- * Runs writes as one statement, each a data-modifying WITH item (`WITH w0 AS (INSERT ... RETURNING 1),
- * ...`), which PostgreSQL runs atomically without BEGIN/COMMIT, in one round trip. Such items share one
- * snapshot and do not see each other's rows, which queued inserts do not need; constraints are checked at
- * the end of the statement. Returns each write's row count.
+ * Writes of the same SQL become one statement: single-row inserts one multi-row INSERT, INSERT ... SELECTs
+ * that mark their rows (rowsOf) one INSERT ... SELECT ... UNION ALL. A statement opens its table and
+ * every index of it once, which for a group of small inserts costs more than inserting the rows.
+ */
+function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
+  const parts: Part[] = [];
+  const bySql = new Map<string, Part>();
+  writes.forEach((w, i) => {
+    const values = SINGLE_ROW_INSERT.exec(w.sql);
+    const select = w.rowsOf ? INSERT_SELECT.exec(w.sql) : null;
+    const key = values || select ? `${w.rowsOf?.column ?? ''}\u0000${w.sql}` : null;
+    const known = key ? bySql.get(key) : undefined;
+    if (known && values) {
+      known.sql += `, ${values[2]}`;
+    } else if (known && select) {
+      known.sql += ` UNION ALL (${select[2]})`;
+    } else {
+      const part: Part = {
+        sql: select ? `${select[1]} (${select[2]})` : w.sql,
+        bindings: [],
+        returning: w.rowsOf ? w.rowsOf.column : '1',
+        members: [],
+      };
+      parts.push(part);
+      if (key) bySql.set(key, part);
+      part.members.push(i);
+      part.bindings.push(...w.bindings);
+      return;
+    }
+    known.members.push(i);
+    known.bindings.push(...w.bindings);
+  });
+  return parts;
+}
+
+/**
+ * Runs writes as one statement of data-modifying WITH items (`WITH w0 AS (INSERT ... RETURNING 1), ...`),
+ * which PostgreSQL runs atomically without BEGIN/COMMIT, in one round trip; writes of the same SQL are
+ * merged first (mergeWrites). The items share one snapshot and do not see each other's rows, which queued
+ * inserts do not need; constraints are checked at the end of the statement. Returns each write's row count.
  */
 async function runAsOneStatement(connection: object, writes: readonly DeferredWrite[]): Promise<number[]> {
   if (writes.length === 1) return [(await query(connection, writes[0].sql, writes[0].bindings)).rowCount ?? 0];
-  const items = writes.map((w, i) => `w${i} AS (${w.sql} RETURNING 1)`);
-  const counts = writes.map((_, i) => `(SELECT count(*) FROM w${i}) AS n${i}`);
-  const result = await query(connection, `WITH ${items.join(', ')} SELECT ${counts.join(', ')}`, writes.flatMap((w) => w.bindings));
-  const row = result.rows[0] as Record<string, string>;
-  return writes.map((_, i) => Number(row[`n${i}`]));
+  const parts = mergeWrites(writes);
+  const items = parts.map((p, i) => `w${i} AS (${p.sql} RETURNING ${p.returning})`);
+  const results = parts.map((p, i) => (p.returning === '1' ? `(SELECT count(*) FROM w${i}) AS n${i}` : `(SELECT array_agg(${p.returning}) FROM w${i}) AS n${i}`));
+  const result = await query(connection, `WITH ${items.join(', ')} SELECT ${results.join(', ')}`, parts.flatMap((p) => p.bindings));
+  const row = result.rows[0] as Record<string, string | unknown[] | null>;
+  const counts = new Array<number>(writes.length).fill(0);
+  parts.forEach((p, i) => {
+    const value = row[`n${i}`];
+    if (p.returning === '1') {
+      // A single write, or merged single-row inserts: every row was written when the statement succeeded.
+      if (p.members.length === 1) counts[p.members[0]] = Number(value);
+      else for (const m of p.members) counts[m] = 1;
+      return;
+    }
+    const marks = (value as unknown[] | null) ?? [];
+    for (const m of p.members) counts[m] = marks.filter((v) => v === writes[m].rowsOf!.value).length;
+  });
+  return counts;
 }
 
 /**
