@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
+import { idsBefore } from '../db/ids.js';
 import { systemContext } from '../kernel/request-context.js';
 
 /** Deletes what the outbox no longer needs, one tenant and one bounded batch at a time. */
@@ -34,7 +35,8 @@ export class OutboxRetentionRepository {
   /** Deletes up to `limit` events that occurred before `cutoff` and have no delivery left; returns how many. */
   async deleteSettledEvents(tenantId: string, cutoff: string, limit: number): Promise<number> {
     const ids = (await this.db.knex('outbox_events as e').select('e.id')
-      .where('e.tenant_id', tenantId).where('e.occurred_at', '<', cutoff)
+      // The id range uses the primary key (ids start with their time); occurred_at is the rule itself.
+      .where('e.tenant_id', tenantId).where('e.id', '<', idsBefore(cutoff)).where('e.occurred_at', '<', cutoff)
       .whereNotExists((q) => q.select(this.db.knex.raw('1')).from('outbox_deliveries as d')
         .whereRaw('d.tenant_id = e.tenant_id').whereRaw('d.event_id = e.id'))
       .limit(limit))
