@@ -12,7 +12,7 @@ import { SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { encodeCursor, parseListQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord } from './records.repository.js';
+import { RecordsRepository, type DataRecord, type RecordRow } from './records.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 
@@ -99,8 +99,7 @@ export class RecordsService {
   /** Lists with the query language of CONTRACT.md section 3; `query` is the raw query string object. */
   async list(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
-    const records = rows.map((r) => this.repository.toRecord(r));
-    return { items: parsed.fields ? records.map((r) => project(r, parsed.fields!)) : records, pagination };
+    return { items: this.items(rows, parsed.fields), pagination };
   }
 
   /**
@@ -110,11 +109,16 @@ export class RecordsService {
    */
   async listJson(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<{ items: RawJson; pagination: Pagination }> {
     const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
-    if (parsed.fields) {
-      const fields = parsed.fields;
-      return { items: new RawJson(JSON.stringify(rows.map((r) => project(this.repository.toRecord(r), fields)))), pagination };
-    }
-    return { items: new RawJson(`[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`), pagination };
+    const text = parsed.fields
+      ? JSON.stringify(this.items(rows, parsed.fields))
+      : `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
+    return { items: new RawJson(text), pagination };
+  }
+
+  /** Rows as the records the API returns, projected to `fields` when given. */
+  private items(rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null): Array<Record<string, unknown>> {
+    const records = rows.map((r) => this.repository.toRecord(r));
+    return fields ? records.map((r) => project(r, fields)) : records;
   }
 
   private async page(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined>) {

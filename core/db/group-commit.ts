@@ -35,15 +35,16 @@ export function groupCommitter(pool: PoolClient, commitGroup: CommitGroup): Writ
 
   const schedule = () => {
     if (scheduled || !queue.length) return;
-    const oldest = Math.min(...committing.values());
-    const waited = Date.now() - oldest;
-    if (committing.size && waited < STALL_MS) {
-      stallTimer ??= setTimeout(() => {
-        stallTimer = null;
-        schedule();
-      }, STALL_MS - waited);
-      stallTimer.unref();
-      return;
+    if (committing.size) {
+      const waited = Date.now() - Math.min(...committing.values());
+      if (waited < STALL_MS) {
+        stallTimer ??= setTimeout(() => {
+          stallTimer = null;
+          schedule();
+        }, STALL_MS - waited);
+        stallTimer.unref();
+        return;
+      }
     }
     scheduled = true;
     setImmediate(drain);

@@ -56,26 +56,18 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
     const values = SINGLE_ROW_INSERT.exec(w.sql);
     const select = w.rowsOf ? INSERT_SELECT.exec(w.sql) : null;
     const key = values || select ? `${w.rowsOf?.column ?? ''}\u0000${w.sql}` : null;
-    const known = key ? bySql.get(key) : undefined;
-    if (known && values) {
-      known.sql += `, ${values[2]}`;
-    } else if (known && select) {
-      known.sql += ` UNION ALL (${select[2]})`;
-    } else {
-      const part: Part = {
-        sql: select ? `${select[1]} (${select[2]})` : w.sql,
-        bindings: [],
-        returning: w.rowsOf ? w.rowsOf.column : '1',
-        members: [],
-      };
+    let part = key ? bySql.get(key) : undefined;
+    if (!part) {
+      part = { sql: select ? `${select[1]} (${select[2]})` : w.sql, bindings: [], returning: w.rowsOf ? w.rowsOf.column : '1', members: [] };
       parts.push(part);
       if (key) bySql.set(key, part);
-      part.members.push(i);
-      part.bindings.push(...w.bindings);
-      return;
+    } else if (values) {
+      part.sql += `, ${values[2]}`;
+    } else {
+      part.sql += ` UNION ALL (${select![2]})`;
     }
-    known.members.push(i);
-    known.bindings.push(...w.bindings);
+    part.members.push(i);
+    part.bindings.push(...w.bindings);
   });
   return parts;
 }
@@ -167,8 +159,7 @@ export const postgresDialect: Dialect = {
     const client = (conn as unknown as { client: KnexClient }).client;
     const connection = await client.acquireConnection();
     try {
-      const { text, name } = numbered(sql);
-      return (await connection.query({ text, name, values: bindings as unknown[] })).rows as T[];
+      return (await query(connection, sql, bindings)).rows as T[];
     } finally {
       await client.releaseConnection(connection);
     }
