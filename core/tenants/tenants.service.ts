@@ -20,6 +20,13 @@ const TENANT_TOPIC = 'tenant';
  */
 const KNOWN_FOR_MS = 5_000;
 const MAX_KNOWN_TENANTS = 10_000;
+/**
+ * How often, at most, the database's external change token (SQLite's data_version: has another process
+ * committed?) is read. Reading it costs a trip through the connection pool, a twentieth of a small
+ * request; under load this reads it once for a few dozen requests. It bounds how late a change made by
+ * another process on the same SQLite file is seen (PostgreSQL's notifications take about as long).
+ */
+const TOKEN_READ_EVERY_MS = 10;
 
 export interface CreateTenantInput {
   id?: string;
@@ -47,6 +54,7 @@ export class TenantsService {
   private readonly known = new Map<string, Map<string, { value: TenantLookup; until: number }>>();
   private generation = 0;
   private seenToken: number | null = null;
+  private tokenReadAt = 0;
 
   constructor(private readonly db: Database) {
     this.repository = new TenantsRepository(db);
@@ -101,21 +109,25 @@ export class TenantsService {
    * every request, so answers are kept in memory while they cannot be stale: every change to a tenant or
    * its modules goes through this service, which tells every process through the change feed (PostgreSQL
    * LISTEN/NOTIFY) in the writing transaction; on SQLite, a commit by another process changes the file's
-   * data_version, which clears everything. While the feed is down, and inside transactions, the database
+   * data_version (read every TOKEN_READ_EVERY_MS at most), which clears everything. While the feed is down, and inside transactions, the database
    * answers. A module disabled anywhere is refused at once here and, in other processes, as soon as the
    * notification arrives (milliseconds).
    */
   async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
     if (!TENANT_ID.test(id)) return null;
     if (rc?.trx || !this.db.changes.live) return this.read(rc, id, appCode);
-    const token = await this.db.dialect.externalChangeToken(this.db.knex);
-    if (token !== this.seenToken) {
-      this.seenToken = token;
-      this.forget(null);
+    const now = Date.now();
+    if (now - this.tokenReadAt >= TOKEN_READ_EVERY_MS) {
+      this.tokenReadAt = now;
+      const token = await this.db.dialect.externalChangeToken(this.db.knex);
+      if (token !== this.seenToken) {
+        this.seenToken = token;
+        this.forget(null);
+      }
     }
     const key = appCode ?? '';
     const known = this.known.get(id)?.get(key);
-    if (known && known.until > Date.now()) return known.value;
+    if (known && known.until > now) return known.value;
     const generation = this.generation;
     const found = await this.read(rc, id, appCode);
     // Kept only if no change was heard while the query ran (it may have read the state before it).

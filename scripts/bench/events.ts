@@ -7,49 +7,21 @@
  * published through POST /api/v1/events/publish by `publishers` concurrent clients to one connector; the
  * clock runs from the first publish to the last delivery received. Then, to measure the dispatcher alone, COUNT
  * events are queued with the dispatcher off and a fresh app (boot included) drains them: `drainPerSecond`. PostgreSQL: postgres://postgres@127.0.0.1:5432
- * (TEST_POSTGRES_URL), a scratch database created and dropped.
+ * (BENCH_POSTGRES_URL), a scratch database created and dropped.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
+import { makeDatabase } from './harness.js';
 
 const [engineArg = 'both', countArg = '2000', publishersArg = '16'] = process.argv.slice(2);
 const COUNT = Number(countArg);
 const PUBLISHERS = Number(publishersArg);
-const ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const KEY = 'bench-key-0123456789abcdef';
 
-async function scratchDatabase(engine: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'bench-events-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `bench_events_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: ADMIN_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
 async function run(engine: 'sqlite' | 'postgres') {
-  const db = await scratchDatabase(engine);
+  const db = await makeDatabase(engine);
   let received = 0;
   let lastAt = 0;
   let done: () => void = () => {};

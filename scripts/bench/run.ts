@@ -1,13 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
-import pg from 'pg';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { newId } from '../../core/db/ids.js';
@@ -15,6 +10,7 @@ import { systemContext } from '../../core/kernel/request-context.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { loadBaseline, type BaselineRecord } from './baseline-store.js';
+import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
  * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres]
@@ -30,15 +26,13 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     records: { type: 'string', default: '100000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
-    postgres: { type: 'string', default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres' },
+    postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
   },
 });
 const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const RECORDS = Number(args.records);
-const ENGINES = args.engines!.split(',') as Array<'sqlite' | 'postgres'>;
-const ROOT = new URL('../../', import.meta.url).pathname;
-const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
+const ENGINES = args.engines!.split(',') as Engine[];
 const TENANT_A = 'bench-a';
 const TENANT_B = 'bench-b';
 
@@ -57,54 +51,6 @@ interface Row {
   kernel: Measured;
   target: string;
   met: boolean | null;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-async function makeDatabase(engine: 'sqlite' | 'postgres'): Promise<{ url: string; drop(): Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'hp-bench-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `hp_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: args.postgres });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(args.postgres!);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: args.postgres });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
-}
-
-function serviceEnv(url: string, port: number): Record<string, string> {
-  return {
-    PATH: process.env.PATH ?? '',
-    NODE_ENV: 'production',
-    DATABASE_URL: url,
-    PORT: String(port),
-    HOST: '127.0.0.1',
-    AUTH_JWT_SECRET: JWT_SECRET,
-    SIGNING_SECRET: 'bench-signing-secret-0123456789abcdefghij',
-    SETTINGS_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdefghij',
-    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
-    DATABASE_POOL_MAX: '10',
-  };
 }
 
 /** Loads both tenants' records into the kernel's tables and the comparator's table. */
@@ -133,30 +79,6 @@ async function load(url: string): Promise<void> {
   console.log(`  loaded ${RECORDS} records for each of 2 tenants, twice (kernel and comparator), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
-async function startProcess(script: string, env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
-    try {
-      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
-      if (res.status === 200 || res.status === 400) return child;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`${script} did not start`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
-async function stopProcess(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((resolve) => {
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
-
 async function measure(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<Measured> {
   // A short warm-up, so JIT and caches are in their steady state.
   await autocannon({ url, connections: CONNECTIONS, duration: 1, method: options.method ?? 'GET', headers: options.headers, body: options.body });
@@ -166,9 +88,9 @@ async function measure(label: string, url: string, options: { method?: 'GET' | '
   return m;
 }
 
-async function benchEngine(engine: 'sqlite' | 'postgres'): Promise<Row[]> {
+async function benchEngine(engine: Engine): Promise<Row[]> {
   console.log(`\n== ${engine}`);
-  const db = await makeDatabase(engine);
+  const db = await makeDatabase(engine, args.postgres);
   try {
     await load(db.url);
     const rows: Row[] = [];

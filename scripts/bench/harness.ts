@@ -1,0 +1,91 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/** What the benchmark scripts share: a throwaway database, the service's environment, its process. */
+
+export type Engine = 'sqlite' | 'postgres';
+
+export const ROOT = new URL('../../', import.meta.url).pathname;
+export const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
+export const DEFAULT_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** A fresh database: a SQLite file in a temporary folder, or a new PostgreSQL database on `postgresUrl`'s server. */
+export async function makeDatabase(engine: Engine, postgresUrl = DEFAULT_POSTGRES_URL): Promise<{ url: string; drop(): Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'hp-bench-'));
+    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
+  }
+  const name = `hp_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: postgresUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(postgresUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: postgresUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** The service's environment: production mode on `url`, listening on `port`. */
+export function serviceEnv(url: string, port: number): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '',
+    NODE_ENV: 'production',
+    DATABASE_URL: url,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    AUTH_JWT_SECRET: JWT_SECRET,
+    SIGNING_SECRET: 'bench-signing-secret-0123456789abcdefghij',
+    SETTINGS_ENCRYPTION_KEY: 'bench-encryption-key-0123456789abcdefghij',
+    LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
+    DATABASE_POOL_MAX: '10',
+  };
+}
+
+/** Starts a TypeScript entry point in its own process and waits until it answers on `port`. */
+export async function startProcess(script: string, env: Record<string, string>, port: number, nodeArgs: string[] = []): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', script], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${script} exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      if (res.status === 200 || res.status === 400) return child;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${script} did not start`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Stops a process started with startProcess (SIGTERM: the service shuts down gracefully). */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}

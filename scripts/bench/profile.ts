@@ -1,0 +1,103 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+
+/**
+ * npm run bench:profile -- [--scenario create|list|filtered] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ *
+ * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
+ * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
+ * connections), stops the service and prints the request rate and the functions and files with the most
+ * self time (`--callers fn`: and the call chains above one function). For the comparison with a
+ * hand-written endpoint, use `npm run bench`.
+ */
+const { values: args } = parseArgs({
+  options: {
+    scenario: { type: 'string', default: 'create' },
+    engine: { type: 'string', default: 'sqlite' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '20' },
+    records: { type: 'string', default: '2000' },
+    top: { type: 'string', default: '40' },
+    callers: { type: 'string' },
+    postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
+  },
+});
+const work = mkdtempSync(join(tmpdir(), 'hp-profile-'));
+const port = await freePort();
+const db = await makeDatabase(args.engine as Engine, args.postgres);
+const child = await startProcess('core/main.ts', serviceEnv(db.url, port), port, ['--cpu-prof', '--cpu-prof-dir', work]);
+const base = `http://127.0.0.1:${port}/api/v1`;
+
+const sign = (claims: object) => jwt.sign(claims, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+const admin = { Authorization: `Bearer ${sign({ sub: 'root', roles: ['superadmin'] })}`, 'Content-Type': 'application/json' };
+await fetch(`${base}/admin/tenants`, { method: 'POST', headers: admin, body: JSON.stringify({ id: 'bench-a', name: 'bench-a' }) });
+const headers = { Authorization: `Bearer ${sign({ sub: 'bench-user', tenant_id: 'bench-a', roles: ['admin'] })}`, 'Content-Type': 'application/json' };
+const registered = await fetch(`${base}/metadata/schemas`, { method: 'POST', headers, body: JSON.stringify(BENCH_SCHEMA) });
+if (registered.status !== 201) throw new Error(`schema registration answered ${registered.status}: ${await registered.text()}`);
+const collection = `${base}/data/bench/item`;
+for (let i = 0; i < Number(args.records); i++) {
+  await fetch(collection, { method: 'POST', headers, body: JSON.stringify(benchBody(i)) });
+}
+
+const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
+  create: { url: collection, method: 'POST', body: JSON.stringify(benchBody(424242)) },
+  list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
+  filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },
+};
+const scenario = scenarios[args.scenario!];
+if (!scenario) throw new Error(`unknown scenario ${args.scenario}: one of ${Object.keys(scenarios).join(', ')}`);
+const options = { ...scenario, headers, connections: Number(args.connections) };
+await autocannon({ ...options, duration: 1 });
+const result = await autocannon({ ...options, duration: Number(args.duration) });
+console.log(`${args.engine} ${args.scenario}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+
+await stopProcess(child);
+await db.drop();
+
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'));
+if (!file) throw new Error('no CPU profile was written');
+const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
+const parents = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
+const byCaller = new Map<string, number>();
+const byFunction = new Map<string, number>();
+const byFile = new Map<string, number>();
+let total = 0;
+profile.samples.forEach((id, i) => {
+  const dt = profile.timeDeltas[i] ?? 0;
+  const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
+  const where = url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
+  total += dt;
+  const fn = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
+  if (args.callers && functionName === args.callers) {
+    // The chain of callers above the function, as far as four frames up.
+    const chain: string[] = [];
+    for (let p = parents.get(id); p !== undefined && chain.length < 4; p = parents.get(p)) {
+      const f = nodes.get(p)!.callFrame;
+      chain.push(`${f.functionName || '(anonymous)'}@${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`);
+    }
+    const key = chain.join(' < ');
+    byCaller.set(key, (byCaller.get(key) ?? 0) + dt);
+  }
+  byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
+  const key = where || functionName;
+  byFile.set(key, (byFile.get(key) ?? 0) + dt);
+});
+const print = (title: string, m: Map<string, number>) => {
+  console.log(`\n${title}`);
+  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, Number(args.top))) {
+    console.log(`  ${((100 * v) / total).toFixed(1).padStart(5)}%  ${k}`);
+  }
+};
+print('self time by function', byFunction);
+print('self time by file', byFile);
+if (args.callers) print(`callers of ${args.callers}`, byCaller);
+rmSync(work, { recursive: true, force: true });
