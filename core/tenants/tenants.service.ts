@@ -109,8 +109,8 @@ export class TenantsService {
    * every request, so answers are kept in memory while they cannot be stale: every change to a tenant or
    * its modules goes through this service, which tells every process through the change feed (PostgreSQL
    * LISTEN/NOTIFY) in the writing transaction; on SQLite, a commit by another process changes the file's
-   * data_version (read every TOKEN_READ_EVERY_MS at most), which clears everything. While the feed is down, and inside transactions, the database
-   * answers. A module disabled anywhere is refused at once here and, in other processes, as soon as the
+   * data_version (read every TOKEN_READ_EVERY_MS at most), which clears everything. While the feed is
+   * down, and inside transactions, the database answers. A module disabled anywhere is refused at once here and, in other processes, as soon as the
    * notification arrives (milliseconds).
    */
   async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {

@@ -1,51 +1,19 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import pg from 'pg';
+import { createScratchDatabase, type Engine } from '../../test/helpers/engine.js';
+import { freePort } from '../../test/helpers/service-process.js';
 
 /** What the benchmark scripts share: a throwaway database, the service's environment, its process. */
 
-export type Engine = 'sqlite' | 'postgres';
+export type { Engine };
+export { freePort };
 
 export const ROOT = new URL('../../', import.meta.url).pathname;
 export const JWT_SECRET = 'bench-jwt-secret-0123456789abcdef';
 export const DEFAULT_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 /** A fresh database: a SQLite file in a temporary folder, or a new PostgreSQL database on `postgresUrl`'s server. */
-export async function makeDatabase(engine: Engine, postgresUrl = DEFAULT_POSTGRES_URL): Promise<{ url: string; drop(): Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'hp-bench-'));
-    return { url: `sqlite:${join(dir, 'bench.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
-  }
-  const name = `hp_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: postgresUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(postgresUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const c = new pg.Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
-  };
+export function makeDatabase(engine: Engine, postgresUrl = DEFAULT_POSTGRES_URL): Promise<{ url: string; drop(): Promise<void> }> {
+  return createScratchDatabase(engine, { adminUrl: postgresUrl, prefix: 'hp_bench' });
 }
 
 /** The service's environment: production mode on `url`, listening on `port`. */

@@ -70,26 +70,25 @@ for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, 
 const byCaller = new Map<string, number>();
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();
+/** The frame's file: relative to the project, `~/` for dependencies, empty for native code. */
+const fileOf = (frame: ProfileNode['callFrame']) => frame.url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
+const labelOf = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${fileOf(frame)}:${frame.lineNumber + 1}`;
 let total = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
-  const { functionName, url, lineNumber } = nodes.get(id)!.callFrame;
-  const where = url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
+  const frame = nodes.get(id)!.callFrame;
   total += dt;
-  const fn = `${functionName || '(anonymous)'} ${where}:${lineNumber + 1}`;
-  if (args.callers && functionName === args.callers) {
+  if (args.callers && frame.functionName === args.callers) {
     // The chain of callers above the function, as far as four frames up.
     const chain: string[] = [];
-    for (let p = parents.get(id); p !== undefined && chain.length < 4; p = parents.get(p)) {
-      const f = nodes.get(p)!.callFrame;
-      chain.push(`${f.functionName || '(anonymous)'}@${f.url.replace(/^.*\//, '')}:${f.lineNumber + 1}`);
-    }
+    for (let p = parents.get(id); p !== undefined && chain.length < 4; p = parents.get(p)) chain.push(labelOf(nodes.get(p)!.callFrame));
     const key = chain.join(' < ');
     byCaller.set(key, (byCaller.get(key) ?? 0) + dt);
   }
+  const fn = labelOf(frame);
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
-  const key = where || functionName;
-  byFile.set(key, (byFile.get(key) ?? 0) + dt);
+  const file = fileOf(frame) || frame.functionName;
+  byFile.set(file, (byFile.get(file) ?? 0) + dt);
 });
 const print = (title: string, m: Map<string, number>) => {
   console.log(`\n${title}`);

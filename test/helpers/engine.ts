@@ -15,13 +15,22 @@ export interface TestDatabase {
 }
 
 /** A fresh, empty database of the engine under test: a temp SQLite file or a new PostgreSQL database. */
-export async function createTestDatabase(engine: Engine = ENGINE): Promise<TestDatabase> {
+export function createTestDatabase(engine: Engine = ENGINE): Promise<TestDatabase> {
+  return createScratchDatabase(engine);
+}
+
+/**
+ * A fresh, empty database, dropped by `drop()`: a SQLite file in a new temp folder, or a new PostgreSQL
+ * database on `adminUrl`'s server. `prefix` names both (the benchmarks use their own).
+ */
+export async function createScratchDatabase(engine: Engine, options: { adminUrl?: string; prefix?: string } = {}): Promise<TestDatabase> {
+  const { adminUrl = POSTGRES_ADMIN_URL, prefix = 'hp_test' } = options;
   if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'hp-test-'));
+    const dir = mkdtempSync(join(tmpdir(), `${prefix.replace(/_/g, '-')}-`));
     return { url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) };
   }
-  const name = `hp_test_${process.pid}_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+  const name = `${prefix}_${process.pid}_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();
   try {
     // template0 is never connected to, so parallel test runs do not collide on template1 (SQLSTATE 55006).
@@ -37,12 +46,12 @@ export async function createTestDatabase(engine: Engine = ENGINE): Promise<TestD
   } finally {
     await admin.end();
   }
-  const url = new URL(POSTGRES_ADMIN_URL);
+  const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
     async drop() {
-      const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
+      const client = new pg.Client({ connectionString: adminUrl });
       await client.connect();
       try {
         await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
