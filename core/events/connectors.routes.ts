@@ -74,4 +74,20 @@ export function connectorsRoutes(router: PackRouter, connectors: ConnectorsServi
     poke();
     return delivery;
   });
+
+  router.get('/events/handler-runs', {
+    tags: ['events'], auth: 'tenant', role: 'admin',
+    summary: 'Runs of the packs\' event handlers for the tenant, newest first, each with its attempts',
+    description: 'Each platform event queues one run per subscribed pack handler (`<pack>:<pattern>`) in the outbox, in the '
+      + 'transaction of the change; a run that throws is retried with back-off, like a webhook delivery.',
+    query: {
+      type: 'object', additionalProperties: false,
+      properties: { handler: { type: 'string', maxLength: 200 }, eventId: { type: 'string', maxLength: 36 }, limit: paging.limit },
+    },
+    errors: [...common, 'validation_failed'],
+  }, async (ctx) => {
+    const { handler, eventId, limit } = ctx.state.query;
+    const runs = await connectors.deliveries.listHandlerRuns(ctx.state.rc, { handler, eventId }, limit);
+    return runs.map(({ tenantId: _t, message: _m, kind: _k, connectorId: _c, ...run }) => run);
+  });
 }

@@ -19,7 +19,7 @@ export interface Page<T> {
   pagination: { limit: number; offset: number; total: number; hasMore: boolean; nextCursor: null };
 }
 
-export type DeliveryView = Omit<Delivery, 'tenantId' | 'message' | 'kind'> & { attempts: DeliveryAttempt[] };
+export type DeliveryView = Omit<Delivery, 'tenantId' | 'message' | 'kind' | 'handler'> & { attempts: DeliveryAttempt[] };
 
 /**
  * Connectors (a tenant's webhook subscriptions) and their delivery log. The URL is checked against the
@@ -133,7 +133,7 @@ function publicView(row: ConnectorRow): Connector {
 }
 
 function deliveryView(d: Delivery & { attempts: DeliveryAttempt[] }): DeliveryView {
-  const { tenantId: _t, message: _m, kind: _k, ...view } = d;
+  const { tenantId: _t, message: _m, kind: _k, handler: _h, ...view } = d;
   return view;
 }
 

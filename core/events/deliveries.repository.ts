@@ -1,12 +1,17 @@
 import type { Database } from '../db/database.js';
+import { newId } from '../db/ids.js';
 import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { PlatformEvent } from './event.js';
 import type { StoredMail } from './mail-seal.js';
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
 
-/** The key deliveries are grouped by for per-receiver concurrency: the connector, or `mail`. */
+/** The key deliveries are grouped by for per-receiver concurrency: the connector, the pack handler, or `mail`. */
 export const MAIL_KEY = 'mail';
+
+export function deliveryKey(delivery: Delivery): string {
+  return delivery.connectorId ?? delivery.handler ?? MAIL_KEY;
+}
 
 /**
  * The outbox queue (webhook deliveries and mail jobs) and its attempt log. Tenant-scoped queries use
@@ -34,6 +39,32 @@ export class DeliveriesRepository {
       done,
       rowsOf: { column: 'event_id', value: event.id },
     });
+  }
+
+  /**
+   * Queues one run per pack handler subscribed to the event (`<pack>:<pattern>`), in the publishing
+   * transaction, so a handler runs at least once: after a crash, after a failure (retried with back-off).
+   */
+  async queueHandlers(rc: RequestContext, event: PlatformEvent, handlers: string[]): Promise<void> {
+    const at = event.occurredAt;
+    for (const handler of handlers) {
+      await this.db.insertAtCommit(rc, 'outbox_deliveries', {
+        tenant_id: rc.tenantId ?? '', id: newId(), kind: 'handler', handler, event_id: event.id, event_name: event.name,
+        status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at,
+      });
+    }
+  }
+
+  /** The tenant's handler runs, newest first, with their attempts (the delivery log of pack handlers). */
+  async listHandlerRuns(
+    rc: RequestContext, filter: { handler?: string; eventId?: string }, limit: number,
+  ): Promise<Array<Delivery & { attempts: DeliveryAttempt[] }>> {
+    const q = this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', kind: 'handler' });
+    if (filter.handler) q.where({ handler: filter.handler });
+    if (filter.eventId) q.where({ event_id: filter.eventId });
+    const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    const byDelivery = await this.attemptsOf(rc, rows.map((r: any) => r.id as string));
+    return rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] }));
   }
 
   /**
@@ -68,7 +99,7 @@ export class DeliveriesRepository {
    */
   async claimDue(now: string, claimUntil: string, claimer: string, limit: number, excludeKeys: string[]): Promise<Delivery[]> {
     const exclude = excludeKeys.length
-      ? ` and coalesce(connector_id, '${MAIL_KEY}') not in (${excludeKeys.map(() => '?').join(', ')})`
+      ? ` and coalesce(connector_id, handler, '${MAIL_KEY}') not in (${excludeKeys.map(() => '?').join(', ')})`
       : '';
     const sql = `update outbox_deliveries set claimed_until = ?, claimed_by = ?
       where (tenant_id, id) in (
@@ -206,6 +237,7 @@ export class DeliveriesRepository {
       id: row.id,
       kind: row.kind,
       connectorId: row.connector_id ?? null,
+      handler: row.handler ?? null,
       eventId: row.event_id ?? null,
       event: row.event_name ?? null,
       message: row.message == null ? null : this.db.dialect.fromJson<StoredMail>(row.message),

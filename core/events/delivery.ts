@@ -1,14 +1,16 @@
 import type { StoredMail } from './mail-seal.js';
 
 export type DeliveryStatus = 'pending' | 'delivered' | 'failed' | 'cancelled';
-export type DeliveryKind = 'webhook' | 'mail';
+export type DeliveryKind = 'webhook' | 'mail' | 'handler';
 
-/** One entry of the outbox queue: a webhook delivery to a connector, or a mail job. */
+/** One entry of the outbox queue: a webhook delivery to a connector, a mail job, or a run of a pack's event handler. */
 export interface Delivery {
   tenantId: string;
   id: string;
   kind: DeliveryKind;
   connectorId: string | null;
+  /** A handler run's subscription, `<pack>:<pattern>` (kind `handler`). */
+  handler: string | null;
   eventId: string | null;
   event: string | null;
   /** A mail job's message, sealed (see mail-seal.ts). */

@@ -12,9 +12,10 @@ import { systemContext } from '../kernel/request-context.js';
 import type { MailService } from '../mail/mail.service.js';
 import type { ConnectorRow } from './connector.js';
 import type { ConnectorsService } from './connectors.service.js';
-import { MAIL_KEY } from './deliveries.repository.js';
+import { deliveryKey } from './deliveries.repository.js';
 import type { AttemptOutcome, Delivery } from './delivery.js';
 import type { PlatformEvent } from './event.js';
+import type { BusHandler } from './event-bus.js';
 import type { EventsRepository } from './events.repository.js';
 import type { MailSeal } from './mail-seal.js';
 import { nextAttemptTime, parseRetryAfter } from './retry-schedule.js';
@@ -35,6 +36,8 @@ export interface DispatcherDeps {
   mailSeal: MailSeal;
   logger: Logger;
   metrics: Metrics;
+  /** A pack's event handler by subscription key (deliveries of kind `handler`). */
+  handlers: (key: string) => BusHandler | undefined;
 }
 
 interface Attempt {
@@ -137,7 +140,7 @@ export class Dispatcher implements BackgroundTask {
 
     const launch: Delivery[] = [];
     for (const delivery of claimed) {
-      const key = delivery.connectorId ?? MAIL_KEY;
+      const key = deliveryKey(delivery);
       const count = this.perKeyCount.get(key) ?? 0;
       if (count >= this.perKey) {
         await repo.release(delivery.tenantId, delivery.id, this.claimer);
@@ -158,14 +161,14 @@ export class Dispatcher implements BackgroundTask {
 
   /** Sends a delivery this process claimed when writing it (see claimForNow); resolves after the attempt. */
   async sendClaimed(delivery: Delivery): Promise<void> {
-    const key = delivery.connectorId ?? MAIL_KEY;
+    const key = deliveryKey(delivery);
     this.perKeyCount.set(key, (this.perKeyCount.get(key) ?? 0) + 1);
     await this.track(delivery, this.process(delivery, await this.loadContext([delivery])));
   }
 
   /** Counts an attempt under way until it ends (for concurrency and shutdown). */
   private track(delivery: Delivery, attempt: Promise<void>): Promise<void> {
-    const key = delivery.connectorId ?? MAIL_KEY;
+    const key = deliveryKey(delivery);
     const work = attempt.finally(() => {
       this.inFlight.delete(delivery.id);
       const left = (this.perKeyCount.get(key) ?? 1) - 1;
@@ -184,13 +187,14 @@ export class Dispatcher implements BackgroundTask {
     const connectors = new Map<string, ConnectorRow>();
     const byTenant = new Map<string, Delivery[]>();
     for (const d of deliveries) {
-      if (d.kind !== 'webhook') continue;
+      if (d.kind === 'mail') continue;
       byTenant.set(d.tenantId, [...(byTenant.get(d.tenantId) ?? []), d]);
     }
     for (const [tenantId, list] of byTenant) {
       const rc = systemContext(tenantId);
       for (const e of await this.deps.events.getMany(rc, [...new Set(list.map((d) => d.eventId!))])) events.set(`${tenantId}/${e.id}`, e);
-      for (const c of await this.deps.connectors.connectors.getMany(rc, [...new Set(list.map((d) => d.connectorId!))])) connectors.set(`${tenantId}/${c.id}`, c);
+      const connectorIds = [...new Set(list.filter((d) => d.connectorId).map((d) => d.connectorId!))];
+      for (const c of await this.deps.connectors.connectors.getMany(rc, connectorIds)) connectors.set(`${tenantId}/${c.id}`, c);
     }
     return { events, connectors };
   }
@@ -202,6 +206,14 @@ export class Dispatcher implements BackgroundTask {
       let connector: ConnectorRow | undefined;
       if (delivery.kind === 'mail') {
         attempt = await this.sendMail(delivery);
+      } else if (delivery.kind === 'handler') {
+        const handler = this.deps.handlers(delivery.handler!);
+        const event = context.events.get(`${delivery.tenantId}/${delivery.eventId}`);
+        if (!handler || !event) {
+          await repo.cancelClaimed(delivery, this.claimer, !event ? 'event missing' : 'handler not loaded in this service', nowIso());
+          return;
+        }
+        attempt = await this.runHandler(delivery, handler, event);
       } else {
         connector = context.connectors.get(`${delivery.tenantId}/${delivery.connectorId}`);
         const event = context.events.get(`${delivery.tenantId}/${delivery.eventId}`);
@@ -211,7 +223,8 @@ export class Dispatcher implements BackgroundTask {
         }
         attempt = await this.sendWebhook(delivery, connector, event);
       }
-      const counters = delivery.kind === 'mail' ? this.deps.metrics.mails : this.deps.metrics.deliveries;
+      const { mails, handlers, deliveries } = this.deps.metrics;
+      const counters = delivery.kind === 'mail' ? mails : delivery.kind === 'handler' ? handlers : deliveries;
       counters.attempted.inc();
       if (attempt.result !== 'delivered') counters.failed.inc();
       const outcome = this.decide(delivery, attempt);
@@ -275,6 +288,18 @@ export class Dispatcher implements BackgroundTask {
     } catch (err) {
       const message = err instanceof FetchError || err instanceof AppError ? err.message : String((err as Error)?.message ?? err);
       return { outcome: { statusCode: null, durationMs: Date.now() - started, error: message, at: nowIso() }, result: 'retry', retryAfterMs: null };
+    }
+  }
+
+  /** Runs a pack's event handler: it succeeds unless it throws (then it is retried with back-off). */
+  private async runHandler(delivery: Delivery, handler: BusHandler, event: PlatformEvent): Promise<Attempt> {
+    const started = Date.now();
+    try {
+      await handler(event);
+      return { outcome: { statusCode: null, durationMs: Date.now() - started, error: null, at: nowIso() }, result: 'delivered', retryAfterMs: null };
+    } catch (err) {
+      this.deps.logger.warn({ err, deliveryId: delivery.id, handler: delivery.handler, event: event.name }, 'event handler failed; retried with back-off');
+      return { outcome: { statusCode: null, durationMs: Date.now() - started, error: String((err as Error)?.message ?? err).slice(0, 500), at: nowIso() }, result: 'retry', retryAfterMs: null };
     }
   }
 

@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { EventBus, type BusHandler } from './event-bus.js';
-import type { PlatformEvent } from './event.js';
+import { eventMatches, type PlatformEvent } from './event.js';
 import { EventsRepository } from './events.repository.js';
 
 export interface PublishInput {
@@ -24,14 +24,22 @@ export type OutboxFanout = (rc: RequestContext, event: PlatformEvent, queued: (c
 
 /**
  * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
- * lets the fan-outs queue deliveries in it, and hands the event to in-process subscribers after commit
- * (platform events only: events published through the API reach connectors alone).
+ * lets the fan-outs queue deliveries in it, queues one run per subscribed pack handler in it, and hands the
+ * event to in-process observers after commit (platform events only: events published through the API reach
+ * connectors alone).
  */
+/** Queues runs of pack handlers for an event in rc's transaction. */
+export type HandlerQueue = (rc: RequestContext, event: PlatformEvent, handlers: string[]) => Promise<void>;
+
 export class EventsService {
   readonly bus: EventBus;
   private readonly repository: EventsRepository;
   private readonly fanouts: OutboxFanout[] = [];
   private readonly reserved = new Set<string>();
+  private readonly subscriptions: Array<{ key: string; pattern: string; run: BusHandler }> = [];
+  /** Subscription keys by event name (the patterns never change after boot). */
+  private readonly subscribed = new Map<string, string[]>();
+  private handlerQueue: HandlerQueue | null = null;
 
   constructor(private readonly db: Database, logger: import('pino').Logger) {
     this.bus = new EventBus(logger);
@@ -53,6 +61,36 @@ export class EventsService {
     return this.reserved;
   }
 
+  /**
+   * Subscribes a pack's event handler under `key` (`<pack>:<pattern>`): every matching platform event queues
+   * one run of it in the outbox, in the publishing transaction, and the dispatcher runs it at least once.
+   */
+  subscribe(key: string, pattern: string, run: BusHandler): void {
+    if (this.subscriptions.some((s) => s.key === key)) throw new Error(`Event handler "${key}" is subscribed twice`);
+    this.subscriptions.push({ key, pattern, run });
+    this.subscribed.clear();
+  }
+
+  /** A subscribed handler by key (the dispatcher runs it). */
+  handler(key: string): BusHandler | undefined {
+    return this.subscriptions.find((s) => s.key === key)?.run;
+  }
+
+  /** Where handler runs are queued (installed with the outbox). */
+  useHandlerQueue(queue: HandlerQueue): void {
+    this.handlerQueue = queue;
+  }
+
+  private subscribersOf(name: string): string[] {
+    let keys = this.subscribed.get(name);
+    if (!keys) {
+      keys = this.subscriptions.filter((s) => eventMatches(s.pattern, name)).map((s) => s.key);
+      this.subscribed.set(name, keys);
+    }
+    return keys;
+  }
+
+  /** In-process observers after commit (at most once, not durable: pack handlers use `subscribe`). */
   on(pattern: string, handler: BusHandler): void {
     this.bus.on(pattern, handler);
   }
@@ -80,7 +118,14 @@ export class EventsService {
           written += 1;
         });
       }
-      if (input.source !== 'api') rc.afterCommit!(() => this.bus.emit(event));
+      if (input.source !== 'api') {
+        const handlers = this.subscribersOf(event.name);
+        if (handlers.length) {
+          if (!this.handlerQueue) throw new Error(`No handler queue for ${handlers.join(', ')}`);
+          await this.handlerQueue(rc, event, handlers);
+        }
+        rc.afterCommit!(() => this.bus.emit(event));
+      }
     });
     return { event, deliveries: written === this.fanouts.length ? deliveries : null };
   }

@@ -13,7 +13,7 @@ import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metric
 
 /**
  * Installs the outbox on the kernel: the connector fan-out (deliveries queued in the publishing
- * transaction), durable mail, the dispatcher (a background task, poked after each commit that queued
+ * transaction), pack handler runs (queued the same way), durable mail, the dispatcher (a background task, poked after each commit that queued
  * work) and the /events and /connectors routes. Mounted once from core/kernel/kernel-routes.ts.
  */
 export function installOutbox(router: PackRouter, kernel: KernelInternals, config: Config): void {
@@ -21,7 +21,7 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
   const mailSeal = new MailSeal(config.settingsEncryptionKey);
   const dispatcher = new Dispatcher({
     config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, mailSeal, logger: kernel.logger,
-    metrics: kernel.metrics,
+    metrics: kernel.metrics, handlers: (key) => kernel.events.handler(key),
   });
   kernel.metrics.registerGauge(OUTBOX_PENDING_GAUGE, 'Pending outbox deliveries (webhooks and mail)', async () => (await connectors.deliveries.pendingStats()).count);
   kernel.metrics.registerGauge(OUTBOX_OLDEST_AGE_GAUGE, 'Age in seconds of the oldest pending outbox delivery (0 when none)', async () => {
@@ -38,6 +38,10 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     rc.afterCommit?.(() => {
       if (count) poke();
     });
+  });
+  kernel.events.useHandlerQueue(async (rc, event, handlers) => {
+    await connectors.deliveries.queueHandlers(rc, event, handlers);
+    rc.afterCommit?.(poke);
   });
   kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher, mailSeal));
   kernel.background.register(dispatcher);

@@ -175,7 +175,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
     for (const [name, seed] of Object.entries(definition.seeds ?? {})) kernel.seeds.add(name, (rc, tenant) => seed(rc, context, tenant));
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);
     for (const [pattern, handler] of Object.entries(definition.on ?? {})) {
-      kernel.events.on(pattern, (event) => handler(event, context));
+      kernel.events.subscribe(`${definition.name}:${pattern}`, pattern, (event) => handler(event, context));
     }
     return { definition, context };
   });

@@ -27,6 +27,8 @@ export class Metrics {
   readonly deliveries: { attempted: Counter; failed: Counter };
   /** Mails: each send attempt, and each that failed. */
   readonly mails: { attempted: Counter; failed: Counter };
+  /** Pack event handler runs (through the outbox): each run, and each that threw. */
+  readonly handlers: { attempted: Counter; failed: Counter };
   private readonly gauges = new Map<string, Gauge<string>>();
 
   constructor(db: Database) {
@@ -47,6 +49,10 @@ export class Metrics {
     this.mails = {
       attempted: this.counter('platform_mails_attempted_total', 'Mail send attempts'),
       failed: this.counter('platform_mails_failed_total', 'Mail send attempts that failed'),
+    };
+    this.handlers = {
+      attempted: this.counter('platform_pack_handler_runs_total', 'Pack event handler runs'),
+      failed: this.counter('platform_pack_handler_runs_failed_total', 'Pack event handler runs that threw (retried with back-off)'),
     };
     this.registerPool(db);
   }

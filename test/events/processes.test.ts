@@ -58,6 +58,31 @@ describe(`the service as a process (npm start, ${ENGINE})`, function () {
     expect(receiver.requests.map((r) => JSON.parse(r.body).id).sort()).to.deep.equal([...ids].sort());
   });
 
+  it('runs a pack handler whose event was committed before a SIGKILL once the service is started again', async () => {
+    // Dispatcher off: the won deal is committed with its handler run queued, and the handler has not run.
+    const first = await startServiceProcess(database.url, { DISPATCHER_ENABLED: 'false' });
+    services.push(first);
+    const { tenant } = await setUpTenant(first, receiver.url);
+    const deal = await first.http.post('/api/v1/crm/deals').set(superadmin(tenant)).send({ title: 'Won before the crash', valueCents: 4200, stage: 'won' });
+    expect(deal.status, JSON.stringify(deal.body)).to.equal(201);
+    const invoices = (service: ServiceProcess) => service.http.get('/api/v1/erp/invoices').query({ 'filter[dealId]': deal.body.data.id }).set(superadmin(tenant));
+    expect((await invoices(first)).body.data.items).to.have.length(0);
+    first.kill('SIGKILL');
+    expect(await first.exited).to.equal('SIGKILL');
+
+    const second = await startServiceProcess(database.url);
+    services.push(second);
+    let items: Array<Record<string, unknown>> = [];
+    for (let i = 0; i < 200 && !items.length; i++) {
+      items = (await invoices(second)).body.data.items;
+      if (!items.length) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(items).to.have.length(1);
+    expect(items[0]).to.include({ dealId: deal.body.data.id, status: 'draft', totalCents: 4200 });
+    const runs = await second.http.get('/api/v1/events/handler-runs').query({ handler: 'erp:crm.deal.created' }).set(superadmin(tenant));
+    expect(runs.body.data.map((r: { status: string; attemptCount: number }) => [r.status, r.attemptCount])).to.deep.equal([['delivered', 1]]);
+  });
+
   it('re-takes a delivery whose process was SIGKILLed during the attempt once its claim expires', async () => {
     const env = { DISPATCHER_TIMEOUT_MS: '1000', DISPATCHER_CLAIM_TTL_MS: '3000' };
     let answering = false;
