@@ -34,7 +34,7 @@ export type { Principal, RequestContext, TenantRole } from './kernel/request-con
 export * from './http/errors.js';
 
 // Routes.
-export type { AuthLevel, HttpMethod, JsonSchema, PackRouter, RouteHandler, RouteSpec } from './http/route.js';
+export type { AuthLevel, ErrorCode, HttpMethod, JsonSchema, PackRouter, RouteHandler, RouteSpec } from './http/route.js';
 export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export { listQuerySchema, pageResponse, recordResponse } from './http/response-schemas.js';
@@ -42,7 +42,8 @@ export { matchesEtag } from './http/conditional.js';
 export { clientKey } from './http/client-key.js';
 
 // Records, schemas and values.
-export type { DataRecord } from './data/records.service.js';
+export type { DataRecord, RecordQuery } from './data/records.service.js';
+export { queryFromString } from './data/list-query.js';
 export { applyMergePatch } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';
 export { assertIdentifier } from './metadata/schema-registry.js';

@@ -1,8 +1,9 @@
 import type { AppContext } from '../http/app-state.js';
-import type { PackRouter } from '../http/route.js';
+import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
+import { queryFromString } from './list-query.js';
 
 /**
  * The one generic router of the universal data API. The namespace's licensed module gates every route,
@@ -20,7 +21,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     return { item };
   };
   const tags = ['data'];
-  const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
+  const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
   router.post('/data/:ns/:schema', {
     summary: 'Create a record', tags, auth: 'tenant', role: 'editor', module, status: 201,
@@ -35,7 +36,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return records.listJson(ctx.state.rc, ns, schema, ctx.query);
+    return records.listJson(ctx.state.rc, ns, schema, queryFromString(ctx.query));
   });
 
   router.get('/data/:ns/:schema/:id', {

@@ -1,6 +1,6 @@
 import type { Dialect, JsonScalarType } from '../db/dialects/dialect.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
-import { AppError, InvalidFilter } from '../http/errors.js';
+import { AppError, InvalidCursor, InvalidFilter } from '../http/errors.js';
 import { isScalar, type FieldType } from '../metadata/schema-definition.js';
 
 /**
@@ -48,21 +48,49 @@ export function serverColumn(field: string): { column: string; type: JsonScalarT
   return Object.hasOwn(SERVER_COLUMNS, field) ? SERVER_COLUMNS[field] : undefined;
 }
 
-const InvalidCursor = (message: string) => new AppError('invalid_cursor', 400, message);
 
 type RawQuery = Record<string, string | string[] | undefined>;
+
+/**
+ * A records query as code writes it (packs, MCP tools): the query language of CONTRACT.md section 3 as an
+ * object. `records.list(rc, ns, schema, { filter: [{ field: 'dealId', op: 'eq', value: id }], limit: 1 })`.
+ * Filter values are typed (a number for a number field, an array for `in`/`nin`, a boolean for `exists`);
+ * strings are converted for number and boolean fields, as the query string's are.
+ */
+export interface RecordQuery {
+  filter?: Array<{ field: string; op?: Operator; value: unknown }>;
+  /** Default `-createdAt`; the id is always added last to break ties. */
+  sort?: Array<{ field: string; desc?: boolean }>;
+  /** 1 to 200, default 50. */
+  limit?: number;
+  offset?: number;
+  /** The `nextCursor` of the previous page. */
+  cursor?: string;
+  /** Project the items to these fields. */
+  fields?: string[];
+  /** Whether to count the total (default true). */
+  count?: boolean;
+}
 
 function single(name: string, value: string | string[] | undefined): string | undefined {
   if (Array.isArray(value)) throw InvalidFilter(`The parameter ${name} was given more than once`);
   return value;
 }
 
-function parseInteger(name: string, raw: string | undefined, min: number, max: number, fallback: number): number {
-  if (raw === undefined || raw === '') return fallback;
-  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-    throw new AppError('validation_failed', 400, `${name} must be an integer from ${min} to ${max}`, [{ path: `query/${name}`, message: `must be an integer from ${min} to ${max}` }]);
-  }
+function rangeError(name: string, min: number, max: number): AppError {
+  return new AppError('validation_failed', 400, `${name} must be an integer from ${min} to ${max}`, [{ path: `query/${name}`, message: `must be an integer from ${min} to ${max}` }]);
+}
+
+function parseInteger(name: string, raw: string | undefined, min: number, max: number): number | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw rangeError(name, min, max);
   return Number(raw);
+}
+
+function checkInteger(name: string, value: number | undefined, min: number, max: number, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) throw rangeError(name, min, max);
+  return value;
 }
 
 /** The type of a field for filtering and sorting, or undefined when the schema lacks it. */
@@ -70,7 +98,14 @@ export function typeOfField(field: string, types: Map<string, FieldType>): Field
   return serverColumn(field)?.type ?? types.get(field);
 }
 
-function convert(field: string, type: FieldType, raw: string): unknown {
+function convert(field: string, type: FieldType, value: unknown): unknown {
+  if (typeof value !== 'string') {
+    const ok = (type === 'integer' && Number.isInteger(value)) || (type === 'number' && Number.isFinite(value))
+      || (type === 'boolean' && typeof value === 'boolean');
+    if (!ok) throw InvalidFilter(`The value ${JSON.stringify(value)?.slice(0, 40)} for ${field} is not a ${type}`);
+    return value;
+  }
+  const raw = value;
   switch (type) {
     case 'integer':
     case 'number': {
@@ -89,17 +124,55 @@ function convert(field: string, type: FieldType, raw: string): unknown {
   }
 }
 
-export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
-  const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
-  const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset, 0);
+/**
+ * Reads the query language from a query string (`filter[stage]=won&sort=-createdAt&limit=10`) into a
+ * RecordQuery. Only routes call this; code builds RecordQuery objects.
+ */
+export function queryFromString(query: RawQuery): RecordQuery {
+  const out: RecordQuery = {};
+  const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit);
+  if (limit !== undefined) out.limit = limit;
+  const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset);
+  if (offset !== undefined) out.offset = offset;
   const countRaw = single('count', query.count);
   if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false') throw InvalidFilter('count must be true or false');
+  if (countRaw !== undefined) out.count = countRaw === 'true';
 
-  const sortRaw = single('sort', query.sort) ?? '-createdAt';
+  const sortRaw = single('sort', query.sort);
+  if (sortRaw !== undefined) {
+    out.sort = sortRaw.split(',').map((s) => s.trim()).filter(Boolean).map((part) => {
+      const desc = part.startsWith('-');
+      return { field: desc ? part.slice(1) : part.replace(/^\+/, ''), desc };
+    });
+  }
+
+  const filter: NonNullable<RecordQuery['filter']> = [];
+  for (const [key, rawValue] of Object.entries(query)) {
+    if (!key.startsWith('filter')) continue;
+    const match = /^filter\[([^\][]+)\](?:\[([a-z]+)\])?$/.exec(key);
+    if (!match) throw InvalidFilter(`Malformed filter parameter "${key.slice(0, 64)}"; use filter[field]=v or filter[field][op]=v`);
+    const [, field, opRaw] = match;
+    const op = (opRaw ?? 'eq') as Operator;
+    if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${opRaw}"; use one of ${OPERATORS.join(', ')}`);
+    const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
+    for (const raw of values) filter.push({ field, op, value: op === 'in' || op === 'nin' ? raw.split(',') : raw });
+  }
+  if (filter.length) out.filter = filter;
+
+  const fieldsRaw = single('fields', query.fields);
+  if (fieldsRaw !== undefined) out.fields = fieldsRaw.split(',').map((f) => f.trim()).filter(Boolean);
+  const cursorRaw = single('cursor', query.cursor);
+  if (cursorRaw) out.cursor = cursorRaw;
+  return out;
+}
+
+/** Checks a RecordQuery against the schema's fields and makes it the ListQuery the repository runs. */
+export function checkQuery(query: RecordQuery, types: Map<string, FieldType>): ListQuery {
+  const limit = checkInteger('limit', query.limit, 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
+  const offset = checkInteger('offset', query.offset, 0, LIST_LIMITS.maxOffset, 0);
+
   const sort: SortKey[] = [];
-  for (const part of sortRaw.split(',').map((s) => s.trim()).filter(Boolean)) {
-    const desc = part.startsWith('-');
-    const field = desc ? part.slice(1) : part.replace(/^\+/, '');
+  for (const { field, desc = false } of query.sort ?? []) {
     const type = typeOfField(field, types);
     if (!SAFE_FIELD.test(field) || !isScalar(type)) throw InvalidFilter(`Cannot sort by "${field.slice(0, 64)}": the schema has no such scalar field`);
     if (sort.some((s) => s.field === field)) throw InvalidFilter(`The sort names "${field}" twice`);
@@ -111,59 +184,54 @@ export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): 
   if (!sort.some((s) => s.field === 'id')) sort.push({ field: 'id', desc: sort[sort.length - 1].desc });
 
   const filters: Filter[] = [];
-  for (const [key, rawValue] of Object.entries(query)) {
-    if (!key.startsWith('filter')) continue;
-    const match = /^filter\[([^\][]+)\](?:\[([a-z]+)\])?$/.exec(key);
-    if (!match) throw InvalidFilter(`Malformed filter parameter "${key.slice(0, 64)}"; use filter[field]=v or filter[field][op]=v`);
-    const [, field, opRaw] = match;
-    const op = (opRaw ?? 'eq') as Operator;
-    if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${opRaw}"; use one of ${OPERATORS.join(', ')}`);
+  for (const { field, op = 'eq', value } of query.filter ?? []) {
+    if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${String(op).slice(0, 20)}"; use one of ${OPERATORS.join(', ')}`);
     const type = typeOfField(field, types);
     if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
-    const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
-    for (const raw of values) filters.push({ field, op, value: filterValue(field, type, op, raw) });
+    filters.push({ field, op, value: filterValue(field, type, op, value) });
   }
 
-  const fieldsRaw = single('fields', query.fields);
-  let fields: string[] | null = null;
-  if (fieldsRaw !== undefined) {
-    fields = fieldsRaw.split(',').map((f) => f.trim()).filter(Boolean);
-    for (const field of fields) {
-      if (typeOfField(field, types) === undefined) throw InvalidFilter(`Unknown field "${field.slice(0, 64)}" in fields`);
-    }
+  const fields = query.fields ?? null;
+  for (const field of fields ?? []) {
+    if (typeOfField(field, types) === undefined) throw InvalidFilter(`Unknown field "${field.slice(0, 64)}" in fields`);
   }
 
-  const cursorRaw = single('cursor', query.cursor);
   return {
     limit,
-    offset: cursorRaw ? 0 : offset,
-    cursor: cursorRaw ? decodeCursor(cursorRaw, sort) : null,
+    offset: query.cursor ? 0 : offset,
+    cursor: query.cursor ? decodeCursor(query.cursor, sort) : null,
     sort,
     filters,
     fields,
-    count: countRaw !== 'false',
+    count: query.count !== false,
   };
 }
 
-function filterValue(field: string, type: FieldType, op: Operator, raw: string): unknown {
+/** The query string's query language, checked against the schema (queryFromString, then checkQuery). */
+export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
+  return checkQuery(queryFromString(query), types);
+}
+
+function filterValue(field: string, type: FieldType, op: Operator, value: unknown): unknown {
   if (op === 'exists') {
-    if (raw !== 'true' && raw !== 'false') throw InvalidFilter(`filter[${field}][exists] takes true or false`);
-    return raw === 'true';
+    if (value === true || value === 'true') return true;
+    if (value === false || value === 'false') return false;
+    throw InvalidFilter(`filter[${field}][exists] takes true or false`);
   }
   if (!isScalar(type)) throw InvalidFilter(`The operator ${op} does not apply to the ${type} field "${field}"; only exists does`);
   if (op === 'like') {
-    if (type !== 'string') throw InvalidFilter(`like applies to string fields only, not to "${field}"`);
-    return raw;
+    if (type !== 'string' || typeof value !== 'string') throw InvalidFilter(`like applies to string fields only, not to "${field}"`);
+    return value;
   }
   if ((op === 'gt' || op === 'gte' || op === 'lt' || op === 'lte') && type === 'boolean') {
     throw InvalidFilter(`${op} does not apply to the boolean field "${field}"`);
   }
   if (op === 'in' || op === 'nin') {
-    const parts = raw.split(',');
+    const parts = Array.isArray(value) ? value : [value];
     if (parts.length > LIST_LIMITS.maxInValues) throw InvalidFilter(`At most ${LIST_LIMITS.maxInValues} values in ${op}`);
     return parts.map((p) => convert(field, type, p));
   }
-  return convert(field, type, raw);
+  return convert(field, type, value);
 }
 
 export function encodeCursor(values: unknown[]): string {

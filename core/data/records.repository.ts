@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { forUpdateClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
 import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
@@ -76,9 +77,10 @@ export class RecordsRepository {
     return this.db.dialect.analyze(this.db.knex, schema.tableName);
   }
 
-  async findById(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord | null> {
+  /** A record by id; with `lock`, its row stays locked for rc's transaction (read-modify-write). */
+  async findById(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord | null> {
     const rows = await this.db.dialect.rows<RecordRow>(this.db.conn(rc),
-      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?`, [rc.tenantId!, id]);
+      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?${lock ? forUpdateClause(this.db.dialect) : ''}`, [rc.tenantId!, id]);
     return rows[0] ? this.toRecord(rows[0]) : null;
   }
 

@@ -10,11 +10,12 @@ import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../metadata/ajv.js';
 import { SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
-import { encodeCursor, parseListQuery } from './list-query.js';
+import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type RecordRow } from './records.repository.js';
 
 export type { DataRecord } from './records.repository.js';
+export type { RecordQuery } from './list-query.js';
 
 export interface WriteOptions {
   /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
@@ -62,25 +63,59 @@ export class RecordsService {
     return UUID_PATTERN.test(id) ? this.repository.findById(rc, schema, id) : null;
   }
 
+  /**
+   * The first record whose fields equal `match` (`{ sku: 'A-1' }`), or null: a lookup by a (unique) field.
+   */
+  async findOne(rc: RequestContext, namespace: string, name: string, match: Record<string, string | number | boolean>): Promise<DataRecord | null> {
+    const filter = Object.entries(match).map(([field, value]) => ({ field, op: 'eq' as const, value }));
+    const { items } = await this.list(rc, namespace, name, { filter, limit: 1, count: false, sort: [{ field: 'createdAt' }] });
+    return (items[0] as DataRecord | undefined) ?? null;
+  }
+
+  /**
+   * An atomic read-modify-write: reads the record with its row locked for the transaction, hands it to
+   * `change`, and applies the merge patch it returns (validation, hooks, event, new version) before the lock
+   * is released. Concurrent modifications of one record queue behind each other instead of failing with
+   * 409/412 (`stock: current.stock - 1` never loses an update). `change` may throw to refuse; returning
+   * nothing (or an empty patch) writes nothing. Returns the record as stored.
+   */
+  async modify(
+    rc: RequestContext, namespace: string, name: string, id: string,
+    change: (current: DataRecord) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>,
+  ): Promise<DataRecord> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.db.transaction(rc, async (rc) => {
+      const current = await this.require(rc, schema, id, true);
+      const patch = await change(structuredClone(current));
+      if (!patch || Object.keys(patch).length === 0) return current;
+      return this.write(rc, schema, current, checkPatch(patch));
+    });
+  }
+
   /** Applies a JSON merge patch, validates the merged document and writes a new version. */
   async update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
-    refuseServerFields(patch);
+    const checked = checkPatch(patch);
     return this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
-      const previous = stripServerFields(current);
-      const merged = this.validate(schema, applyMergePatch(previous, patch));
-      const final = await this.runHooks(rc, schema, 'update', id, merged, previous);
-      const now = nowIso();
-      if (!(await this.repository.update(rc, schema, id, current.version, final, now))) {
-        throw Conflict('The record was changed by another request; read it again and retry');
-      }
-      const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
-      await this.publish(rc, schema, 'update', record, current);
-      return record;
+      return this.write(rc, schema, current, checked);
     });
+  }
+
+  /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
+  private async write(rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>): Promise<DataRecord> {
+    const { id } = current;
+    const previous = stripServerFields(current);
+    const merged = this.validate(schema, applyMergePatch(previous, patch));
+    const final = await this.runHooks(rc, schema, 'update', id, merged, previous);
+    const now = nowIso();
+    if (!(await this.repository.update(rc, schema, id, current.version, final, now))) {
+      throw Conflict('The record was changed by another request; read it again and retry');
+    }
+    const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
+    await this.publish(rc, schema, 'update', record, current);
+    return record;
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
@@ -96,8 +131,11 @@ export class RecordsService {
     });
   }
 
-  /** Lists with the query language of CONTRACT.md section 3; `query` is the raw query string object. */
-  async list(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<Page<Record<string, unknown>>> {
+  /**
+   * Lists with the query language of CONTRACT.md section 3, as an object (routes read it from the query
+   * string with `queryFromString`).
+   */
+  async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
     return { items: this.items(rows, parsed.fields), pagination };
   }
@@ -107,7 +145,7 @@ export class RecordsService {
    * from the database into the response as JSON text, without being parsed and serialised again (on a
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
-  async listJson(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<{ items: RawJson; pagination: Pagination }> {
+  async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
     const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
     const text = parsed.fields
       ? JSON.stringify(this.items(rows, parsed.fields))
@@ -121,9 +159,9 @@ export class RecordsService {
     return fields ? records.map((r) => project(r, fields)) : records;
   }
 
-  private async page(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined>) {
+  private async page(rc: RequestContext, namespace: string, name: string, query: RecordQuery) {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    const parsed = parseListQuery(query, schema.types);
+    const parsed = checkQuery(query, schema.types);
     const { rows, total } = await this.repository.list(rc, schema, parsed);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;
@@ -137,8 +175,8 @@ export class RecordsService {
     return { parsed, rows: page, pagination };
   }
 
-  private async require(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord> {
-    const record = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
+  private async require(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord> {
+    const record = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, lock) : null;
     if (!record) throw NotFound(`No ${schema.namespace}.${schema.name} record "${id.slice(0, 40)}"`);
     return record;
   }
@@ -164,6 +202,13 @@ export class RecordsService {
       payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
     });
   }
+}
+
+/** A merge patch must be a JSON object without server-managed fields. */
+function checkPatch(patch: unknown): Record<string, unknown> {
+  if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
+  refuseServerFields(patch);
+  return patch;
 }
 
 function refuseServerFields(input: unknown): unknown {

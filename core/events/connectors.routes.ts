@@ -1,4 +1,4 @@
-import type { PackRouter, RouteSpec } from '../http/route.js';
+import type { ErrorCode, PackRouter, RouteSpec } from '../http/route.js';
 import type { ConnectorsService } from './connectors.service.js';
 import { EVENT_NAME_PATTERN, PRODUCT_SCHEMA } from './events.routes.js';
 
@@ -24,7 +24,7 @@ const paging = {
   offset: { type: 'integer', minimum: 0, default: 0 },
 };
 const spec: Pick<RouteSpec, 'tags' | 'auth' | 'role'> = { tags: ['connectors'], auth: 'tenant', role: 'admin' };
-const common = ['forbidden', 'tenant_required', 'tenant_not_found'];
+const common: ErrorCode[] = ['forbidden', 'tenant_required', 'tenant_not_found'];
 
 /** Connectors of the caller's tenant (tenant admins) and their delivery log. */
 export function connectorsRoutes(router: PackRouter, connectors: ConnectorsService, poke: () => void): void {

@@ -22,72 +22,89 @@ export class AppError extends Error {
   }
 }
 
-export interface ErrorFactory<P> {
+export interface ErrorFactory<P, C extends string = string> {
   (params: P, details?: ErrorDetail[], headers?: Record<string, string>): AppError;
-  readonly code: string;
+  readonly code: C;
   readonly status: number;
 }
 
-export function defineError<P = void>(code: string, status: number, message: (params: P) => string): ErrorFactory<P> {
+/** The status of every code declared with defineError (the catalogue's and the packs' own). */
+const STATUS_OF_CODE = new Map<string, number>();
+
+/**
+ * Declares an error code with its HTTP status and message. The catalogue below is the kernel's; a pack
+ * declares its own codes the same way (`defineError('out_of_stock', 409, (sku: string) => ...)`) and lists
+ * the factory in a route's `errors`. The message's parameter type is the factory's.
+ */
+export function defineError<P = void, const C extends string = string>(code: C, status: number, message: (params: P) => string): ErrorFactory<P, C> {
+  const known = STATUS_OF_CODE.get(code);
+  if (known !== undefined && known !== status) throw new Error(`defineError: "${code}" is declared with ${known} and ${status}`);
+  STATUS_OF_CODE.set(code, status);
   const factory = (params: P, details: ErrorDetail[] = [], headers: Record<string, string> = {}) =>
     new AppError(code, status, message(params), details, headers);
   return Object.assign(factory, { code, status });
 }
 
+/** The status a declared error code is answered with, or undefined for a code nobody declared. */
+export function statusOfDeclaredCode(code: string): number | undefined {
+  return STATUS_OF_CODE.get(code);
+}
+
 // 400
-export const ValidationFailed = defineError<string | void>('validation_failed', 400, (m) => m || 'The request failed validation');
-export const InvalidJson = defineError<string | void>('invalid_json', 400, (m) => m || 'The request body is not valid JSON');
-export const InvalidIdentifier = defineError<{ name: string; value: string }>(
+export const ValidationFailed = defineError('validation_failed', 400, (m: string | void) => m || 'The request failed validation');
+export const InvalidJson = defineError('invalid_json', 400, (m: string | void) => m || 'The request body is not valid JSON');
+export const InvalidIdentifier = defineError(
   'invalid_identifier', 400,
-  ({ name, value }) => `Invalid ${name} "${value.slice(0, 60)}": it must match ^[a-z][a-z0-9_]{0,39}$`,
+  ({ name, value }: { name: string; value: string }) => `Invalid ${name} "${value.slice(0, 60)}": it must match ^[a-z][a-z0-9_]{0,39}$`,
 );
-export const InvalidFilter = defineError<string>('invalid_filter', 400, (m) => m);
-export const InvalidSchema = defineError<string | void>('invalid_schema', 400, (m) => m || 'The JSON Schema is invalid');
-export const MissingHeader = defineError<string>('missing_header', 400, (h) => `The header ${h} is required`);
+export const InvalidFilter = defineError('invalid_filter', 400, (m: string) => m);
+export const InvalidCursor = defineError('invalid_cursor', 400, (m: string) => m);
+export const InvalidSchema = defineError('invalid_schema', 400, (m: string | void) => m || 'The JSON Schema is invalid');
+export const MissingHeader = defineError('missing_header', 400, (h: string) => `The header ${h} is required`);
 export const TenantRequired = defineError('tenant_required', 400, () => 'No tenant: the token has no tenant claim and no X-Tenant-Id was given');
-export const UrlNotAllowed = defineError<string | void>('url_not_allowed', 400, (m) => m || 'The URL points at an address that may not be fetched');
-export const InvalidKeySegment = defineError<string>('invalid_key_segment', 400, (s) => `Invalid storage key segment "${s.slice(0, 60)}"`);
-export const BadRequest = defineError<string>('bad_request', 400, (m) => m);
+export const UrlNotAllowed = defineError('url_not_allowed', 400, (m: string | void) => m || 'The URL points at an address that may not be fetched');
+export const InvalidKeySegment = defineError('invalid_key_segment', 400, (s: string) => `Invalid storage key segment "${s.slice(0, 60)}"`);
+export const BadRequest = defineError('bad_request', 400, (m: string) => m);
 // 401
 export const Unauthenticated = defineError('unauthenticated', 401, () => 'Authentication is required', );
-export const InvalidToken = defineError<string | void>('invalid_token', 401, (m) => m || 'The access token is invalid');
+export const InvalidToken = defineError('invalid_token', 401, (m: string | void) => m || 'The access token is invalid');
 // 402
-export const FeatureRequired = defineError<string>('feature_required', 402, (f) => `This requires the "${f}" feature`);
+export const FeatureRequired = defineError('feature_required', 402, (f: string) => `This requires the "${f}" feature`);
 // 403
-export const Forbidden = defineError<string | void>('forbidden', 403, (m) => m || 'You are not allowed to do this');
+export const Forbidden = defineError('forbidden', 403, (m: string | void) => m || 'You are not allowed to do this');
 export const SuperadminRequired = defineError('superadmin_required', 403, () => 'Only a platform superadmin may do this');
-export const ModuleDisabled = defineError<string>('module_disabled', 403, (m) => `The module "${m}" is disabled for this tenant`);
-export const ReservedNamespace = defineError<string>('reserved_namespace', 403, (ns) => `The namespace "${ns}" is reserved`);
+export const ModuleDisabled = defineError('module_disabled', 403, (m: string) => `The module "${m}" is disabled for this tenant`);
+export const ReservedNamespace = defineError('reserved_namespace', 403, (ns: string) => `The namespace "${ns}" is reserved`);
 // 404
-export const NotFound = defineError<string | void>('not_found', 404, (m) => m || 'Not found');
-export const SchemaNotFound = defineError<{ ns: string; name: string }>('schema_not_found', 404, ({ ns, name }) => `No schema ${ns}.${name}`);
-export const TenantNotFound = defineError<string>('tenant_not_found', 404, (id) => `No tenant "${id}"`);
-export const HostNotFound = defineError<string>('host_not_found', 404, (h) => `No tenant serves the host "${h}"`);
+export const NotFound = defineError('not_found', 404, (m: string | void) => m || 'Not found');
+export const SchemaNotFound = defineError('schema_not_found', 404, ({ ns, name }: { ns: string; name: string }) => `No schema ${ns}.${name}`);
+export const TenantNotFound = defineError('tenant_not_found', 404, (id: string) => `No tenant "${id}"`);
+export const HostNotFound = defineError('host_not_found', 404, (h: string) => `No tenant serves the host "${h}"`);
 // 405
-export const MethodNotAllowed = defineError<string>('method_not_allowed', 405, (m) => `Method ${m} is not allowed here`);
+export const MethodNotAllowed = defineError('method_not_allowed', 405, (m: string) => `Method ${m} is not allowed here`);
 // 409
-export const Conflict = defineError<string | void>('conflict', 409, (m) => m || 'The request conflicts with the current state');
-export const SchemaExists = defineError<{ ns: string; name: string }>('schema_exists', 409, ({ ns, name }) => `The schema ${ns}.${name} exists already`);
-export const DomainTaken = defineError<string>('domain_taken', 409, (d) => `The domain "${d}" is held by another tenant`);
-export const AlreadyMember = defineError<string>('already_member', 409, (e) => `${e} is a member or has a pending invitation already`);
+export const Conflict = defineError('conflict', 409, (m: string | void) => m || 'The request conflicts with the current state');
+export const SchemaExists = defineError('schema_exists', 409, ({ ns, name }: { ns: string; name: string }) => `The schema ${ns}.${name} exists already`);
+export const DomainTaken = defineError('domain_taken', 409, (d: string) => `The domain "${d}" is held by another tenant`);
+export const AlreadyMember = defineError('already_member', 409, (e: string) => `${e} is a member or has a pending invitation already`);
 // 410
-export const InvitationExpired = defineError<string>('invitation_expired', 410, (at) => `The invitation expired at ${at}`);
+export const InvitationExpired = defineError('invitation_expired', 410, (at: string) => `The invitation expired at ${at}`);
 // 412
-export const VersionMismatch = defineError<{ expected: string; actual: number }>(
-  'version_mismatch', 412, ({ expected, actual }) => `If-Match ${expected} does not match the current version "${actual}"`,
+export const VersionMismatch = defineError(
+  'version_mismatch', 412, ({ expected, actual }: { expected: string; actual: number }) => `If-Match ${expected} does not match the current version "${actual}"`,
 );
 // 413
-export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (limit) => `The body exceeds the limit of ${limit} bytes`);
+export const PayloadTooLarge = defineError('payload_too_large', 413, (limit: number) => `The body exceeds the limit of ${limit} bytes`);
 // 415
-export const UnsupportedMediaType = defineError<string | void>('unsupported_media_type', 415, (m) => m || 'The body must be application/json');
+export const UnsupportedMediaType = defineError('unsupported_media_type', 415, (m: string | void) => m || 'The body must be application/json');
 // 416
-export const RangeNotSatisfiable = defineError<number>('range_not_satisfiable', 416, (size) => `The range is outside the ${size} bytes of the object`);
+export const RangeNotSatisfiable = defineError('range_not_satisfiable', 416, (size: number) => `The range is outside the ${size} bytes of the object`);
 // 429
-export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too many requests; retry in ${s} s`);
+export const RateLimited = defineError('rate_limited', 429, (s: number) => `Too many requests; retry in ${s} s`);
 // 502
-export const SmtpFailed = defineError<string>('smtp_failed', 502, (m) => `The SMTP server refused: ${m}`);
-export const UpstreamFailed = defineError<string>('upstream_failed', 502, (m) => m);
+export const SmtpFailed = defineError('smtp_failed', 502, (m: string) => `The SMTP server refused: ${m}`);
+export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503
-export const NotReady = defineError<string | void>('not_ready', 503, (m) => m || 'The service is not ready');
+export const NotReady = defineError('not_ready', 503, (m: string | void) => m || 'The service is not ready');
 // 500
 export const Internal = defineError('internal', 500, () => 'Internal server error');

@@ -11,6 +11,13 @@ import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/reque
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
 
+import type * as catalogue from './errors.js';
+import type { ErrorFactory } from './errors.js';
+
+type CodeOf<T> = T extends { readonly code: infer C extends string; readonly status: number } ? C : never;
+/** A code of the error catalogue (core/http/errors.ts). */
+export type ErrorCode = CodeOf<(typeof catalogue)[keyof typeof catalogue]>;
+
 export type AuthLevel = 'public' | 'user' | 'tenant' | 'superadmin';
 export type JsonSchema = Record<string, unknown>;
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -48,8 +55,12 @@ export interface RouteSpec {
   sensitiveParams?: string[];
   /** Schema of `data` in a success response (documentation). */
   response?: JsonSchema;
-  /** Error codes the route may answer with (documentation). */
-  errors?: string[];
+  /**
+   * Error codes the handler may answer with (documentation): catalogue codes, or the factories of a pack's
+   * own errors (from defineError). The codes of the pipeline around the handler (401 and 403 of auth,
+   * tenant and module, 400/413/415 of the body, ...) are added by the router; do not list them.
+   */
+  errors?: Array<ErrorCode | ErrorFactory<never>>;
   /** Content type of a success response the handler writes itself instead of the envelope (documentation), e.g. text/html. */
   produces?: string;
   /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */

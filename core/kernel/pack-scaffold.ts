@@ -94,7 +94,7 @@ function schemaDefinition(n: Names) {
 }
 
 function packSource(n: Names): string {
-  return `import { definePack, listQuerySchema, pageResponse, recordResponse, ValidationFailed } from '../../core/pack-api.js';
+  return `import { definePack, listQuerySchema, pageResponse, queryFromString, recordResponse, ValidationFailed } from '../../core/pack-api.js';
 import definition from '../../schemas/${n.namespace}/${n.thing}.schema.json' with { type: 'json' };
 
 /** The ${n.name} pack: ${n.namespace}.${n.thing} records, listed and created at ${n.route}. */
@@ -123,7 +123,7 @@ export default definePack({
     router.get('${n.route}', {
       summary: 'List ${n.thing}s (the data API query language)', tags: ['${n.name}'], auth: 'tenant',
       query: listQuerySchema, response: pageResponse(recordResponse(definition)), errors: ['invalid_filter'],
-    }, (ctx) => pack.records.list(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.query));
+    }, (ctx) => pack.records.list(ctx.state.rc, '${n.namespace}', '${n.thing}', queryFromString(ctx.query)));
 
     router.post('${n.route}', {
       summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201,

@@ -1,20 +1,9 @@
-import * as catalogue from '../http/errors.js';
+import { statusOfDeclaredCode } from '../http/errors.js';
 import type { RouteSpec } from '../http/route.js';
 
-/** Status of every code in the error catalogue (core/http/errors.ts), read from its factories. */
-const STATUS_OF_CODE = new Map<string, number>(
-  (Object.values(catalogue) as unknown[])
-    .filter((value): value is { code: string; status: number } =>
-      typeof value === 'function' && typeof (value as { code?: unknown }).code === 'string' && typeof (value as { status?: unknown }).status === 'number')
-    .map((factory) => [factory.code, factory.status]),
-);
-
-/** Codes raised outside the catalogue by kernel modules (e.g. the list query's keyset cursor). */
-const EXTRA_CODES: Record<string, number> = { invalid_cursor: 400, bad_request: 400 };
-
-/** The status a contract error code is answered with; 400 for a code the catalogue does not know. */
+/** The status an error code is answered with (the catalogue's and packs' defineError); 400 for an unknown code. */
 export function statusOfCode(code: string): number {
-  return STATUS_OF_CODE.get(code) ?? EXTRA_CODES[code] ?? 400;
+  return statusOfDeclaredCode(code) ?? 400;
 }
 
 /**
@@ -22,7 +11,7 @@ export function statusOfCode(code: string): number {
  * handler raises for its auth level, tenant, role, module, body and query.
  */
 export function routeErrorCodes(spec: RouteSpec, hasBody: boolean, hasModule: boolean): string[] {
-  const codes = new Set<string>(spec.errors ?? []);
+  const codes = new Set<string>((spec.errors ?? []).map((e) => (typeof e === 'string' ? e : e.code)));
   if (spec.auth !== 'public') codes.add('unauthenticated').add('invalid_token');
   if (spec.auth === 'superadmin') codes.add('superadmin_required');
   const tenantScoped = spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam);

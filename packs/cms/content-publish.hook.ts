@@ -36,7 +36,7 @@ export async function uniqueSlug(rc: RequestContext, pack: PackContext, schema: 
   const base = slugify(text);
   for (let n = 1; n < 1000; n++) {
     const candidate = n === 1 ? base : `${base.slice(0, 75)}-${n}`;
-    const found = await pack.records.list(rc, 'cms', schema, { 'filter[slug]': candidate, limit: '2', count: 'false', fields: 'slug' });
+    const found = await pack.records.list(rc, 'cms', schema, { filter: [{ field: 'slug', op: 'eq', value: candidate }], limit: 2, count: false, fields: ['slug'] });
     if (!found.items.some((item) => item.id !== id)) return candidate;
   }
   return `${base.slice(0, 60)}-${id.slice(-12)}`;

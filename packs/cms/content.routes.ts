@@ -1,8 +1,8 @@
-import { type AppContext, assertIdentifier, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { type AppContext, assertIdentifier, type ErrorCode, type PackContext, type PackRouter, queryFromString } from '../../core/pack-api.js';
 import { contentItemResponse, contentListResponse } from './cms-responses.js';
 
 const tags = ['cms'];
-const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled', 'forbidden', 'tenant_not_found'];
+const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled', 'forbidden', 'tenant_not_found'];
 
 function contentType(ctx: AppContext): string {
   assertIdentifier('contentType', ctx.params.contentType);
@@ -17,7 +17,7 @@ export function contentRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/tenant/:tenantId/content/:contentType', {
     summary: 'List content items of a type (the data API query language)', tags, auth: 'tenant', tenantParam: 'tenantId',
     response: contentListResponse, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', contentType(ctx), ctx.query));
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', contentType(ctx), queryFromString(ctx.query)));
 
   router.post('/tenant/:tenantId/content/:contentType', {
     summary: 'Create a content item (slug generated from the title when absent; draft unless status says otherwise)',

@@ -1,4 +1,4 @@
-import { Forbidden, type JsonSchema, type PackContext, type PackRouter, type RequestContext, ROLE_RANK, ValidationFailed } from '../../core/pack-api.js';
+import { type ErrorCode, Forbidden, type JsonSchema, type PackContext, type PackRouter, type RequestContext, ROLE_RANK, ValidationFailed } from '../../core/pack-api.js';
 import { importResponse } from './cms-responses.js';
 import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
 
@@ -24,7 +24,7 @@ const competitorBody: JsonSchema = {
   properties: { sourcePlatform: { type: 'string', maxLength: 40 }, ...importFlags },
 };
 
-const errors = ['validation_failed', 'url_not_allowed', 'upstream_failed', 'module_disabled', 'forbidden'];
+const errors: ErrorCode[] = ['validation_failed', 'url_not_allowed', 'upstream_failed', 'module_disabled', 'forbidden'];
 
 /** POST /cms/import-url and POST /migration/competitor-import (the same pipeline with a migration report). */
 export function importRoutes(router: PackRouter, pack: PackContext): void {

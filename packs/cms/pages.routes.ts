@@ -1,4 +1,4 @@
-import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import { type PackContext, type PackRouter, queryFromString } from '../../core/pack-api.js';
 import { contentItemResponse, contentListResponse } from './cms-responses.js';
 
 const tags = ['cms'];
@@ -8,7 +8,7 @@ export function pagesRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/cms/pages', {
     summary: 'List pages (the data API query language)', tags, auth: 'tenant', response: contentListResponse,
     errors: ['invalid_filter', 'invalid_cursor', 'module_disabled', 'tenant_required'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', 'page', ctx.query));
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', 'page', queryFromString(ctx.query)));
 
   router.get('/cms/pages/:pageId', {
     summary: 'Read a page', tags, auth: 'tenant', response: contentItemResponse, errors: ['not_found', 'module_disabled'],

@@ -1,4 +1,4 @@
-import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, RateLimited, type RequestContext, SchemaNotFound, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
+import { assertIdentifier, clientKey, queryFromString, NotFound, nowIso, type PackContext, type PackRouter, RateLimited, type RequestContext, SchemaNotFound, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
 import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
@@ -33,11 +33,9 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
     const type = ctx.params.contentType;
     if (NON_CONTENT_TYPES.has(type)) throw SchemaNotFound({ ns: 'cms', name: type });
     const q = ctx.state.query as { slug?: string; limit: number; offset: number; sort?: string };
-    const query: Record<string, string> = {
-      'filter[status]': 'published', limit: String(q.limit), offset: String(q.offset), sort: q.sort ?? '-publishedAt',
-    };
-    if (q.slug !== undefined) query['filter[slug]'] = q.slug;
-    const page = await pack.records.list(ctx.state.rc, 'cms', type, query);
+    const query = queryFromString({ sort: q.sort ?? '-publishedAt' });
+    const filter = [{ field: 'status', value: 'published' }, ...(q.slug !== undefined ? [{ field: 'slug', value: q.slug }] : [])];
+    const page = await pack.records.list(ctx.state.rc, 'cms', type, { ...query, filter, limit: q.limit, offset: q.offset });
     page.pagination.nextCursor = null;
     sendCacheable(ctx, page, PUBLIC_MAX_AGE);
   });
@@ -104,7 +102,7 @@ async function findPublishedForm(pack: PackContext, rc: RequestContext, idOrSlug
   let form: Record<string, unknown> | null = null;
   if (UUID_PATTERN.test(idOrSlug)) form = await pack.records.find(rc, 'cms', 'form', idOrSlug);
   if (!form) {
-    const found = await pack.records.list(rc, 'cms', 'form', { 'filter[slug]': idOrSlug.slice(0, 200), limit: '1', count: 'false' });
+    const found = await pack.records.list(rc, 'cms', 'form', { filter: [{ field: 'slug', op: 'eq', value: idOrSlug.slice(0, 200) }], limit: 1, count: false });
     form = found.items[0] ?? null;
   }
   if (!form || form.status !== 'published') throw NotFound('No published form with this id or slug');

@@ -151,7 +151,7 @@ export function brandingPatch(branding: Branding): Record<string, unknown> {
 }
 
 async function planPage(pack: PackContext, rc: RequestContext, page: ExtractedPage, title: string, description: string | null, publish: boolean): Promise<PlannedPage> {
-  const found = await pack.records.list(rc, 'cms', 'page', { 'filter[sourceUrl]': page.url, limit: '1', count: 'false' });
+  const found = await pack.records.list(rc, 'cms', 'page', { filter: [{ field: 'sourceUrl', op: 'eq', value: page.url }], limit: 1, count: false });
   const existing = (found.items[0] as DataRecord | undefined) ?? null;
   const document: Record<string, unknown> = {
     title: title || page.url,

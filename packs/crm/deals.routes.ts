@@ -1,4 +1,4 @@
-import { type AppContext, type DataRecord, listQuerySchema, type PackContext, type PackRouter, pageResponse, recordResponse } from '../../core/pack-api.js';
+import { type AppContext, type DataRecord, listQuerySchema, type PackContext, type PackRouter, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
 import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'json' };
 
 const dealFields = dealDefinition.schema.properties;
@@ -31,7 +31,7 @@ export function dealsRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'List deals (filter[stage]=won, sort=-valueCents, limit, offset, cursor, fields, count)',
     tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(dealResponse),
     errors: ['validation_failed', 'module_disabled', 'invalid_filter', 'invalid_cursor', 'unauthenticated', 'tenant_required'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', ctx.query));
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', queryFromString(ctx.query)));
 
   router.post('/crm/deals', {
     summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, body: createBody,

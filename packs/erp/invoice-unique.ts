@@ -2,7 +2,7 @@ import { Conflict, type PackContext, type RequestContext } from '../../core/pack
 
 /** The invoice of this tenant whose `field` equals `value`, if any (read in rc's transaction). */
 export async function findInvoiceBy(pack: PackContext, rc: RequestContext, field: 'number' | 'dealId', value: string) {
-  const page = await pack.records.list(rc, 'erp', 'invoice', { [`filter[${field}]`]: value, limit: '1', count: 'false' });
+  const page = await pack.records.list(rc, 'erp', 'invoice', { filter: [{ field, op: 'eq', value }], limit: 1, count: false });
   return page.items[0] ?? null;
 }
 

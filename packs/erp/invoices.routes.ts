@@ -1,4 +1,4 @@
-import { listQuerySchema, type PackContext, type PackRouter, pageResponse, recordResponse } from '../../core/pack-api.js';
+import { listQuerySchema, type PackContext, type PackRouter, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
 import invoiceDefinition from '../../schemas/erp/invoice.schema.json' with { type: 'json' };
 
 /** Invoices are listed here; they are created and changed through /data/erp/invoice (the same hooks apply). */
@@ -8,5 +8,5 @@ export function invoicesRoutes(router: PackRouter, pack: PackContext): void {
     description: 'The data API query language. Invoices are created and changed through /data/erp/invoice.',
     tags: ['erp'], auth: 'tenant', query: listQuerySchema, response: pageResponse(recordResponse(invoiceDefinition)),
     errors: ['validation_failed', 'module_disabled', 'invalid_filter', 'invalid_cursor', 'unauthenticated', 'tenant_required'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'erp', 'invoice', ctx.query));
+  }, async (ctx) => pack.records.list(ctx.state.rc, 'erp', 'invoice', queryFromString(ctx.query)));
 }

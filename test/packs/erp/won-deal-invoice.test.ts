@@ -136,7 +136,7 @@ describe('won deal → draft invoice (crm.deal.updated in the erp pack)', () => 
     await handle(events.find((e) => e.payload.id === deal.id)!);
     await sleep(200);
     // /erp/invoices answers 403 now; read through the records service.
-    const page = await t.app.kernel.records.list(systemContext(tenant), 'erp', 'invoice', { 'filter[dealId]': deal.id });
+    const page = await t.app.kernel.records.list(systemContext(tenant), 'erp', 'invoice', { filter: [{ field: 'dealId', op: 'eq', value: deal.id }] });
     expect(page.items).to.deep.equal([]);
   });
 
