@@ -34,7 +34,7 @@ export type { Principal, RequestContext, TenantRole } from './kernel/request-con
 export * from './http/errors.js';
 
 // Routes.
-export type { AuthLevel, ErrorCode, HttpMethod, JsonSchema, PackRouter, RouteHandler, RouteSpec } from './http/route.js';
+export type { AuthLevel, BodyOf, ErrorCode, HttpMethod, JsonSchema, PackRouter, RouteContext, RouteHandler, RouteSpec } from './http/route.js';
 export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export { listQuerySchema, pageResponse, recordResponse } from './http/response-schemas.js';

@@ -37,7 +37,7 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
     },
     errors: ['validation_failed', 'invalid_json', 'forbidden', 'tenant_required', 'tenant_not_found'],
   }, async (ctx) => {
-    const { event: name, payload, product } = ctx.state.body as { event: string; payload: Record<string, unknown>; product?: string };
+    const { event: name, payload, product } = ctx.state.body;
     if (await isReservedEvent(ctx.state.rc, schemas, events.declared, name)) {
       throw Forbidden(`The platform raises "${name}" itself; publish it under another name (e.g. your own namespace)`);
     }

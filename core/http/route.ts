@@ -1,5 +1,7 @@
 import Router from '@koa/router';
 import type { ValidateFunction } from 'ajv';
+import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
+import type { ParameterizedContext } from 'koa';
 import type { AppContext, AppState } from './app-state.js';
 import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
@@ -66,7 +68,25 @@ export interface RouteSpec {
   /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
-export type RouteHandler = (ctx: AppContext) => Promise<unknown> | unknown;
+/**
+ * The validated body's type: inferred from an inline body schema (json-schema-to-ts), so a handler reads
+ * `ctx.state.body.delta` as a number without a cast; `any` for a schema read from a file (JSON imports are
+ * not literal types) or a raw body.
+ */
+export type BodyOf<S> = JsonSchema extends S ? any : WithoutItemCounts<S> extends infer L extends JSONSchema ? FromSchema<L> : any;
+
+/** The schema without minItems/maxItems: json-schema-to-ts turns them into tuple unions, too deep for a non-literal count. */
+type WithoutItemCounts<S> = S extends readonly unknown[]
+  ? { [I in keyof S]: WithoutItemCounts<S[I]> }
+  : S extends object ? { [K in keyof S as K extends 'minItems' | 'maxItems' ? never : K]: WithoutItemCounts<S[K]> } : S;
+
+/** A route's spec whose body schema is S. */
+export type SpecWithBody<S> = Omit<RouteSpec, 'body'> & { body?: S };
+
+/** The koa context of a route whose body schema is S. */
+export type RouteContext<S = JsonSchema> = ParameterizedContext<Omit<AppState, 'body'> & { body: BodyOf<S> }>;
+
+export type RouteHandler<S = JsonSchema> = (ctx: RouteContext<S>) => Promise<unknown> | unknown;
 
 export interface RouteEntry {
   method: HttpMethod;
@@ -100,12 +120,13 @@ export class PackRouter {
   }
 
   get(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('get', path, spec, handler); }
-  post(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('post', path, spec, handler); }
-  put(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('put', path, spec, handler); }
-  patch(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('patch', path, spec, handler); }
+  post<const S extends JsonSchema | 'raw' = JsonSchema>(path: string, spec: SpecWithBody<S>, handler: RouteHandler<S>) { return this.add('post', path, spec, handler); }
+  put<const S extends JsonSchema | 'raw' = JsonSchema>(path: string, spec: SpecWithBody<S>, handler: RouteHandler<S>) { return this.add('put', path, spec, handler); }
+  patch<const S extends JsonSchema | 'raw' = JsonSchema>(path: string, spec: SpecWithBody<S>, handler: RouteHandler<S>) { return this.add('patch', path, spec, handler); }
   delete(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('delete', path, spec, handler); }
 
-  private add(method: HttpMethod, path: string, spec: RouteSpec, handler: RouteHandler): this {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's type is the public methods' concern
+  private add(method: HttpMethod, path: string, spec: RouteSpec, handler: (ctx: any) => unknown): this {
     if (spec.auth === 'public' && !spec.tenantParam && spec.module) {
       throw new Error(`${method.toUpperCase()} ${path}: a public route gated by a module needs tenantParam`);
     }

@@ -30,7 +30,7 @@ export function modulesRoutes(router: PackRouter, pack: PackContext): void {
     },
     response: moduleSchema, errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found'],
   }, async (ctx) => {
-    const { appCode, isEnabled } = ctx.state.body as { appCode: string; isEnabled: boolean };
+    const { appCode, isEnabled } = ctx.state.body;
     return pack.db.transaction(ctx.state.rc, async (rc) => {
       const module = await pack.tenants.setModule(rc, ctx.params.id, appCode, isEnabled);
       await pack.events.publish(rc, { name: 'tenant.modules.updated', payload: { tenantId: ctx.params.id, appCode, isEnabled } });

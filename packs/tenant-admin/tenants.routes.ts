@@ -1,4 +1,4 @@
-import { Conflict, type PackContext, type PackRouter, type TenantPlan, type TenantStatus } from '../../core/pack-api.js';
+import { Conflict, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 export const tenantSchema = {
   type: 'object',
@@ -26,7 +26,7 @@ export const createTenantBody = {
     name: { type: 'string', minLength: 1, maxLength: 200 },
     plan: { type: 'string', enum: ['free', 'pro', 'enterprise'] },
   },
-};
+} as const;
 
 const patchTenantBody = {
   type: 'object',
@@ -37,7 +37,7 @@ const patchTenantBody = {
     plan: { type: 'string', enum: ['free', 'pro', 'enterprise'] },
     status: { type: 'string', enum: ['active', 'suspended'] },
   },
-};
+} as const;
 
 const listQuery = {
   type: 'object',
@@ -55,7 +55,7 @@ export function tenantsRoutes(router: PackRouter, pack: PackContext): void {
     tags: ['tenants'], auth: 'superadmin', status: 201, body: createTenantBody,
     response: tenantSchema, errors: ['validation_failed', 'conflict', 'unauthenticated', 'superadmin_required'],
   }, async (ctx) => {
-    const body = ctx.state.body as { id?: string; name: string; plan?: TenantPlan };
+    const { body } = ctx.state;
     const existing = await pack.tenants.get(null, body.id ?? '');
     if (existing) throw Conflict(`A tenant "${existing.id}" exists already`);
     return pack.tenants.create(ctx.state.rc, body);
@@ -81,7 +81,7 @@ export function tenantsRoutes(router: PackRouter, pack: PackContext): void {
     tags: ['tenants'], auth: 'superadmin', tenantParam: 'id', body: patchTenantBody, response: tenantSchema,
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'tenant_not_found'],
   }, async (ctx) => {
-    const changes = ctx.state.body as { name?: string; plan?: TenantPlan; status?: TenantStatus };
+    const changes = ctx.state.body;
     return pack.db.transaction(ctx.state.rc, async (rc) => {
       const tenant = await pack.tenants.update(rc, ctx.params.id, changes);
       await pack.events.publish({ ...rc, tenantId: tenant.id }, { name: 'tenant.updated', payload: { tenantId: tenant.id, changes } });

@@ -17,7 +17,7 @@ const inventory = definePack({
       body: { type: 'object', required: ['delta'], additionalProperties: false, properties: { delta: { type: 'integer' } } },
       errors: ['not_found', OutOfStock],
     }, (ctx) => {
-      const { delta } = ctx.state.body as { delta: number };
+      const { delta } = ctx.state.body;
       return pack.records.modify(ctx.state.rc, 'inventory', 'item', ctx.params.id, (current) => {
         const stock = Number(current.stock) + delta;
         if (stock < 0) throw OutOfStock(String(current.sku));
