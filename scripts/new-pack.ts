@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { scaffoldPack } from '../core/kernel/pack-scaffold.js';
+import { scaffoldPack } from './pack-scaffold.js';
 
 /** npm run new-pack -- <name> [thing]: the skeleton of a pack, its schema and a passing test. */
 const [name, thing] = process.argv.slice(2);

@@ -40,7 +40,11 @@ describe('npm run new-pack -- <name> [thing]', function () {
     expect(out).to.include("import bookShelf from '../packs/book-shelf/index.js';");
     const definition = JSON.parse(readFileSync(join(copy, 'schemas/book_shelf/book.schema.json'), 'utf8'));
     expect(definition).to.include({ namespace: 'book_shelf', name: 'book' });
-    expect(readFileSync(join(copy, 'packs/book-shelf/index.ts'), 'utf8')).to.include("router.get('/book-shelf/books'");
+    const source = readFileSync(join(copy, 'packs/book-shelf/index.ts'), 'utf8');
+    expect(source).to.include("router.get('/book-shelf/books'");
+    // One namespace, one schema, an endpoint, a hook and a handler, importing only the pack API, in under 80 lines.
+    expect(source.split('\n').length).to.be.below(80);
+    expect(source.match(/from '[^']+'/g)).to.deep.equal(["from '../../core/pack-api.js'", "from '../../schemas/book_shelf/book.schema.json'"]);
   });
 
   it('generates a test that passes through HTTP on this engine', () => {

@@ -112,7 +112,7 @@ export default definePack({
     },
   },
 
-  // Event handler: after commit, in process. Record events carry { record, previous }.
+  // Event handler: after commit, at least once (through the outbox), so idempotent. Record events carry { record, previous }.
   on: {
     '${n.namespace}.${n.thing}.created': (event, pack) => {
       pack.logger.info({ tenantId: event.tenantId, id: event.payload.id }, '${n.thing} created');
