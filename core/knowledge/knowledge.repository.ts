@@ -57,9 +57,9 @@ const postgresSearch: SearchSql = {
     const options = `StartSel=${HIGHLIGHT.start}, StopSel=${HIGHLIGHT.stop}, MaxWords=35, MinWords=12, MaxFragments=2, FragmentDelimiter=" … "`;
     // On a small table the planner under-prices `@@` and scans every row (30 ms at 10,000 entries instead of
     // 2 ms through the GIN index); outside a caller's transaction the search runs in its own with seq scans off.
-    if (!rc.trx) return db.knex.transaction(async (trx) => {
-      await trx.raw('SET LOCAL enable_seqscan = off');
-      return postgresSearch.search(db, { ...rc, trx }, terms, limit, offset);
+    if (!rc.trx) return db.transaction(rc, async (rc) => {
+      await db.conn(rc).raw('SET LOCAL enable_seqscan = off');
+      return postgresSearch.search(db, rc, terms, limit, offset);
     });
     const conn = db.conn(rc);
     // Rank first, then headline only the page of hits (ts_headline re-parses the text, so it is the costly part).

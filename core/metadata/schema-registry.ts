@@ -1,4 +1,5 @@
 import type { ValidateFunction } from 'ajv';
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { nowIso } from '../db/ids.js';
@@ -35,19 +36,32 @@ export const SCHEMA_LIMITS = {
   maxUniqueItems: 1000,
 };
 
+/** Compiled schemas kept in memory at most (the least recently used go first); see scripts/bench/schema-cache.ts. */
+export const SCHEMA_CACHE_MAX = 2_000;
+
 /**
  * The schema registry: platform schemas from packs and tenant schemas from integrators, each compiled
- * once (ajv 2020-12) and cached by scope, namespace, name and version. A cache miss reads the database,
- * so a schema registered through another process is usable at once.
+ * once (ajv 2020-12) and cached by scope, namespace, name and version, up to `cacheMax` schemas (LRU: with
+ * many tenants each registering schemas, memory stays bounded; an evicted schema is read and compiled
+ * again on its next use). A cache miss reads the database, so a schema registered through another process
+ * is usable at once.
  */
 export class SchemaRegistry {
   readonly repository: SchemasRepository;
-  private readonly ajv = createAjv({ useDefaults: true });
-  private readonly cache = new Map<string, CompiledSchema>();
+  private ajv = createAjv({ useDefaults: true });
+  /** Schemas the current ajv instance compiled (see compile). */
+  private compiledByAjv = 0;
+  private readonly cache: LRUCache<string, CompiledSchema>;
   private readonly namespaces = new Map<string, NamespaceOwner>();
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: Database, private readonly cacheMax = SCHEMA_CACHE_MAX) {
     this.repository = new SchemasRepository(db);
+    this.cache = new LRUCache({ max: cacheMax });
+  }
+
+  /** How many compiled schemas are in memory. */
+  get cachedCount(): number {
+    return this.cache.size;
   }
 
   declareNamespace(pack: string, licensed: string | null, decl: NamespaceDeclaration): void {
@@ -187,6 +201,12 @@ export class SchemaRegistry {
   }
 
   private compile(schema: Record<string, any>): ValidateFunction {
+    // An ajv instance keeps what it compiled for its whole life (its code scope only grows, ajv-validator/ajv#1413),
+    // so a new one takes over after cacheMax compilations: the old one goes once its validators have left the cache.
+    if (++this.compiledByAjv > this.cacheMax) {
+      this.ajv = createAjv({ useDefaults: true });
+      this.compiledByAjv = 1;
+    }
     // $id is dropped so that two tenants may register schemas with the same $id.
     const { $id: _ignored, ...copy } = structuredClone(schema);
     try {
