@@ -9,7 +9,7 @@ import { assertIdentifier } from '../../core/metadata/schema-registry.js';
 import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
-import { sendCacheable } from './http-cache.js';
+import { sendCacheable } from '../../core/http/cacheable.js';
 
 const tags = ['public'];
 const PUBLIC_MAX_AGE = 60;
