@@ -1,8 +1,3 @@
-import type { Database } from '../../core/db/database.js';
-import { newId, UUID_PATTERN } from '../../core/db/ids.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { DataRecord, RecordsRepository } from '../../core/data/records.repository.js';
-import type { CompiledSchema } from '../../core/metadata/schema-registry.js';
 
 export type MovementReason = 'initial' | 'order' | 'cancel' | 'patch' | 'restock' | 'correction' | 'damage' | 'return';
 
@@ -128,4 +123,5 @@ function toMovement(row: MovementRow): StockMovement {
     id: row.id, productId: row.product_id, delta: Number(row.delta), reason: row.reason, orderId: row.order_id,
     note: row.note, stockAfter: Number(row.stock_after), createdAt: row.created_at,
   };
-}
+}import { UUID_PATTERN, newId, type CompiledSchema, type DataRecord, type Database, type RecordsRepository, type RequestContext } from '../../core/pack-api.js';
+

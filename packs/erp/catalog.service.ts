@@ -1,10 +1,4 @@
-import { nowIso, UUID_PATTERN } from '../../core/db/ids.js';
-import type { DataRecord } from '../../core/data/records.repository.js';
-import type { Page } from '../../core/http/envelope.js';
-import { AppError, Forbidden, InsufficientStock, NotFound, ValidationFailed } from '../../core/http/errors.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import { ROLE_RANK, type RequestContext } from '../../core/kernel/request-context.js';
-import type { CompiledSchema } from '../../core/metadata/schema-registry.js';
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RequestContext } from '../../core/pack-api.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 

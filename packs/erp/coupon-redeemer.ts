@@ -1,4 +1,3 @@
-import type { RequestContext } from '../../core/kernel/request-context.js';
 
 /**
  * The coupon service order placement calls inside its transaction (the CRM pack provides it as
@@ -7,4 +6,5 @@ import type { RequestContext } from '../../core/kernel/request-context.js';
  */
 export interface CouponRedeemer {
   redeem(rc: RequestContext, input: { code: string; customerRef: string; orderId: string }): Promise<{ percentOff: number }>;
-}
+}import type { RequestContext } from '../../core/pack-api.js';
+

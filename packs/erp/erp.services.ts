@@ -1,22 +1,28 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
 import { Catalog } from './catalog.service.js';
+import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 
-export interface ErpServices {
-  catalog: Catalog;
-  orders: OrdersService;
+declare module '../../core/pack-api.js' {
+  interface PackServices {
+    /** The product catalogue: products by number, UUID or sku, stock changes with their movements, the storefront view. */
+    'erp.catalog': Catalog;
+    /** Orders: placement, transitions, and what the CRM reads of them (last order, co-purchases, best sellers). */
+    'erp.orders': OrdersService;
+  }
 }
 
-const built = new WeakMap<PackContext, ErpServices>();
-
-/** The pack's services, built once per app from its PackContext (routes and hooks share them). */
-export function erpServices(pack: PackContext): ErpServices {
-  const existing = built.get(pack);
-  if (existing) return existing;
-  const catalog = new Catalog(pack);
-  // No coupon service yet: an order with a couponCode answers 409 coupon_invalid.
-  const orders = new OrdersService(pack, catalog, () => undefined);
-  const services = { catalog, orders };
-  built.set(pack, services);
-  return services;
+/**
+ * The coupon service of the CRM pack, when one is loaded (an optional requirement). Read by name through a
+ * plain signature: its type is the CRM pack's to declare; order placement needs only `redeem`.
+ */
+function coupons(pack: PackContext): CouponRedeemer | undefined {
+  const use = pack.use as unknown as (name: string) => CouponRedeemer | undefined;
+  return use('crm.coupons?');
 }
+
+/** The services the ERP pack provides, built once per app. */
+export const erpServices = {
+  catalog: (pack) => new Catalog(pack),
+  orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
+} satisfies Record<string, ServiceBuilder>;

@@ -1,4 +1,5 @@
-import { definePack } from '../../core/kernel/define-pack.js';
+import { definePack } from '../../core/pack-api.js';
+import { erpServices } from './erp.services.js';
 import { draftInvoiceForWonDeal } from './deal-won-invoice.subscriber.js';
 import { invoiceDelete, invoiceWrite } from './invoice-write.hook.js';
 import { invoicesRoutes } from './invoices.routes.js';
@@ -19,6 +20,9 @@ export default definePack({
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   licensed: 'erp',
   migrations: [erpCommerceMigration],
+  provides: erpServices,
+  requires: ['crm.coupons?'],
+  events: ['erp.inventory.updated'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,

@@ -1,4 +1,4 @@
-import { ValidationFailed } from '../../core/http/errors.js';
+import { ValidationFailed } from '../../core/pack-api.js';
 import { lineTaxCents } from './invoice-totals.js';
 
 export interface OrderLineInput {

@@ -1,8 +1,5 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import { listQuerySchema, pageResponse, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import orderDefinition from '../../schemas/erp/order.schema.json' with { type: 'json' };
-import { erpServices } from './erp.services.js';
 
 const order = recordResponse(orderDefinition);
 
@@ -39,7 +36,7 @@ const transitionBody = {
 
 /** Orders: placed here (never through /data/erp/order), listed and moved along placed → paid → fulfilled, or cancelled. */
 export function ordersRoutes(router: PackRouter, pack: PackContext): void {
-  const { orders } = erpServices(pack);
+  const orders = pack.use('erp.orders');
   const tags = ['erp'];
 
   router.post('/erp/orders', {

@@ -1,10 +1,4 @@
-import { newId, nowIso } from '../../core/db/ids.js';
-import type { Page } from '../../core/http/envelope.js';
-import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, type ErrorDetail } from '../../core/http/errors.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import { toIssues } from '../../core/metadata/ajv.js';
-import type { CompiledSchema } from '../../core/metadata/schema-registry.js';
+import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, nowIso, toIssues, type CompiledSchema, type ErrorDetail, type PackContext, type Page, type RequestContext } from '../../core/pack-api.js';
 import { parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';

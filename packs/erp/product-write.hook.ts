@@ -1,13 +1,11 @@
-import type { FilterHook } from '../../core/kernel/define-pack.js';
-import { Forbidden } from '../../core/http/errors.js';
-import { erpServices } from './erp.services.js';
+import { Forbidden, type FilterHook } from '../../core/pack-api.js';
 
 /** `erp.product.create`: the server's number, a free sku, the initial movement, erp.inventory.updated. */
-export const productCreate: FilterHook = ({ id, data }, rc, pack) => erpServices(pack).catalog.beforeCreate(rc, id, data);
+export const productCreate: FilterHook = ({ id, data }, rc, pack) => pack.use('erp.catalog').beforeCreate(rc, id, data);
 
 /** `erp.product.update`: number kept, stock by admins only and as a movement, erp.inventory.updated. */
 export const productUpdate: FilterHook = async ({ id, data, previous }, rc, pack) => {
-  await erpServices(pack).catalog.beforeUpdate(rc, id, data, previous!);
+  await pack.use('erp.catalog').beforeUpdate(rc, id, data, previous!);
 };
 
 /** `erp.order.create|update|delete`: orders are written only through /erp/orders (which does not pass here). */

@@ -1,8 +1,5 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import { listQuerySchema, pageResponse, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
-import { erpServices } from './erp.services.js';
 
 const product = recordResponse(productDefinition);
 const { number: _number, ...writable } = productDefinition.schema.properties;
@@ -35,7 +32,7 @@ const pagingQuery = {
 
 /** Products (`erp.product` records) with server numbers, and the stock ledger. `{id}` is the UUID or the number. */
 export function productsRoutes(router: PackRouter, pack: PackContext): void {
-  const { catalog } = erpServices(pack);
+  const catalog = pack.use('erp.catalog');
   const tags = ['erp'];
   const withEtag = <T extends { version: number }>(ctx: { set(k: string, v: string): void }, item: T) => {
     ctx.set('ETag', `"${item.version}"`);

@@ -1,9 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { sendCacheable } from '../../core/http/cacheable.js';
-import { NotFound } from '../../core/http/errors.js';
-import { pageResponse } from '../../core/http/response-schemas.js';
-import { erpServices } from './erp.services.js';
+import { NotFound, pageResponse, sendCacheable, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
@@ -20,7 +15,7 @@ const storefrontProduct = {
 
 /** The storefront catalogue of the public runtime: active products, real time, cacheable for a few seconds. */
 export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
-  const { catalog } = erpServices(pack);
+  const catalog = pack.use('erp.catalog');
   const tags = ['public'];
   // Without `erp` the storefront does not exist for the tenant: 404, not 403 (CONTRACT 11.1).
   const requireErp = async (tenantId: string) => {

@@ -1,4 +1,3 @@
-import type { Migration } from '../../../core/db/migration.js';
 
 /**
  * Commerce: the per-tenant number sequences of products and orders (a number once committed is never
@@ -35,4 +34,5 @@ export const erpCommerceMigration: Migration = {
     await knex.schema.dropTable('erp_stock_movements');
     await knex.schema.dropTable('erp_sequences');
   },
-};
+};import type { Migration } from '../../../core/pack-api.js';
+
