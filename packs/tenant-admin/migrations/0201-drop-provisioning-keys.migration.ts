@@ -1,4 +1,4 @@
-import type { Migration } from '../../../core/db/migration.js';
+import type { Migration } from '../../../core/pack-api.js';
 
 /** Provisioning's own idempotency keys gave way to the kernel's (core/http/idempotency.ts, table idempotency_requests). */
 export const dropProvisioningKeysMigration: Migration = {
