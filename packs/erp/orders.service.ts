@@ -3,6 +3,7 @@ import { parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
+import { OrdersRepository } from './orders.repository.js';
 
 export interface PlaceOrderInput {
   clientId: number;
@@ -62,11 +63,30 @@ interface MergedLine {
  * `erp.order` records, written only here (the record hooks refuse other writes).
  */
 export class OrdersService {
+  private readonly repository: OrdersRepository;
+
   constructor(
     private readonly pack: PackContext,
     private readonly catalog: Catalog,
     private readonly coupons: () => CouponRedeemer | undefined,
-  ) {}
+  ) {
+    this.repository = new OrdersRepository(pack.db);
+  }
+
+  /** When a customer last placed an order that is not cancelled (ISO time), or null. */
+  async lastOrderAt(rc: RequestContext, customerRef: string): Promise<string | null> {
+    return this.repository.lastOrderAt(rc, await this.schema(rc), customerRef);
+  }
+
+  /** Skus by units sold in non-cancelled orders, most first. */
+  async bestSellers(rc: RequestContext, limit = 10): Promise<Array<{ sku: string; quantity: number }>> {
+    return this.repository.bestSellers(rc, await this.catalog.schema(rc), limit);
+  }
+
+  /** Skus bought together with `sku` in non-cancelled orders, by the number of such orders, most first. */
+  async coPurchases(rc: RequestContext, sku: string, limit = 10): Promise<Array<{ sku: string; orders: number }>> {
+    return this.repository.coPurchases(rc, await this.catalog.schema(rc), sku, limit);
+  }
 
   schema(rc: RequestContext): Promise<CompiledSchema> {
     return this.pack.schemas.resolve(rc, 'erp', 'order');
