@@ -18,8 +18,9 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
   const catalog = pack.use('erp.catalog');
   const tags = ['public'];
   // Without `erp` the storefront does not exist for the tenant: 404, not 403 (CONTRACT 11.1).
+  // The tenant look-up (kept in memory, told of changes by every process) answers for the module too.
   const requireErp = async (tenantId: string) => {
-    if (!(await pack.tenants.isModuleEnabled(null, tenantId, 'erp'))) throw NotFound('No storefront');
+    if (!(await pack.tenants.lookup(null, tenantId, 'erp'))?.moduleEnabled) throw NotFound('No storefront');
   };
   const rcOf = (tenantId: string, requestId: string) => ({ tenantId, principal: null, requestId, logger: pack.logger });
 

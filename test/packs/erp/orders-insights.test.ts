@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { systemContext } from '../../../core/pack-api.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
-import { ORDERS, Shop } from './shop.js';
+import { ORDERS, Shop, type Json } from './shop.js';
 
 /** erp.orders as the CRM pack reads it (the service the ERP pack provides), over orders placed through HTTP. */
 describe('erp.orders: last order, best sellers, co-purchases', () => {
@@ -21,7 +21,7 @@ describe('erp.orders: last order, best sellers, co-purchases', () => {
 
   it('counts non-cancelled orders only', async () => {
     const [a, b, c] = [await shop.product({ sku: 'A' }), await shop.product({ sku: 'B' }), await shop.product({ sku: 'C' })];
-    const line = (p: { number: number }, quantity = 1) => ({ productId: p.number, quantity, unitPrice: 1999 });
+    const line = (p: Json, quantity = 1) => ({ productId: p.number, quantity, unitPrice: 1999 });
     const first = (await shop.order([line(a, 2), line(b)], { customerRef: 'ann' })).body.data;
     await shop.order([line(a), line(b)], { customerRef: 'bob' });
     const cancelled = (await shop.order([line(a), line(c, 5)], { customerRef: 'ann' })).body.data;
