@@ -3,7 +3,8 @@ import orderDefinition from '../../schemas/erp/order.schema.json' with { type: '
 
 const order = recordResponse(orderDefinition);
 
-const placeOrderBody = {
+/** The body of POST /erp/orders (CONTRACT 11.2). */
+export const placeOrderBody = {
   type: 'object',
   required: ['clientId', 'paymentMethod', 'items'],
   additionalProperties: false,

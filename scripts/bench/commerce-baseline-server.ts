@@ -1,11 +1,12 @@
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import Database from 'better-sqlite3';
 import Koa from 'koa';
 import pg from 'pg';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/metadata/ajv.js';
+import { placeOrderBody } from '../../packs/erp/orders.routes.js';
+import { serveComparator } from './harness.js';
 
 /**
  * The hand-written commerce comparator: the same order transaction and the same storefront read as the ERP
@@ -23,20 +24,8 @@ const PRODUCTS = process.env.PRODUCT_TABLE!;
 const ORDERS = process.env.ORDER_TABLE!;
 const sqlite = URL_.startsWith('sqlite:');
 
-const validate = createAjv().compile({
-  type: 'object', required: ['clientId', 'paymentMethod', 'items'], additionalProperties: false,
-  properties: {
-    clientId: { type: 'integer', minimum: 1 },
-    paymentMethod: { type: 'string', maxLength: 64, pattern: '^([a-z][a-z0-9]*_card|bank_transfer|cash_on_delivery)$' },
-    items: {
-      type: 'array', minItems: 1, maxItems: 200,
-      items: {
-        type: 'object', required: ['productId', 'quantity', 'unitPrice'], additionalProperties: false,
-        properties: { productId: { type: 'integer', minimum: 1 }, quantity: { type: 'integer', minimum: 1, maximum: 10000 }, unitPrice: { type: 'integer', minimum: 0 } },
-      },
-    },
-  },
-});
+// The same body schema as the ERP pack's route.
+const validate = createAjv().compile(placeOrderBody);
 
 interface Product { id: string; number: number; sku: string; name: string; priceCents: number; currency: string; physicalStock: number; taxRateBasisPoints: number; status: string; version: number }
 
@@ -199,11 +188,4 @@ app.use(async (ctx) => {
   ctx.body = text;
 });
 
-const server = createServer(app.callback());
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void engine.close().then(() => process.exit(0));
-});
+serveComparator(app.callback(), () => engine.close());
