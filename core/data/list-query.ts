@@ -166,8 +166,13 @@ export function queryFromString(query: RawQuery): RecordQuery {
   return out;
 }
 
+const RECORD_QUERY_KEYS = new Set(['filter', 'sort', 'limit', 'offset', 'cursor', 'fields', 'count']);
+
 /** Checks a RecordQuery against the schema's fields and makes it the ListQuery the repository runs. */
 export function checkQuery(query: RecordQuery, types: Map<string, FieldType>): ListQuery {
+  // A query string object handed over as is would be ignored silently: refuse it.
+  const unknown = Object.keys(query).find((k) => !RECORD_QUERY_KEYS.has(k));
+  if (unknown) throw InvalidFilter(`Unknown query key "${unknown.slice(0, 64)}" (a query string is read with queryFromString)`);
   const limit = checkInteger('limit', query.limit, 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
   const offset = checkInteger('offset', query.offset, 0, LIST_LIMITS.maxOffset, 0);
 

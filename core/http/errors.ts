@@ -6,6 +6,11 @@
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** price_changed: the current price in cents. */
+  expected?: number;
+  /** insufficient_stock: the product short of stock, and how much of it there is. */
+  sku?: string;
+  available?: number;
 }
 
 export class AppError extends Error {
@@ -87,6 +92,10 @@ export const Conflict = defineError('conflict', 409, (m: string | void) => m || 
 export const SchemaExists = defineError('schema_exists', 409, ({ ns, name }: { ns: string; name: string }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError('domain_taken', 409, (d: string) => `The domain "${d}" is held by another tenant`);
 export const AlreadyMember = defineError('already_member', 409, (e: string) => `${e} is a member or has a pending invitation already`);
+export const InsufficientStock = defineError('insufficient_stock', 409, (m: string) => m);
+export const PriceChanged = defineError('price_changed', 409, (m: string | void) => m || 'A price changed since the client read it');
+export const CouponInvalid = defineError('coupon_invalid', 409, (reason: string) => `The coupon cannot be used: ${reason}`);
+export const InvalidTransition = defineError('invalid_transition', 409, ({ from, to }: { from: string; to: string }) => `The status cannot go from ${from} to ${to}`);
 // 410
 export const InvitationExpired = defineError('invitation_expired', 410, (at: string) => `The invitation expired at ${at}`);
 // 412
@@ -99,6 +108,8 @@ export const PayloadTooLarge = defineError('payload_too_large', 413, (limit: num
 export const UnsupportedMediaType = defineError('unsupported_media_type', 415, (m: string | void) => m || 'The body must be application/json');
 // 416
 export const RangeNotSatisfiable = defineError('range_not_satisfiable', 416, (size: number) => `The range is outside the ${size} bytes of the object`);
+// 422
+export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, () => 'This Idempotency-Key was used with another request body');
 // 429
 export const RateLimited = defineError('rate_limited', 429, (s: number) => `Too many requests; retry in ${s} s`);
 // 502
