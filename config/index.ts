@@ -34,6 +34,8 @@ export interface Config {
   readonly settingsEncryptionKey: string;
   readonly publicBaseUrl: string;
   readonly platformBaseDomain: string;
+  /** Largest body of POST /data/{ns}/{schema}/import (CONTRACT.md 12.3). */
+  readonly importMaxBytes: number;
   readonly storage: {
     readonly driver: 'local' | 's3';
     readonly dir: string;
@@ -195,6 +197,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),
     platformBaseDomain: v.PLATFORM_BASE_DOMAIN,
+    importMaxBytes: v.IMPORT_MAX_BYTES,
     storage: {
       driver: v.STORAGE_DRIVER,
       dir: v.STORAGE_DIR,
