@@ -1,10 +1,13 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../db/database.js';
 import type { AppContext } from '../http/app-state.js';
 import { successEnvelope } from '../http/envelope.js';
-import { ValidationFailed } from '../http/errors.js';
+import { PayloadTooLarge, ValidationFailed } from '../http/errors.js';
 import type { PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, itemDetails, ItemsFailed, type ItemError } from './bulk.js';
 import { target } from './data.routes.js';
+import { RecordTransfer, transferFormat } from './import-export.js';
 import type { RecordsService } from './records.service.js';
 
 /** A bulk body of 1000 records of a few KiB each. */
@@ -14,9 +17,10 @@ const BULK_BODY_LIMIT = 16 * 1024 * 1024;
  * The bulk routes of the data API (CONTRACT.md 12.3). Mounted before the generic record routes, so that
  * `/data/{ns}/{schema}/export` is not read as a record id.
  */
-export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, db: import('../db/database.js').Database): void {
+export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, db: Database, config: Config): void {
   const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
   const bulk = new BulkWriter(db, records);
+  const transfer = new RecordTransfer(db, records, bulk);
   const tags = ['data'];
   const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
@@ -61,6 +65,55 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     ctx.status = 200;
     ctx.body = successEnvelope('jsend', result);
     return undefined;
+  });
+
+  router.get('/data/:ns/:schema/export', {
+    summary: 'Export every record matching the list\'s filters and sort, as NDJSON or CSV (streamed, no page limit)',
+    description: 'Takes the list\'s `filter[...]` and `sort` (paging parameters are ignored). NDJSON: one record per line, as the API returns it. '
+      + 'CSV: a header row `id`, the schema\'s top-level properties, `createdAt`, `updatedAt`, `version`; nested values as JSON text.',
+    tags, auth: 'tenant', module, produces: 'application/x-ndjson',
+    query: { type: 'object', properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' } } },
+    errors: [...errors, 'invalid_filter', 'validation_failed'],
+  }, async (ctx) => {
+    const [ns, name] = target(ctx);
+    const format = transferFormat((ctx.state.query as { format?: string }).format);
+    const schema = await registry.resolve(ctx.state.rc, ns, name);
+    const stream = transfer.export(ctx.state.rc, schema, ctx.query, format);
+    ctx.status = 200;
+    ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="${ns}-${name}.${format}"`);
+    ctx.body = stream;
+    return undefined;
+  });
+
+  router.post('/data/:ns/:schema/import', {
+    summary: 'Import records from an NDJSON or CSV body (streamed, written in batches of up to 1000)',
+    description: 'Each record is validated on its own and written through the hooks and events of a single write. The answer counts '
+      + '`created`, `updated` and `failed` and lists up to 100 `errors` `{ line, path, message }` (`line` counts records from 1; a CSV header '
+      + 'is not counted). CSV values are read as the schema types them, objects and arrays as JSON text. `id`, `createdAt`, `updatedAt` '
+      + 'and `version` in the input are ignored, so an export imports back. `?upsert=<field>` updates records whose unique value is stored; '
+      + '`?atomic=true` writes nothing when any record fails (400 `validation_failed` with the errors). Body up to IMPORT_MAX_BYTES.',
+    tags, auth: 'tenant', role: 'editor', module, body: 'raw',
+    query: {
+      type: 'object',
+      properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' }, upsert: { type: 'string', maxLength: 64 }, atomic: { type: 'boolean', default: false } },
+    },
+    response: {
+      type: 'object', required: ['created', 'updated', 'failed', 'errors'],
+      properties: {
+        created: { type: 'integer' }, updated: { type: 'integer' }, failed: { type: 'integer' },
+        errors: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, path: { type: 'string' }, message: { type: 'string' } } } },
+      },
+    },
+    errors: [...errors, 'validation_failed', 'payload_too_large'],
+  }, async (ctx) => {
+    const [ns, name] = target(ctx);
+    const query = ctx.state.query as { format?: string; upsert?: string; atomic?: boolean };
+    const format = transferFormat(query.format);
+    const schema = await registry.resolve(ctx.state.rc, ns, name);
+    const length = ctx.request.length;
+    if (length !== undefined && length > config.importMaxBytes) throw PayloadTooLarge(config.importMaxBytes, [], { Connection: 'close' });
+    return transfer.import(ctx.state.rc, schema, ctx.req, { format, upsert: query.upsert ?? null, atomic: query.atomic === true, maxBytes: config.importMaxBytes });
   });
 }
 

@@ -11,7 +11,7 @@ import { mountStorageRoutes } from '../storage/storage.routes.js';
 export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
   (router, kernel) => metadataRoutes(router, kernel.schemas),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
-  (router, kernel) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.db),
+  (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.db, config),
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
