@@ -4,6 +4,8 @@ import type { Config } from '../../config/index.js';
 import { metadataRoutes } from '../metadata/metadata.routes.js';
 import { dataRoutes } from '../data/data.routes.js';
 import { bulkRoutes } from '../data/bulk.routes.js';
+import { changesRoutes } from '../data/changes.routes.js';
+import { ChangeStreams } from '../events/change-stream.js';
 import { installOutbox } from '../events/outbox.module.js';
 import { mountStorageRoutes } from '../storage/storage.routes.js';
 
@@ -12,6 +14,11 @@ export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, c
   (router, kernel) => metadataRoutes(router, kernel.schemas),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
   (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.db, config),
+  (router, kernel, config) => {
+    const streams = new ChangeStreams(kernel.db, kernel.events.bus, config.changes, kernel.logger);
+    kernel.background.register(streams);
+    changesRoutes(router, kernel.schemas, kernel.tenants, streams);
+  },
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
