@@ -121,7 +121,7 @@ export class BulkWriter {
         }
       }
       await this.records.repository.insertMany(rc, schema, created);
-      for (const { record, previous } of written) await this.records.publish(rc, schema, previous ? 'update' : 'create', record, previous);
+      await this.records.publishMany(rc, schema, written.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
       return { items: written.map((w) => w.record), created: created.length, updated: written.length - created.length };
     });
   }

@@ -162,11 +162,20 @@ export class RecordsService {
 
   /** Queues a record's event in the write's transaction; also used by core/data/bulk.ts. */
   async publish(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
-    await this.events.publish(rc, {
-      name: `${schema.namespace}.${schema.name}.${PAST_TENSE[action]}`,
-      payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
-    });
+    await this.events.publish(rc, recordEvent(schema, action, record, previous));
   }
+
+  /** The events of many writes of one transaction (core/data/bulk.ts), written to the outbox together. */
+  async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
+    await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
+  }
+}
+
+function recordEvent(schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
+  return {
+    name: `${schema.namespace}.${schema.name}.${PAST_TENSE[action]}`,
+    payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
+  };
 }
 
 export function refuseServerFields(input: unknown): unknown {

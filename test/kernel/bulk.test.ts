@@ -3,6 +3,7 @@ import { packs as defaultPacks } from '../../config/packs.js';
 import type { PlatformEvent } from '../../core/events/event.js';
 import { ValidationFailed } from '../../core/http/errors.js';
 import { definePack } from '../../core/kernel/define-pack.js';
+import { startReceiver } from '../helpers/http-receiver.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 
@@ -142,6 +143,29 @@ describe('bulk writes: POST /api/v1/data/:ns/:schema/bulk', () => {
     expect(paths).to.include('/items/1/title');
     expect(paths.some((p: string) => p.startsWith('/items/2'))).to.equal(true);
     expect(await total()).to.equal(1);
+  });
+
+  it('queues a webhook delivery per item for each connector that subscribes, as single writes do', async () => {
+    const receiver = await startReceiver();
+    try {
+      const connector = async (events: string[]) => (await t.http.post('/api/v1/connectors').set(as(tenant, 'admin'))
+        .send({ url: `${receiver.url}/hook`, events }).expect(201)).body.data.id as string;
+      const created = await connector(['bk.item.created']);
+      const all = await connector(['bk.*']);
+      const none = await connector(['other.*']);
+      await t.http.post(`${path}/bulk`).set(as(tenant, 'editor')).send({ items: Array.from({ length: 30 }, (_, i) => ({ title: `t${i}`, sku: `s${i}` })) }).expect(201);
+      await t.http.post(`${path}/bulk?upsert=sku`).set(as(tenant, 'editor')).send({ items: [{ sku: 's1', n: 1 }, { title: 'new', sku: 'x' }] }).expect(200);
+      const count = async (id: string) => (await t.http.get(`/api/v1/connectors/${id}/deliveries?limit=1`).set(as(tenant, 'admin')).expect(200)).body.data.pagination.total;
+      expect(await count(created)).to.equal(31);
+      expect(await count(all)).to.equal(32);
+      expect(await count(none)).to.equal(0);
+      await eventually(() => receiver.requests.length >= 63, 10_000);
+      const events = receiver.requests.map((r) => JSON.parse(r.body).event as string);
+      expect(events.filter((e) => e === 'bk.item.updated')).to.have.length(1);
+      expect(events).to.have.length(63);
+    } finally {
+      await receiver.stop();
+    }
   });
 
   it('50 parallel upserts of the same keys leave one record per key', async () => {
