@@ -81,16 +81,17 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
       at,
       paused: false,
       send(frame) {
+        if (body.destroyed || body.writableEnded) return;
         if (body.write(frame)) return;
         // The client's buffer is full: hold the stream at this position until it has read what it has.
         subscriber.paused = true;
         body.once('drain', () => streams.resume(subscriber));
       },
       heartbeat() {
-        if (!subscriber.paused) body.write(': keep-alive\n\n');
+        if (!subscriber.paused && !body.destroyed && !body.writableEnded) body.write(': keep-alive\n\n');
       },
       end() {
-        body.end();
+        if (!body.destroyed) body.end();
       },
     };
     body.once('close', () => streams.unsubscribe(subscriber));

@@ -173,11 +173,19 @@ export class ChangeStreams implements BackgroundTask {
     }
   }
 
-  /** A paused stream whose client has room again: it catches up from its own position. */
+  /**
+   * A paused stream whose client has room again: it catches up from its own position. Resumes that come
+   * close together share one read.
+   */
   resume(subscriber: Subscriber): void {
     subscriber.paused = false;
     const tail = this.tails.get(subscriber.tenantId);
-    if (tail) this.wake(tail);
+    if (tail && !tail.retry) {
+      tail.retry = setTimeout(() => {
+        tail.retry = null;
+        this.wake(tail);
+      }, RETRY_MS);
+    }
   }
 
   private wake(tail: Tail): void {
