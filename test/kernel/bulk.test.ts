@@ -168,6 +168,14 @@ describe('bulk writes: POST /api/v1/data/:ns/:schema/bulk', () => {
     }
   });
 
+  it('replays the answer for an Idempotency-Key sent again, writing nothing twice', async () => {
+    const body = { items: [{ title: 'a' }, { title: 'b' }] };
+    const first = await t.http.post(`${path}/bulk`).set(as(tenant, 'editor')).set('Idempotency-Key', 'bulk-1').send(body).expect(201);
+    const again = await t.http.post(`${path}/bulk`).set(as(tenant, 'editor')).set('Idempotency-Key', 'bulk-1').send(body).expect(201);
+    expect(again.body.data.items.map((i: { id: string }) => i.id)).to.deep.equal(first.body.data.items.map((i: { id: string }) => i.id));
+    expect(await total()).to.equal(2);
+  });
+
   it('50 parallel upserts of the same keys leave one record per key', async () => {
     const keys = Array.from({ length: 20 }, (_, i) => `k${i}`);
     const results = await Promise.all(Array.from({ length: 50 }, (_, r) => t.http.post(`${path}/bulk?upsert=sku`).set(as(tenant, 'editor'))
