@@ -38,6 +38,9 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     rc.afterCommit?.(() => {
       if (count) poke();
     });
+  }, async (rc, events) => {
+    await connectors.fanoutMany(rc, events);
+    rc.afterCommit?.(poke);
   });
   kernel.events.useHandlerQueue(async (rc, event, handlers) => {
     await connectors.deliveries.queueHandlers(rc, event, handlers);

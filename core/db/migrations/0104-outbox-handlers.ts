@@ -5,7 +5,7 @@ import type { Migration } from '../migration.js';
  * (`<pack>:<pattern>`) it runs, beside `webhook` (connector_id) and `mail` deliveries.
  */
 export const outboxHandlersMigration: Migration = {
-  name: '0103_outbox_handlers',
+  name: '0104_outbox_handlers',
   async up(knex) {
     await knex.schema.alterTable('outbox_deliveries', (t) => {
       t.string('handler', 200).nullable();
