@@ -84,6 +84,14 @@ export class EventsService {
     this.handlerQueue = queue;
   }
 
+  /** Queues one run per pack handler subscribed to the event, in rc's transaction. */
+  private async queueHandlerRuns(rc: RequestContext, event: PlatformEvent): Promise<void> {
+    const handlers = this.subscribersOf(event.name);
+    if (!handlers.length) return;
+    if (!this.handlerQueue) throw new Error(`No handler queue for ${handlers.join(', ')}`);
+    await this.handlerQueue(rc, event, handlers);
+  }
+
   private subscribersOf(name: string): string[] {
     let keys = this.subscribed.get(name);
     if (!keys) {
@@ -115,11 +123,7 @@ export class EventsService {
         });
       }
       if (input.source !== 'api') {
-        const handlers = this.subscribersOf(event.name);
-        if (handlers.length) {
-          if (!this.handlerQueue) throw new Error(`No handler queue for ${handlers.join(', ')}`);
-          await this.handlerQueue(rc, event, handlers);
-        }
+        await this.queueHandlerRuns(rc, event);
         rc.afterCommit!(() => this.bus.emit(event));
       }
     });
@@ -139,6 +143,7 @@ export class EventsService {
         else for (const event of events) await one(rc, event, () => {});
       }
       const local = events.filter((_, i) => inputs[i].source !== 'api');
+      for (const event of local) await this.queueHandlerRuns(rc, event);
       if (local.length) rc.afterCommit!(() => { for (const event of local) this.bus.emit(event); });
     });
   }

@@ -36,7 +36,7 @@ const itemSchema = {
   unique: [['sku']],
 };
 
-async function eventually(check: () => boolean, timeoutMs = 3000): Promise<void> {
+async function eventually(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
 }
