@@ -1,5 +1,5 @@
 import { lazy } from 'react';
-import { AdminContext, AdminUI, CustomRoutes, Resource, memoryStore } from 'react-admin';
+import { AdminContext, AdminUI, CustomRoutes, Resource, defaultTheme, memoryStore, type RaThemeOptions } from 'react-admin';
 import polyglotI18nProvider from 'ra-i18n-polyglot';
 import englishMessages from 'ra-language-english';
 import { BrowserRouter, Route } from 'react-router-dom';
@@ -22,6 +22,17 @@ const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => 
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
 const PlatformSettings = lazy(() => import('./platform/PlatformSettings.js'));
 const SiteImport = lazy(() => import('./content/SiteImport.js'));
+
+/** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
+const theme: RaThemeOptions = {
+  ...defaultTheme,
+  palette: { primary: { main: '#1565c0' }, secondary: { main: '#0d3c78' }, text: { secondary: 'rgba(0, 0, 0, 0.7)' } },
+  components: {
+    ...defaultTheme.components,
+    MuiTextField: { defaultProps: { variant: 'outlined', margin: 'dense', size: 'small' } },
+    MuiFormControl: { defaultProps: { variant: 'outlined', margin: 'dense', size: 'small' } },
+  },
+};
 
 const i18nProvider = polyglotI18nProvider(() => englishMessages, 'en', { allowMissing: true });
 
@@ -53,7 +64,7 @@ function ConsoleUI() {
 export function App() {
   return (
     <BrowserRouter basename="/admin">
-      <AdminContext dataProvider={dataProvider} authProvider={authProvider} i18nProvider={i18nProvider} store={memoryStore()}>
+      <AdminContext dataProvider={dataProvider} authProvider={authProvider} i18nProvider={i18nProvider} store={memoryStore()} theme={theme}>
         <ConsoleUI />
       </AdminContext>
     </BrowserRouter>

@@ -1,6 +1,7 @@
 import type { ReactNode } from 'react';
-import { AppBar, Layout as RaLayout, Menu, TitlePortal, type LayoutProps } from 'react-admin';
-import { Box, ListSubheader, Typography } from '@mui/material';
+import { AppBar, Layout as RaLayout, TitlePortal, useSidebarState, type LayoutProps } from 'react-admin';
+import { Link, useLocation } from 'react-router-dom';
+import { Box, List, ListItem, ListItemButton, ListItemText, Typography } from '@mui/material';
 import { resourceOf, useSchemas } from '../api/schemas.js';
 import { session } from '../api/session.js';
 import { TenantPicker, useSession } from './TenantPicker.js';
@@ -13,36 +14,55 @@ function ConsoleAppBar() {
   );
 }
 
-function Section({ children }: { children: ReactNode }) {
-  return <ListSubheader component="div" sx={{ bgcolor: 'transparent', lineHeight: '32px' }}>{children}</ListSubheader>;
+/** A link of the side menu, marked as the current page when it is. */
+function Item({ to, label }: { to: string; label: string }) {
+  const location = useLocation();
+  const current = location.pathname === to || location.pathname.startsWith(`${to}/`);
+  return (
+    <ListItem disablePadding>
+      <ListItemButton component={Link} to={to} selected={current} aria-current={current ? 'page' : undefined} sx={{ py: 0.25 }}>
+        <ListItemText primary={label} />
+      </ListItemButton>
+    </ListItem>
+  );
 }
 
-/** The menu, generated from the tenant's schemas (grouped by namespace) plus the hand-made screens. */
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Box component="section" aria-label={title}>
+      <Typography component="h2" sx={{ px: 2, pt: 1, fontSize: 12, fontWeight: 600, color: 'text.secondary', textTransform: 'uppercase' }}>{title}</Typography>
+      <List dense disablePadding>{children}</List>
+    </Box>
+  );
+}
+
+/**
+ * The side menu, generated from the tenant's schemas (one section per namespace) plus the hand-made
+ * screens. Plain links in lists (not an ARIA menu): it is navigation.
+ */
 function ConsoleMenu() {
   useSession();
+  const [open] = useSidebarState();
   const { schemas } = useSchemas();
   const namespaces = [...new Set(schemas.map((s) => s.namespace))].sort();
   const me = session.me;
+  if (!open) return null;
   return (
-    <Menu>
-      <Menu.DashboardItem />
-      <Section>Build</Section>
-      <Menu.Item to="/schemas" primaryText="Schemas" />
+    <Box component="nav" aria-label="Console" sx={{ width: 220, pb: 4 }}>
+      <List dense><Item to="/" label="Dashboard" /></List>
+      <Section title="Build"><Item to="/schemas" label="Schemas" /></Section>
       {namespaces.map((ns) => (
-        <Box key={ns} component="nav" aria-label={`Records of ${ns}`}>
-          <Section>{ns}</Section>
-          {schemas.filter((s) => s.namespace === ns).map((s) => (
-            <Menu.Item key={resourceOf(s)} to={`/${resourceOf(s)}`} primaryText={s.title || s.name} />
-          ))}
-        </Box>
+        <Section key={ns} title={`Records: ${ns}`}>
+          {schemas.filter((s) => s.namespace === ns).map((s) => <Item key={resourceOf(s)} to={`/${resourceOf(s)}`} label={s.title || s.name} />)}
+        </Section>
       ))}
-      <Section>Content</Section>
-      <Menu.Item to="/content/import" primaryText="Site import" />
-      <Section>Administration</Section>
-      <Menu.Item to="/tenant" primaryText="Tenant settings" />
-      <Menu.Item to="/connectors" primaryText="Connectors" />
-      {me?.isSuperadmin && <Menu.Item to="/platform" primaryText="Platform settings" />}
-    </Menu>
+      <Section title="Content"><Item to="/content/import" label="Site import" /></Section>
+      <Section title="Administration">
+        <Item to="/tenant" label="Tenant settings" />
+        <Item to="/connectors" label="Connectors" />
+        {me?.isSuperadmin && <Item to="/platform" label="Platform settings" />}
+      </Section>
+    </Box>
   );
 }
 

@@ -112,6 +112,18 @@ function SiteConfig() {
   );
 }
 
+/** Black or white, whichever reads better on `hex` (WCAG relative luminance). */
+function readableOn(hex: string | undefined): string {
+  const m = /^#?([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(hex ?? '');
+  if (!m) return '#000';
+  const [r, g, b] = m.slice(1).map((h) => {
+    const c = parseInt(h, 16) / 255;
+    return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  });
+  const luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (luminance + 0.05) / 0.05 > 1.05 / (luminance + 0.05) ? '#000' : '#fff';
+}
+
 const COLORS = ['primary', 'secondary', 'accent', 'background', 'text'] as const;
 
 function Branding() {
@@ -168,12 +180,12 @@ function Branding() {
       <Box component="section" aria-label="Preview" data-testid="branding-preview"
         sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 2, bgcolor: colors.background, color: colors.text }}>
         <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, bgcolor: colors.primary, p: 1, borderRadius: 1 }}>
-          {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ maxHeight: 48 }} /> : <span style={{ color: '#fff' }}>(no logo)</span>}
-          <strong style={{ color: '#fff' }}>{session.tenant}</strong>
+          {logoUrl ? <img src={logoUrl} alt="Logo preview" style={{ maxHeight: 48 }} /> : <span style={{ color: readableOn(colors.primary) }}>(no logo)</span>}
+          <strong style={{ color: readableOn(colors.primary) }}>{session.tenant}</strong>
         </Box>
         <p>Body text in the text colour.</p>
-        <span style={{ background: colors.accent, color: '#fff', padding: '4px 8px', borderRadius: 4 }}>Accent button</span>{' '}
-        <span style={{ background: colors.secondary, color: '#fff', padding: '4px 8px', borderRadius: 4 }}>Secondary</span>
+        <span style={{ background: colors.accent, color: readableOn(colors.accent), padding: '4px 8px', borderRadius: 4 }}>Accent button</span>{' '}
+        <span style={{ background: colors.secondary, color: readableOn(colors.secondary), padding: '4px 8px', borderRadius: 4 }}>Secondary</span>
       </Box>
     </Box>
   );
