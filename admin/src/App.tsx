@@ -11,6 +11,7 @@ import { LoginPage } from './auth/LoginPage.js';
 import { Dashboard } from './layout/Dashboard.js';
 import { Layout } from './layout/Layout.js';
 import { useSession } from './layout/TenantPicker.js';
+import { WRITTEN_BY_PACK } from './commerce/CommercePanels.js';
 import { RecordCreate, RecordEdit, RecordList, RecordShow } from './records/Records.js';
 import { SchemaList, SchemaShow } from './schemas/Schemas.js';
 
@@ -26,7 +27,7 @@ const SiteImport = lazy(() => import('./content/SiteImport.js'));
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
 const theme: RaThemeOptions = {
   ...defaultTheme,
-  palette: { primary: { main: '#1565c0' }, secondary: { main: '#0d3c78' }, text: { secondary: 'rgba(0, 0, 0, 0.7)' } },
+  palette: { primary: { main: '#1565c0' }, secondary: { main: '#0d3c78' }, error: { main: '#b71c1c' }, text: { secondary: 'rgba(0, 0, 0, 0.7)' } },
   components: {
     ...defaultTheme.components,
     MuiTextField: { defaultProps: { variant: 'outlined', margin: 'dense', size: 'small' } },
@@ -49,7 +50,8 @@ function ConsoleUI() {
       {schemas.map((s) => (
         <Resource
           key={resourceOf(s)} name={resourceOf(s)} options={{ label: s.title || s.name }}
-          list={RecordList} show={RecordShow} edit={editor ? RecordEdit : undefined} create={editor ? RecordCreate : undefined}
+          list={RecordList} show={RecordShow}
+          edit={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordEdit : undefined} create={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordCreate : undefined}
         />
       ))}
       <CustomRoutes>

@@ -19,7 +19,7 @@ const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR
  */
 // Registered on SQLite only: not skipped (pending) on PostgreSQL, simply not part of that run.
 if (ENGINE === 'sqlite') describe('admin console at /admin (headless Chromium)', function () {
-  this.timeout(60_000);
+  this.timeout(120_000);
   let t: TestApp;
   let smtp: TestSmtpServer;
   let receiver: HttpReceiver;
@@ -51,7 +51,7 @@ if (ENGINE === 'sqlite') describe('admin console at /admin (headless Chromium)',
     tenant = await createTenant(t, 'console');
     browser = await launchBrowser();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000);
   });
 
   afterEach(async function () {
@@ -319,6 +319,29 @@ if (ENGINE === 'sqlite') describe('admin console at /admin (headless Chromium)',
     } finally {
       await viewer.close();
     }
+  });
+
+  it('adjusts a product\'s stock with its ledger, and moves an order along its allowed transitions', async () => {
+    const created = await t.http.post('/api/v1/erp/products').set(superadmin(tenant))
+      .send({ sku: 'DESK-1', name: 'Oak desk', priceCents: 19900, physicalStock: 2 }).expect(201);
+    const product = created.body.data;
+    await go(`/erp.product/${product.id}`);
+    await page.locator('#stock-delta').fill('5');
+    await page.getByRole('button', { name: 'Adjust stock' }).click();
+    await page.getByTestId('movement-row').filter({ hasText: 'restock' }).waitFor();
+    expect(await page.getByTestId('movement-row').count()).to.equal(2);
+    await checkA11y('product-stock');
+    const after = await t.http.get(`/api/v1/erp/products/${product.id}`).set(superadmin(tenant));
+    expect(after.body.data.physicalStock).to.equal(7);
+
+    const placed = await t.http.post('/api/v1/erp/orders').set(superadmin(tenant))
+      .send({ clientId: 1, paymentMethod: 'bank_transfer', items: [{ productId: product.number, quantity: 1, unitPrice: 19900 }] }).expect(201);
+    await go(`/erp.order/${placed.body.data.id}/show`);
+    await page.getByRole('button', { name: 'Mark paid' }).click();
+    await page.getByRole('button', { name: 'Mark fulfilled' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Mark paid' }).count()).to.equal(0);
+    const order = await t.http.get(`/api/v1/erp/orders/${placed.body.data.id}`).set(superadmin(tenant));
+    expect(order.body.data.status).to.equal('paid');
   });
 
   it('has no serious or critical accessibility violations on the main screens (axe-core)', () => {

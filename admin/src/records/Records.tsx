@@ -7,6 +7,7 @@ import { Alert, Button, Typography } from '@mui/material';
 import { useFormContext } from 'react-hook-form';
 import { findSchema, type SchemaItem } from '../api/schemas.js';
 import { session } from '../api/session.js';
+import { OrderTransitions, ProductStock, WRITTEN_BY_PACK } from '../commerce/CommercePanels.js';
 import { fieldFor, filtersFor, inputFor, isScalar } from './schema-inputs.js';
 
 /** Screens for the records of any schema, generated from its JSON Schema (the resource is `ns.name`). */
@@ -16,6 +17,7 @@ function useSchema(): SchemaItem | null {
   return (resource && findSchema(resource)) || null;
 }
 
+const resourceName = (s: SchemaItem) => `${s.namespace}.${s.name}`;
 const properties = (s: SchemaItem) => s.schema.properties ?? {};
 const title = (s: SchemaItem) => s.title || `${s.namespace}.${s.name}`;
 
@@ -23,7 +25,7 @@ export function RecordList() {
   const schema = useSchema();
   if (!schema) return <Typography sx={{ p: 2 }}>Loading the schema…</Typography>;
   const props = properties(schema);
-  const canEdit = session.can('editor');
+  const canEdit = session.can('editor') && !WRITTEN_BY_PACK.has(`${schema.namespace}.${schema.name}`);
   return (
     <List
       title={title(schema)} filters={filtersFor(props)} sort={{ field: 'createdAt', order: 'DESC' }} perPage={25}
@@ -94,6 +96,7 @@ export function RecordEdit() {
         <TextField source="version" label="Version" />
         <RecordInputs schema={schema} />
       </SimpleForm>
+      {resourceName(schema) === 'erp.product' && <ProductStock />}
     </Edit>
   );
 }
@@ -110,6 +113,8 @@ export function RecordShow() {
         <DateField source="updatedAt" showTime />
         <TextField source="version" />
       </SimpleShowLayout>
+      {resourceName(schema) === 'erp.order' && <OrderTransitions />}
+      {resourceName(schema) === 'erp.product' && <ProductStock />}
     </Show>
   );
 }
