@@ -35,7 +35,6 @@ export function RecordList() {
       <Datagrid rowClick={canEdit ? 'edit' : 'show'} bulkActionButtons={false}>
         {Object.entries(props).filter(([, s]) => isScalar(s)).slice(0, 8).map(([name, s]) => fieldFor(name, s))}
         <DateField source="createdAt" label="Created" showTime />
-        {canEdit && <DeleteWithConfirmButton />}
       </Datagrid>
     </List>
   );
