@@ -40,14 +40,15 @@ export class RecordsService {
   }
 
   async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
-    const data = this.validate(schema, refuseServerFields(input));
-    const id = newId();
-    return this.db.transaction(rc, async (rc) => {
-      const final = await this.runHooks(rc, schema, 'create', id, data, null);
-      const record = await this.repository.insert(rc, schema, id, final, nowIso());
-      await this.publish(rc, schema, 'create', record, null);
-      return record;
+    return this.schemas.writing(rc, namespace, name, async (schema) => {
+      const data = this.validate(schema, refuseServerFields(input));
+      const id = newId();
+      return this.db.transaction(rc, async (rc) => {
+        const final = await this.runHooks(rc, schema, 'create', id, data, null);
+        const record = await this.repository.insert(rc, schema, id, final, nowIso());
+        await this.publish(rc, schema, 'create', record, null);
+        return record;
+      });
     });
   }
 
@@ -64,7 +65,10 @@ export class RecordsService {
 
   /** Applies a JSON merge patch, validates the merged document and writes a new version. */
   async update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions = {}): Promise<DataRecord> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.schemas.writing(rc, namespace, name, (schema) => this.updateIn(rc, schema, id, patch, options));
+  }
+
+  private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions): Promise<DataRecord> {
     if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
     refuseServerFields(patch);
     return this.db.transaction(rc, async (rc) => {
@@ -84,7 +88,10 @@ export class RecordsService {
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.schemas.writing(rc, namespace, name, (schema) => this.deleteIn(rc, schema, id, options));
+  }
+
+  private async deleteIn(rc: RequestContext, schema: CompiledSchema, id: string, options: WriteOptions): Promise<void> {
     await this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
@@ -124,7 +131,7 @@ export class RecordsService {
   private async page(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined>) {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const parsed = parseListQuery(query, schema.types);
-    const { rows, total } = await this.repository.list(rc, schema, parsed);
+    const { rows, total, totalEstimated } = await this.repository.list(rc, schema, parsed);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;
     const last = page[page.length - 1];
@@ -133,7 +140,7 @@ export class RecordsService {
       const record = this.repository.toRecord(last);
       nextCursor = encodeCursor(parsed.sort.map((s) => (record[s.field] ?? null) as unknown));
     }
-    const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, hasMore, nextCursor };
+    const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, totalEstimated, hasMore, nextCursor };
     return { parsed, rows: page, pagination };
   }
 

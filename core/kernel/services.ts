@@ -7,6 +7,7 @@ import { HookRegistry } from '../hooks/hook-registry.js';
 import { Authenticator } from '../http/auth.js';
 import { MailService } from '../mail/mail.service.js';
 import { SchemaRegistry } from '../metadata/schema-registry.js';
+import { SchemaEvolution } from '../metadata/schema-evolution.js';
 import { EnvironmentSettings, SettingsHolder } from '../settings/settings-provider.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { FetchService } from '../fetch/fetch.service.js';
@@ -42,6 +43,8 @@ export interface KernelInternals extends KernelServices {
   readonly logger: Logger;
   /** Prometheus metrics: counters to increment and `registerGauge` for gauges read at scrape time. */
   readonly metrics: Metrics;
+  /** Schema changes and deletions (CONTRACT.md 12.1). */
+  readonly evolution: SchemaEvolution;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
@@ -51,6 +54,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);
   const settings = new SettingsHolder(new EnvironmentSettings(config));
   const mail = new MailService(settings);
   const authenticator = new Authenticator(config);
@@ -61,5 +65,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const siteProfile = new SiteProfileHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits };
+  return { db, tenants, schemas, hooks, events, records, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits };
 }

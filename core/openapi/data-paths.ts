@@ -19,7 +19,7 @@ function listParameters(filterParameters: Array<Record<string, unknown>>): Array
     { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: '`nextCursor` of the previous page (keyset paging)' },
     { name: 'sort', in: 'query', required: false, schema: { type: 'string', default: '-createdAt' }, description: 'Comma list of fields, `-` for descending: `-createdAt,title`' },
     { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma list of fields to return' },
-    { name: 'count', in: 'query', required: false, schema: { type: 'boolean', default: true }, description: '`false` leaves `pagination.total` null (faster)' },
+    { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', 'estimated'], default: 'true' }, description: '`true`: exact `pagination.total`; `false`: `total` null; `estimated`: on PostgreSQL the planner\'s estimate when above 10,000 (`pagination.totalEstimated` true), else exact' },
     ...filterParameters,
   ];
 }
@@ -49,6 +49,13 @@ export function describeDataPaths(doc: OpenApiDocument): void {
     record?.[method]?.parameters.push({
       name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
       description: 'The version the change is based on, as in the ETag: `"3"`; 412 version_mismatch when the record has moved on',
+    });
+  }
+  const schemaPath = doc.paths['/api/v1/metadata/schemas/{ns}/{name}'];
+  for (const method of ['put', 'delete'] as const) {
+    schemaPath?.[method]?.parameters.push({
+      name: 'If-Match', in: 'header', required: true, schema: { type: 'string' },
+      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
     });
   }
   const etag = { description: 'The record\'s version, for If-Match', schema: { type: 'string' } };

@@ -172,4 +172,28 @@ export const postgresDialect: Dialect = {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
   },
+  documentIndexSql(table: string) {
+    assertSafeField(table);
+    return `CREATE INDEX IF NOT EXISTS ${table}_doc ON ${table} USING gin (data jsonb_path_ops)`;
+  },
+  jsonEdit(column: string, set: Record<string, unknown>, unset: string[]) {
+    let sql = column;
+    for (const field of unset) {
+      assertSafeField(field);
+      sql = `${sql} - '${field}'`;
+    }
+    const fields = Object.keys(set);
+    for (const field of fields) assertSafeField(field);
+    if (fields.length) return { sql: `(${sql}) || ?::jsonb`, bindings: [JSON.stringify(set)] };
+    return { sql, bindings: [] };
+  },
+  documentEquals(field: string, value: string | number | boolean) {
+    assertSafeField(field);
+    return { sql: 'data @> ?::jsonb', bindings: [JSON.stringify({ [field]: value })] };
+  },
+  async estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]) {
+    const [row] = await postgresDialect.rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(conn, `EXPLAIN (FORMAT JSON) ${sql}`, bindings);
+    const plan = row?.['QUERY PLAN'];
+    return plan ? Number(plan[0].Plan['Plan Rows']) : null;
+  },
 };

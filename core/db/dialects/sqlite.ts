@@ -129,4 +129,17 @@ export const sqliteDialect: Dialect = {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
   },
+  // No index over a whole JSON document: a field is served only by an index declared for it.
+  documentIndexSql: () => null,
+  jsonEdit(column: string, set: Record<string, unknown>, unset: string[]) {
+    let sql = column;
+    for (const field of unset) assertSafeField(field);
+    if (unset.length) sql = `json_remove(${sql}, ${unset.map((f) => `'$.${f}'`).join(', ')})`;
+    const fields = Object.keys(set);
+    for (const field of fields) assertSafeField(field);
+    if (fields.length) sql = `json_set(${sql}, ${fields.map((f) => `'$.${f}', json(?)`).join(', ')})`;
+    return { sql, bindings: fields.map((f) => JSON.stringify(set[f])) };
+  },
+  documentEquals: () => null,
+  estimateRows: async () => null,
 };
