@@ -91,7 +91,8 @@ function convert(field: string, type: FieldType, raw: string): unknown {
   }
 }
 
-export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
+/** `manyRefs`: array fields that hold references (12.2), where filter[field]=<id> means "contains". */
+export function parseListQuery(query: RawQuery, types: Map<string, FieldType>, manyRefs: ReadonlySet<string> = new Set()): ListQuery {
   const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
   const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset, 0);
   const countRaw = single('count', query.count);
@@ -125,7 +126,10 @@ export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): 
     const type = typeOfField(field, types);
     if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
     const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
-    for (const raw of values) filters.push({ field, op, value: filterValue(field, type, op, raw) });
+    for (const raw of values) {
+      const contains = op === 'eq' && manyRefs.has(field);
+      filters.push({ field, op, value: contains ? raw : filterValue(field, type, op, raw) });
+    }
   }
 
   const fieldsRaw = single('fields', query.fields);
@@ -250,6 +254,12 @@ export class SqlListQuery {
       const v = this.bind(value);
       switch (op) {
         case 'eq': {
+          if (this.types.get(field) === 'array') {
+            // A many-relation: the array holds the id (parseListQuery lets eq through only for those).
+            const refers = this.dialect.refersTo(field, true, String(value));
+            builder.whereRaw(refers.sql, refers.bindings);
+            break;
+          }
           builder.whereRaw(`${sql} = ?`, [v]);
           const served = this.plainFields.has(field) ? this.dialect.documentEquals(field, value as string | number | boolean) : null;
           if (served) builder.whereRaw(served.sql, served.bindings);

@@ -8,7 +8,7 @@ import { mountStorageRoutes } from '../storage/storage.routes.js';
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
 export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
-  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution),
+  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),

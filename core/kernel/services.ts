@@ -55,6 +55,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
+  schemas.guard(records.relations);
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);

@@ -2,6 +2,7 @@ import type { PackRouter } from '../http/route.js';
 import { toSchemaItem } from './schema-definition.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { SchemaEvolution } from './schema-evolution.js';
+import { relationsOf, type Relations } from '../data/relations.js';
 import { assertIdentifier } from './schema-registry.js';
 
 const identifier = { type: 'string' };
@@ -34,7 +35,7 @@ const changeBody = {
 };
 
 /** The schema registry's endpoints (JSend). */
-export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution): void {
+export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution, relations: Relations): void {
   router.post('/metadata/schemas', {
     summary: 'Register a JSON Schema; its records are served at once under /data/{namespace}/{name}',
     tags: ['metadata'], auth: 'tenant', role: 'admin', status: 201, body: registerBody,
@@ -59,10 +60,12 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
   });
 
   router.get('/metadata/schemas/:ns/:name', {
-    summary: 'Read one schema', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
+    summary: 'Read one schema, with its relations and the relations that point at it', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
   }, async (ctx) => {
     const schema = await registry.resolve(ctx.state.rc, ctx.params.ns, ctx.params.name);
-    return { item: toSchemaItem(schema) };
+    ctx.set('ETag', `"${schema.version}"`);
+    const relationList = relationsOf(schema.schema).map(({ field, target, many, onDelete }) => ({ field, target, many, onDelete }));
+    return { item: { ...toSchemaItem(schema), relations: relationList, referencedBy: await relations.referencedBy(ctx.state.rc, schema) } };
   });
 
   router.put('/metadata/schemas/:ns/:name', {

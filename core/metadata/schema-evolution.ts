@@ -49,7 +49,6 @@ export interface SchemaChangeGuard {
  */
 export class SchemaEvolution {
   private readonly records: SchemaEvolutionRepository;
-  private readonly guards: SchemaChangeGuard[] = [];
 
   constructor(
     private readonly db: Database,
@@ -58,10 +57,6 @@ export class SchemaEvolution {
     private readonly totals: TotalsRepository,
   ) {
     this.records = new SchemaEvolutionRepository(db);
-  }
-
-  guard(guard: SchemaChangeGuard): void {
-    this.guards.push(guard);
   }
 
   /** PUT /metadata/schemas/{ns}/{name}: registers the next version. */
@@ -86,7 +81,7 @@ export class SchemaEvolution {
       version: current.version + 1,
       updatedAt: now,
     };
-    for (const g of this.guards) await g.checkDefinition?.(rc, next);
+    for (const g of this.registry.guards) await g.checkDefinition?.(rc, next);
 
     const touched = new Set([...Object.keys(migrate.set), ...migrate.unset]);
     const newUnique = next.unique.filter((u) => !current.unique.some((c) => c.join() === u.join()));
@@ -130,7 +125,7 @@ export class SchemaEvolution {
         if (touched.size) await this.records.migrate(rc, current, migrate.set, migrate.unset, now);
         for (const fields of newUnique.filter((u) => u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
         const extra: ErrorDetail[] = [];
-        for (const g of this.guards) extra.push(...((await g.checkRecords?.(rc, next, current)) ?? []));
+        for (const g of this.registry.guards) extra.push(...((await g.checkRecords?.(rc, next, current)) ?? []));
         if (extra.length) throw incompatible(extra.slice(0, MAX_DETAILS));
         for (const sql of this.registry.repository.indexStatements(next).values()) await this.registry.repository.ddl(rc, sql);
         for (const indexName of oldIndexes.keys()) {
@@ -151,7 +146,7 @@ export class SchemaEvolution {
   /** DELETE /metadata/schemas/{ns}/{name}: the schema and every record of it, one event. */
   async remove(rc: RequestContext, namespace: string, name: string, ifMatch: string | undefined): Promise<void> {
     const current = await this.current(rc, namespace, name, ifMatch, 'Deleting a schema');
-    for (const g of this.guards) await g.checkDeletion?.(rc, current);
+    for (const g of this.registry.guards) await g.checkDeletion?.(rc, current);
     const gate = this.registry.keyOf(current);
     await this.registry.gates.close(gate);
     try {

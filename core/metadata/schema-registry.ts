@@ -11,6 +11,8 @@ import {
 } from './schema-definition.js';
 import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
+import type { SchemaChangeGuard } from './schema-evolution.js';
+import { relationsOf } from '../data/relations.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -52,6 +54,8 @@ export class SchemaRegistry {
   private readonly ajv = createAjv({ useDefaults: true });
   private readonly cache = new Map<string, CompiledSchema>();
   private readonly namespaces = new Map<string, NamespaceOwner>();
+  /** Checks of other modules on new definitions, changes and deletions (relations). */
+  readonly guards: SchemaChangeGuard[] = [];
   /** Writes wait at a schema's gate while it migrates (CONTRACT.md 12.1). */
   readonly gates: SchemaGates;
   /** Grows with every change heard, so that a read that raced a change is not cached. */
@@ -67,6 +71,10 @@ export class SchemaRegistry {
       if (changed === null) this.cache.clear();
       else this.cache.delete(changed);
     });
+  }
+
+  guard(guard: SchemaChangeGuard): void {
+    this.guards.push(guard);
   }
 
   /** The cache (and gate) key of a schema. */
@@ -141,6 +149,8 @@ export class SchemaRegistry {
       if (await this.repository.findVisible(rc, rc.tenantId, input.namespace, input.name)) {
         throw SchemaExists({ ns: input.namespace, name: input.name });
       }
+      const candidate = { tenantId: rc.tenantId, namespace: input.namespace, name: input.name, schema: prepared.schema } as RegisteredSchema;
+      for (const g of this.guards) await g.checkDefinition?.(rc, candidate);
       const registered = await this.repository.insert(rc, {
         tenantId: rc.tenantId,
         namespace: input.namespace,
@@ -190,7 +200,7 @@ export class SchemaRegistry {
   async resolve(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
     assertIdentifier('namespace', namespace);
     assertIdentifier('schema', name);
-    await this.forgetOnExternalChange();
+    await this.forgetOnExternalChange(rc);
     const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
     // While the change feed is down, changes made by other processes go unheard: the stored version decides.
     if (cached && this.db.changes.live) return cached;
@@ -208,11 +218,12 @@ export class SchemaRegistry {
    * SQLite: another process on the same file (rare; they hear no notifications) changed something; its
    * data_version is read at most every 10 ms, as tenant lookups do. PostgreSQL gives no token (null).
    */
-  private async forgetOnExternalChange(): Promise<void> {
+  private async forgetOnExternalChange(rc: RequestContext): Promise<void> {
     const now = Date.now();
     if (now - this.tokenReadAt < TOKEN_READ_EVERY_MS) return;
     this.tokenReadAt = now;
-    const token = await this.db.dialect.externalChangeToken(this.db.knex);
+    // Through rc's transaction when there is one: SQLite's pool has one connection, which it holds.
+    const token = await this.db.dialect.externalChangeToken(this.db.conn(rc));
     if (token === null || token === this.seenToken) return;
     if (this.seenToken !== null) {
       this.generation++;
@@ -256,6 +267,7 @@ export class SchemaRegistry {
       }
     }
     const validate = this.compile(schema);
+    relationsOf(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
       if (sets === undefined) return [];

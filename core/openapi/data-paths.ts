@@ -19,10 +19,16 @@ function listParameters(filterParameters: Array<Record<string, unknown>>): Array
     { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: '`nextCursor` of the previous page (keyset paging)' },
     { name: 'sort', in: 'query', required: false, schema: { type: 'string', default: '-createdAt' }, description: 'Comma list of fields, `-` for descending: `-createdAt,title`' },
     { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma list of fields to return' },
+    expandParameter,
     { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', 'estimated'], default: 'true' }, description: '`true`: exact `pagination.total`; `false`: `total` null; `estimated`: on PostgreSQL the planner\'s estimate when above 10,000 (`pagination.totalEstimated` true), else exact' },
     ...filterParameters,
   ];
 }
+
+const expandParameter = {
+  name: 'expand', in: 'query', required: false, schema: { type: 'string' },
+  description: 'Comma list of relation fields (`x-ref`) to embed in place of their ids, at most 5 paths and 2 levels: `category,supplier.country`',
+};
 
 const genericFilter = {
   name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
@@ -44,6 +50,7 @@ export function describeDataPaths(doc: OpenApiDocument): void {
   }
   const list = doc.paths[DATA_COLLECTION_PATH]?.get;
   if (list) list.parameters.push(...listParameters([genericFilter]));
+  doc.paths[DATA_RECORD_PATH]?.get?.parameters.push(expandParameter);
   const record = doc.paths[DATA_RECORD_PATH];
   for (const method of ['patch', 'delete'] as const) {
     record?.[method]?.parameters.push({

@@ -8,7 +8,7 @@ import { createApp } from '../../core/app.js';
 import { newId } from '../../core/db/ids.js';
 import { systemContext } from '../../core/kernel/request-context.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
-import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { BENCH_CATEGORY_SCHEMA, BENCH_LINKED_SCHEMA, BENCH_SCHEMA, benchBody, CATEGORIES } from './bench-schema.js';
 import { loadBaseline, type BaselineRecord } from './baseline-store.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
@@ -73,10 +73,27 @@ async function load(url: string): Promise<void> {
     await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, schema, records));
     await app.kernel.records.repository.analyze(schema);
     baseline.push({ tenantId, records: records.map(({ id, createdAt, updatedAt: _u, version: _v, ...data }) => ({ id, createdAt, data })) });
+    await loadLinked(app, rc, base);
   }
   await app.close();
   await loadBaseline(url, baseline);
   console.log(`  loaded ${RECORDS} records for each of 2 tenants, twice (kernel and comparator), in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+/** Ten categories and RECORDS / 10 records that refer to them (the expansion scenario, CONTRACT.md 12.2). */
+async function loadLinked(app: Awaited<ReturnType<typeof createApp>>, rc: ReturnType<typeof systemContext>, base: number): Promise<void> {
+  const categorySchema = await app.kernel.schemas.registerForTenant(rc, BENCH_CATEGORY_SCHEMA);
+  const at = new Date(base).toISOString();
+  const categories: DataRecord[] = CATEGORIES.map((name) => ({ id: newId(), name, slug: name, createdAt: at, updatedAt: at, version: 1 }));
+  await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, categorySchema, categories));
+  const linkedSchema = await app.kernel.schemas.registerForTenant(rc, BENCH_LINKED_SCHEMA);
+  const linked: DataRecord[] = [];
+  for (let i = 0; i < RECORDS / 10; i++) {
+    const when = new Date(base + i * 1000).toISOString();
+    linked.push({ id: newId(), title: `Linked ${i}`, priceCents: i, category: categories[i % categories.length].id, createdAt: when, updatedAt: when, version: 1 });
+  }
+  await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, linkedSchema, linked));
+  await app.kernel.records.repository.analyze(linkedSchema);
 }
 
 async function measure(label: string, url: string, options: { method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string } = {}): Promise<Measured> {
@@ -124,6 +141,9 @@ async function benchEngine(engine: Engine): Promise<Row[]> {
     const kFilteredTotal = await measure('service: list 50, category, with total', `${kUrl}?limit=50&filter%5Bcategory%5D=cat-3`, { headers: kh });
     const kEstimated = await measure('service: list 50 newest, count=estimated', `${kUrl}?limit=50&count=estimated`, { headers: kh });
     const kUndeclared = await measure('service: list, sku (no declared index)', `${kUrl}?limit=50&count=false&filter%5Bsku%5D=SKU-0000042`, { headers: kh });
+    const linkedUrl = `http://127.0.0.1:${kPort}/api/v1/data/bench/linked?limit=50&count=false`;
+    const kLinked = await measure('service: list 50 (relation ids)', linkedUrl, { headers: kh });
+    const kExpanded = await measure('service: list 50, expand=category', `${linkedUrl}&expand=category`, { headers: kh });
     const bCreate = await measure('comparator: create', bUrl, { method: 'POST', headers: { ...bh, ...json }, body: createBody });
     const kCreate = await measure('service: create', kUrl, { method: 'POST', headers: { ...kh, ...json }, body: createBody });
     await stopProcess(baseline);
@@ -138,6 +158,7 @@ async function benchEngine(engine: Engine): Promise<Row[]> {
     rows.push({ engine, scenario: 'list 50 newest with total vs count=false', baseline: kList, kernel: kListTotal, target: '>= 80% req/s', met: kListTotal.rps >= 0.8 * kList.rps });
     rows.push({ engine, scenario: 'list 50 newest, count=estimated vs count=false', baseline: kList, kernel: kEstimated, target: '(extra)', met: null });
     rows.push({ engine, scenario: 'list 50 filtered with total vs count=false', baseline: kFiltered, kernel: kFilteredTotal, target: `(extra: counts ${RECORDS / 10} rows by index)`, met: null });
+    rows.push({ engine, scenario: 'list 50 with one expansion vs plain', baseline: kLinked, kernel: kExpanded, target: '>= 70% req/s', met: kExpanded.rps >= 0.7 * kLinked.rps });
     rows.push({ engine, scenario: 'filter on a field without declared index', baseline: null, kernel: kUndeclared, target: engine === 'postgres' ? 'p99 <= 50 ms (GIN)' : '(SQLite scans; logs the index to declare)', met: engine === 'postgres' ? kUndeclared.p99 <= 50 : null });
     return rows;
   } finally {
@@ -167,7 +188,7 @@ try {
   // not a git checkout
 }
 const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario, ${RECORDS} records per tenant, 2 tenants.\n` +
-  'In the deep-page row the comparator columns hold the service\'s own page 1; in the totals rows, the service\'s own list with count=false.\n';
+  'In the deep-page row the comparator columns hold the service\'s own page 1; in the totals rows, the service\'s own list with count=false; in the expansion row, the same list without expand.\n';
 const md = `${header}\n${table(all)}\n`;
 console.log(`\n${md}`);
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

@@ -85,6 +85,11 @@ export interface Dialect {
    * values (`set`); field names are pre-validated.
    */
   jsonEdit(column: string, set: Record<string, unknown>, unset: string[]): { sql: string; bindings: unknown[] };
+  /**
+   * A condition "the document's `field` holds `id`": equal to it, or with `many`, an array containing it
+   * (PostgreSQL: served by the document index). One binding.
+   */
+  refersTo(field: string, many: boolean, id: string): { sql: string; bindings: unknown[] };
   /** The planner's estimate of the rows a SELECT returns, or null when the engine gives none cheaply. */
   estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<number | null>;
 }

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countQuery } from '../query-count.js';
 import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
@@ -154,6 +155,7 @@ export const postgresDialect: Dialect = {
     return `jsonb_array_elements_text(${column}) AS ${alias}(value)`;
   },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+    countQuery();
     // Through knex's connection handling (the pool, or the transaction's connection), as a named
     // prepared statement, which pg parses once per connection.
     const client = (conn as unknown as { client: KnexClient }).client;
@@ -186,6 +188,10 @@ export const postgresDialect: Dialect = {
     for (const field of fields) assertSafeField(field);
     if (fields.length) return { sql: `(${sql}) || ?::jsonb`, bindings: [JSON.stringify(set)] };
     return { sql, bindings: [] };
+  },
+  refersTo(field: string, many: boolean, id: string) {
+    assertSafeField(field);
+    return { sql: 'data @> ?::jsonb', bindings: [JSON.stringify({ [field]: many ? [id] : id })] };
   },
   documentEquals(field: string, value: string | number | boolean) {
     assertSafeField(field);
