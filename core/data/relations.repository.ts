@@ -16,7 +16,7 @@ export class RelationsRepository {
     if (!ids.length) return new Set();
     const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
     const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
-      `SELECT id FROM ${target.tableName} WHERE tenant_id = ? AND id IN (${ids.map(() => '?').join(', ')})${lock}`, [rc.tenantId!, ...ids]);
+      `SELECT id FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -32,8 +32,16 @@ export class RelationsRepository {
   async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
     return this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
-      `SELECT id, data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN (${ids.map(() => '?').join(', ')})`,
-      [rc.tenantId!, ...ids]);
+      `SELECT id, data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
+      [rc.tenantId!, JSON.stringify(ids)]);
+  }
+
+  /**
+   * `(SELECT value FROM <the elements of one JSON array binding>)`: the statement's text is the same for
+   * any number of ids, so each engine prepares it once.
+   */
+  private idList(): string {
+    return `(SELECT value FROM ${this.db.dialect.jsonArrayValues('?', 'ids')})`;
   }
 
   /** Records of `source` (any tenant's, for a platform schema) whose `field` is set, for checks of a new version. */

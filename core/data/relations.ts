@@ -32,8 +32,17 @@ const MAX_NAMED = 20;
 /** Stored records checked per batch when a new version adds a relation. */
 const CHECK_BATCH = 1000;
 
+/** Relations by JSON Schema document: a registered schema's document is never changed, only replaced. */
+const declared = new WeakMap<object, Relation[]>();
+
 /** The relations a JSON Schema declares: `x-ref` on a top-level string property or array of strings. */
 export function relationsOf(schema: Record<string, any>): Relation[] {
+  let relations = declared.get(schema);
+  if (!relations) declared.set(schema, (relations = parseRelations(schema)));
+  return relations;
+}
+
+function parseRelations(schema: Record<string, any>): Relation[] {
   const relations: Relation[] = [];
   for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, any>)) {
     if (!prop || typeof prop !== 'object' || prop['x-ref'] === undefined) continue;
@@ -227,7 +236,7 @@ export class Relations implements SchemaChangeGuard {
 }
 
 /** Relations of a stored schema; a schema stored before relations existed may declare them loosely. */
-function safeRelations(schema: Record<string, any>): Relation[] {
+export function safeRelations(schema: Record<string, any>): Relation[] {
   try {
     return relationsOf(schema);
   } catch {

@@ -28,6 +28,12 @@ const MAX_DETAILS = 20;
  * another process may have taken its time before the check began and committed after.
  */
 const RECHECK_MARGIN_MS = 5_000;
+/**
+ * How long the other processes get to hear that the schema's gate closed (a PostgreSQL notification takes
+ * a few milliseconds) before its table is locked for the switch: a write of theirs that has not heard by
+ * then could commit after the switch having validated against the old version.
+ */
+const GATE_SETTLE_MS = 50;
 
 type Migrate = { set: Record<string, unknown>; unset: string[] };
 
@@ -91,6 +97,7 @@ export class SchemaEvolution {
     const built: string[] = [];
     const gate = this.registry.keyOf(current);
     await this.registry.gates.close(gate);
+    const closedAt = Date.now();
     try {
       await this.registry.gates.drain(gate);
       const since = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
@@ -113,6 +120,7 @@ export class SchemaEvolution {
           }
         }
       }
+      if (this.db.dialect.name === 'postgres') await sleep(GATE_SETTLE_MS - (Date.now() - closedAt));
       await this.db.transaction(rc, async (rc) => {
         await this.records.lockWrites(rc, current);
         const stored = await this.registry.repository.lockVersion(rc, current.id);
@@ -219,6 +227,10 @@ export class SchemaEvolution {
     const details = groups.flatMap((g) => g.ids.map((id) => ({ id, path: `/${fields[0]}`, message: `shares ${fields.join(', ')} with another record (new unique set)` })));
     throw SchemaIncompatible(`Stored records violate the new unique set ${JSON.stringify(fields)}`, details.slice(0, MAX_DETAILS));
   }
+}
+
+function sleep(ms: number): Promise<void> {
+  return ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : Promise.resolve();
 }
 
 function incompatible(details: ErrorDetail[]) {

@@ -4,6 +4,7 @@ import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/sch
 import { pageSchema, successSchema } from './openapi-envelopes.js';
 import type { OpenApiDocument, OpenApiOperation } from './openapi.builder.js';
 import { componentRef, toOpenApiSchema } from './openapi-schema.js';
+import { safeRelations } from '../data/relations.js';
 
 /** The universal data API's generic paths (CONTRACT.md section 3) in the document. */
 export const DATA_COLLECTION_PATH = '/api/v1/data/{ns}/{schema}';
@@ -109,10 +110,30 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
       if (record.delete) doc.paths[one].delete = specialise(record.delete, `delete${words}`, tag, `Delete a ${tag} record`, { type: 'null' });
     }
   }
+  describeRelations(doc, schemas);
   return doc;
 }
 
 /** Puts the registered schema into components: as registered (create), as a merge patch, and as a stored record. */
+/**
+ * Relations (CONTRACT.md 12.2) on each record component: `x-relations` (its own `x-ref` properties) and
+ * `x-referenced-by` (the relations of other schemas that point at it).
+ */
+function describeRelations(doc: OpenApiDocument, schemas: RegisteredSchema[]): void {
+  for (const schema of schemas) {
+    const relations = safeRelations(schema.schema);
+    if (!relations.length) continue;
+    const own = doc.components.schemas[`data.${schema.namespace}.${schema.name}.record`] as Record<string, unknown> | undefined;
+    if (own) own['x-relations'] = relations;
+    for (const r of relations) {
+      const target = doc.components.schemas[`data.${r.target}.record`] as Record<string, unknown> | undefined;
+      if (!target) continue;
+      const list = (target['x-referenced-by'] ??= []) as unknown[];
+      list.push({ source: `${schema.namespace}.${schema.name}`, field: r.field, many: r.many, onDelete: r.onDelete });
+    }
+  }
+}
+
 function registerComponents(doc: OpenApiDocument, base: string, schema: RegisteredSchema) {
   const input = toOpenApiSchema(schema.schema, componentRef(base));
   if (schema.title && input.title === undefined) input.title = schema.title;

@@ -170,12 +170,16 @@ describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
   it('GET /metadata/schemas/:ns/:name shows relations and referencedBy; a referenced schema cannot be deleted (409 conflict)', async () => {
     const tenant = await tenantWithSchemas();
     const product = (await t.http.get('/api/v1/metadata/schemas/rel/product').set(as(tenant, 'viewer'))).body.data.item;
-    expect(product.relations).to.deep.equal([
+    const byField = (list: Array<{ field: string }>) => [...list].sort((a, b) => a.field.localeCompare(b.field));
+    expect(byField(product.relations)).to.deep.equal([
       { field: 'category', target: 'rel.category', many: false, onDelete: 'restrict' },
-      { field: 'tags', target: 'rel.tag', many: true, onDelete: 'set_null' },
       { field: 'maker', target: 'rel.maker', many: false, onDelete: 'set_null' },
+      { field: 'tags', target: 'rel.tag', many: true, onDelete: 'set_null' },
     ]);
     expect(product.referencedBy).to.deep.equal([{ source: 'rel.review', field: 'product', many: false, onDelete: 'cascade' }]);
+    const doc = (await t.http.get('/api/v1/openapi.json').set(as(tenant, 'viewer'))).body;
+    expect(byField(doc.components.schemas['data.rel.product.record']['x-relations'])).to.deep.equal(byField(product.relations));
+    expect(doc.components.schemas['data.rel.product.record']['x-referenced-by']).to.deep.equal(product.referencedBy);
     const del = await t.http.delete('/api/v1/metadata/schemas/rel/category').set(as(tenant, 'admin')).set('If-Match', '"1"');
     expect(del.status).to.equal(409);
     expect(del.body.data.code).to.equal('conflict');
