@@ -51,6 +51,13 @@ describe('GET /api/v1/data/:ns/:schema totals (count=true|false|estimated)', () 
     expect(await pagination(other)).to.include({ total: 1 });
   });
 
+  it('counts bulk creates and imports (12.3) like single creates', async () => {
+    const tenant = await tenantWithSchema();
+    const items = Array.from({ length: 7 }, (_, i) => ({ title: `b${i}` }));
+    await t.http.post('/api/v1/data/tot/note/bulk').set(as(tenant, 'editor')).send({ items }).expect(201);
+    expect(await pagination(tenant)).to.include({ total: 7 });
+  });
+
   it('keeps the total right when a create fails and rolls back', async () => {
     const tenant = await tenantWithSchema();
     await create(tenant, { title: 'ok' }).expect(201);

@@ -62,6 +62,9 @@ describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
       expect(res.body.data.code).to.equal('validation_failed');
       expect(res.body.data.errors.map((e: any) => e.path)).to.deep.equal([path]);
     }
+    const bulk = await t.http.post('/api/v1/data/rel/product/bulk').set(as(tenant, 'editor')).send({ items: [{ title: 'a', tags: [tag] }, { title: 'b', category: missing }] });
+    expect(bulk.status).to.equal(400);
+    expect(bulk.body.data.errors.map((e: any) => e.path)).to.deep.equal(['/items/1/category']);
     const product = await create(tenant, 'product', { title: 'ok', tags: [tag] });
     const patch = await t.http.patch(`/api/v1/data/rel/product/${product}`).set(as(tenant, 'editor')).send({ category: missing });
     expect(patch.status).to.equal(400);
