@@ -86,6 +86,8 @@ export interface Config {
     /** Finished deliveries, their attempts and delivered events are deleted after this many days. */
     readonly retentionDays: number;
   };
+  /** First-party events from storefronts (POST /public/tenant/{id}/events) per client address and minute. */
+  readonly publicEventsRateLimitPerMinute: number;
 }
 
 export class ConfigError extends Error {
@@ -239,6 +241,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       claimTtlMs: v.DISPATCHER_CLAIM_TTL_MS,
       retentionDays: v.OUTBOX_RETENTION_DAYS,
     },
+    publicEventsRateLimitPerMinute: v.PUBLIC_EVENTS_RATE_LIMIT_PER_MINUTE,
   };
   return deepFreeze(config);
 }
