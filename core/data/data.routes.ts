@@ -1,4 +1,5 @@
 import type { AppContext } from '../http/app-state.js';
+import { Forbidden } from '../http/errors.js';
 import type { PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
@@ -15,6 +16,13 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     assertIdentifier('schema', ctx.params.schema);
     return [ctx.params.ns, ctx.params.schema] as const;
   };
+  /** The target of a write, refused when its pack writes those records only through its own endpoints. */
+  const writeTarget = (ctx: AppContext) => {
+    const [ns, schema] = target(ctx);
+    const pack = registry.sealedBy(ns, schema);
+    if (pack) throw Forbidden(`${ns}.${schema} records are written only through the ${pack} endpoints`);
+    return [ns, schema] as const;
+  };
   const withEtag = (ctx: AppContext, item: DataRecord) => {
     ctx.set('ETag', `"${item.version}"`);
     return { item };
@@ -24,9 +32,9 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
 
   router.post('/data/:ns/:schema', {
     summary: 'Create a record', tags, auth: 'tenant', role: 'editor', module, status: 201,
-    errors: [...errors, 'validation_failed', 'conflict'],
+    errors: [...errors, 'validation_failed', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = target(ctx);
+    const [ns, schema] = writeTarget(ctx);
     return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
   });
 
@@ -47,18 +55,18 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
 
   router.patch('/data/:ns/:schema/:id', {
     summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
-    errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict'],
+    errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = target(ctx);
+    const [ns, schema] = writeTarget(ctx);
     const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
     return withEtag(ctx, item);
   });
 
   router.delete('/data/:ns/:schema/:id', {
     summary: 'Delete a record (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
-    errors: [...errors, 'not_found', 'version_mismatch'],
+    errors: [...errors, 'not_found', 'version_mismatch', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = target(ctx);
+    const [ns, schema] = writeTarget(ctx);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });
     return null;
   });

@@ -16,7 +16,7 @@ const minutesAgo = (m: number) => new Date(Date.now() - m * 60_000).toISOString(
 describe('CRM first-party events', () => {
   let t: TestApp;
   let tenant: string;
-  const responses: Response[] = [];
+  const responses: Array<{ label: string; res: Response }> = [];
 
   before(async () => {
     t = await sharedTestApp();
@@ -27,10 +27,10 @@ describe('CRM first-party events', () => {
   });
 
   afterEach(() => {
-    for (const res of responses.splice(0)) expect(res.headers['set-cookie'], `Set-Cookie on ${res.req.path}`).to.equal(undefined);
+    for (const { label, res } of responses.splice(0)) expect(res.headers['set-cookie'], `Set-Cookie on ${label}`).to.equal(undefined);
   });
 
-  const kept = (res: Response) => { responses.push(res); return res; };
+  const kept = (res: Response) => { responses.push({ label: `${res.status} ${JSON.stringify(res.body).slice(0, 80)}`, res }); return res; };
   const post = async (body: Record<string, unknown>, role: 'admin' | 'editor' | 'viewer' = 'editor', on = tenant) =>
     kept(await t.http.post(EVENTS).set(as(on, role)).send(body));
   const postPublic = async (body: Record<string, unknown>, userAgent = BROWSER, on = tenant) =>
