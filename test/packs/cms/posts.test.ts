@@ -56,7 +56,7 @@ describe('CMS posts', () => {
     });
 
     it('answers 400 validation_failed for a limit outside 1..200 or a negative offset', async () => {
-      for (const query of [{ limit: 0 }, { limit: 201 }, { limit: 'ten' }, { offset: -1 }]) {
+      for (const query of [{ limit: 0 }, { limit: 201 }, { limit: 'ten' }, { offset: -1 }] as Array<Record<string, string | number>>) {
         const res = await list(query);
         expect(res.status, JSON.stringify(query)).to.equal(400);
         expect(res.body.error.code).to.equal('validation_failed');
