@@ -16,7 +16,7 @@ import { requestId } from './http/request-id.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import { checkPackKeys, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
@@ -50,7 +50,9 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
 
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
-  const packDefinitions = options.packs ?? defaultPacks;
+  // Requirements, cycles and hook/event keys are checked before anything touches the database.
+  const packDefinitions = orderPacks(options.packs ?? defaultPacks);
+  checkPackKeys(packDefinitions);
   const logger = options.logger ?? createLogger(config);
   if (config.isProduction && !config.metricsToken) logger.warn('METRICS_TOKEN is unset: /metrics is public (set it in production)');
   const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {

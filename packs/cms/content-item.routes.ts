@@ -1,5 +1,4 @@
-import type { JsonSchema, PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
 
 const tags = ['cms'];
 

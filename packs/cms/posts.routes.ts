@@ -1,6 +1,5 @@
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import { listQuerySchema, pageResponse, recordResponse } from '../../core/pack-api.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import postDefinition from '../../schemas/cms/post.schema.json' with { type: 'json' };
 import { contentItemRoutes } from './content-item.routes.js';
 

@@ -1,4 +1,4 @@
-import type { Migration } from '../../core/db/migration.js';
+import type { Migration } from '../../core/pack-api.js';
 
 /**
  * First-party events live in a table of their own, not as records: there are many of them, they are never

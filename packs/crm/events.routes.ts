@@ -1,13 +1,8 @@
 import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
-import { NotFound, RateLimited } from '../../core/http/errors.js';
-import { clientKey } from '../../core/http/client-key.js';
-import { successEnvelope } from '../../core/http/envelope.js';
-import { pageResponse } from '../../core/http/response-schemas.js';
-import type { JsonSchema, PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { AppContext } from '../../core/http/app-state.js';
-import { eventBodySchema, type CrmEventsService, type EventInput } from './events.service.js';
+import { bffSuccess, clientKey, NotFound, pageResponse, RateLimited } from '../../core/pack-api.js';
+import type { AppContext, JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
+import { eventBodySchema, type EventInput } from './events.service.js';
 
 const recordedResponse: JsonSchema = {
   type: 'object',
@@ -43,7 +38,8 @@ const customerRefParam = /^[^@]{1,128}$/;
  * (no authentication, known types only, rate-limited per client address, bots flagged). No response sets a
  * cookie: nothing here reads or writes one.
  */
-export function eventsRoutes(router: PackRouter, pack: PackContext, events: CrmEventsService): void {
+export function eventsRoutes(router: PackRouter, pack: PackContext): void {
+  const events = pack.use('crm.events');
   const tags = ['crm'];
 
   router.post('/crm/events', {
@@ -99,7 +95,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext, events: CrmE
 function recorded(ctx: AppContext, result: { id: string; duplicate: boolean }) {
   if (!result.duplicate) return result;
   ctx.status = 200;
-  ctx.body = successEnvelope(ctx.state.family, result);
+  ctx.body = bffSuccess(result);
   return undefined;
 }
 

@@ -1,10 +1,6 @@
 import type { ValidateFunction } from 'ajv';
-import type { Database } from '../../core/db/database.js';
-import { newId, nowIso } from '../../core/db/ids.js';
-import { ValidationFailed, type ErrorDetail } from '../../core/http/errors.js';
-import type { JsonSchema } from '../../core/http/route.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import { createAjv, toIssues } from '../../core/metadata/ajv.js';
+import { createAjv, newId, nowIso, toIssues, ValidationFailed } from '../../core/pack-api.js';
+import type { Database, ErrorDetail, JsonSchema, RequestContext } from '../../core/pack-api.js';
 import { EventsRepository, type CrmEvent, type EventFilter } from './events.repository.js';
 
 export const EVENT_TYPE_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+$';

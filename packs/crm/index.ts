@@ -1,10 +1,9 @@
-import { definePack } from '../../core/kernel/define-pack.js';
+import { definePack } from '../../core/pack-api.js';
 import { crmEventsMigration, ticketCountersMigration } from './crm.migrations.js';
 import { dealClosedAt } from './deal-closed-at.hook.js';
 import { dealsRoutes } from './deals.routes.js';
-import { CrmEventsService } from './events.service.js';
+import { crmServices } from './crm.services.js';
 import { eventsRoutes } from './events.routes.js';
-import { SupportTicketsService } from './support-tickets.service.js';
 import { supportTicketsRoutes } from './support-tickets.routes.js';
 
 /**
@@ -13,7 +12,8 @@ import { supportTicketsRoutes } from './support-tickets.routes.js';
  * run the same validation, hooks and events (`crm.deal.created`, `crm.deal.updated` with `record` and
  * `previous`). Tickets are records too (`crm.ticket`), sealed: numbered and moved along their status
  * machine only by /crm/support-tickets, read anywhere. Events live in a table of their own (crm_events):
- * there are many, and they are never edited.
+ * there are many, and they are never edited. Provides `crm.events` and `crm.tickets`; reads the tenant's
+ * timezone (for ticket SLAs) from `tenant-admin.siteProfile`.
  */
 export default definePack({
   name: 'crm',
@@ -21,13 +21,15 @@ export default definePack({
   licensed: 'crm',
   namespaces: [{ name: 'crm', open: false, schemas: ['deal', 'ticket'], sealed: ['ticket'] }],
   migrations: [crmEventsMigration, ticketCountersMigration],
+  provides: crmServices,
+  requires: ['tenant-admin.siteProfile'],
   hooks: {
     'crm.deal.create': dealClosedAt,
     'crm.deal.update': dealClosedAt,
   },
   routes(router, pack) {
     dealsRoutes(router, pack);
-    eventsRoutes(router, pack, new CrmEventsService(pack.db));
-    supportTicketsRoutes(router, pack, new SupportTicketsService(pack));
+    eventsRoutes(router, pack);
+    supportTicketsRoutes(router, pack);
   },
 });

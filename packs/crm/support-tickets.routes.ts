@@ -1,10 +1,7 @@
-import type { AppContext } from '../../core/http/app-state.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { DataRecord } from '../../core/data/records.service.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import { listQuerySchema, pageResponse, recordResponse } from '../../core/pack-api.js';
+import type { AppContext, DataRecord, PackContext, PackRouter } from '../../core/pack-api.js';
 import ticketDefinition from '../../schemas/crm/ticket.schema.json' with { type: 'json' };
-import type { SupportTicketsService, TicketChange, TicketInput } from './support-tickets.service.js';
+import type { TicketChange, TicketInput } from './support-tickets.service.js';
 import { TICKET_STATUSES } from './ticket-status.js';
 
 const fields = ticketDefinition.schema.properties;
@@ -52,7 +49,8 @@ function withEtag(ctx: AppContext, ticket: DataRecord): DataRecord {
 }
 
 /** /crm/support-tickets: the only way tickets are written. */
-export function supportTicketsRoutes(router: PackRouter, pack: PackContext, tickets: SupportTicketsService): void {
+export function supportTicketsRoutes(router: PackRouter, pack: PackContext): void {
+  const tickets = pack.use('crm.tickets');
   const tags = ['crm'];
 
   router.post('/crm/support-tickets', {

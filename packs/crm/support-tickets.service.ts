@@ -1,8 +1,5 @@
-import { nowIso } from '../../core/db/ids.js';
-import type { DataRecord } from '../../core/data/records.service.js';
-import { AppError, InvalidTransition, ValidationFailed, VersionMismatch } from '../../core/http/errors.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
+import { AppError, InvalidTransition, nowIso, ValidationFailed, VersionMismatch } from '../../core/pack-api.js';
+import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
 import { dateIn, endOfBusinessDay, knownTimeZone } from './business-days.js';
 import { TicketNumbersRepository } from './ticket-numbers.repository.js';
 import { canMove } from './ticket-status.js';
@@ -96,7 +93,7 @@ export class SupportTicketsService {
 
   /** The tenant's site-config timezone when the time zone database knows it, else UTC. */
   private async timeZone(rc: RequestContext): Promise<string> {
-    const siteConfig = await this.pack.siteProfile.getSiteConfig(rc, rc.tenantId!);
+    const siteConfig = await this.pack.use('tenant-admin.siteProfile').getSiteConfig(rc, rc.tenantId!);
     return knownTimeZone(siteConfig.timezone);
   }
 }
