@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { CrmEvent } from '../../packs/crm/events.repository.js';
 
 /**
  * The hand-written comparator's storage: one table, tuned as a good engineer would tune it (a composite
@@ -21,16 +22,8 @@ export interface BaselineRow {
   updated_at: string;
 }
 
-/** A first-party event as the comparator writes it into the CRM's crm_events table. */
-export interface BaselineEvent {
-  id: string;
-  eventId: string | null;
-  eventType: string;
-  customerRef: string;
-  eventData: Record<string, unknown>;
-  occurredAt: string;
-  receivedAt: string;
-}
+/** A first-party event as the comparator writes it into the CRM's crm_events table (never from a bot). */
+export type BaselineEvent = Omit<CrmEvent, 'bot'>;
 
 const INSERT_EVENT = 'INSERT INTO crm_events (tenant_id, id, event_id, event_type, customer_ref, event_data, occurred_at, received_at, bot)';
 
