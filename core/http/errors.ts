@@ -70,6 +70,7 @@ export const Conflict = defineError<string | void>('conflict', 409, (m) => m || 
 export const SchemaExists = defineError<{ ns: string; name: string }>('schema_exists', 409, ({ ns, name }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError<string>('domain_taken', 409, (d) => `The domain "${d}" is held by another tenant`);
 export const AlreadyMember = defineError<string>('already_member', 409, (e) => `${e} is a member or has a pending invitation already`);
+export const CouponInvalid = defineError<string>('coupon_invalid', 409, (reason) => `The coupon cannot be used: ${reason}`);
 export const InvalidTransition = defineError<{ from: string; to: string }>('invalid_transition', 409, ({ from, to }) => `The status cannot go from ${from} to ${to}`);
 // 410
 export const InvitationExpired = defineError<string>('invitation_expired', 410, (at) => `The invitation expired at ${at}`);

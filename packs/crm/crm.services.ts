@@ -1,4 +1,6 @@
-import type { ServiceBuilder } from '../../core/pack-api.js';
+import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
+import { CartRecoveryService, type OrderHistory } from './cart-recovery.service.js';
+import { CouponsService } from './coupons.service.js';
 import { CrmEventsService } from './events.service.js';
 import { SupportTicketsService } from './support-tickets.service.js';
 
@@ -8,11 +10,30 @@ declare module '../../core/pack-api.js' {
     'crm.events': CrmEventsService;
     /** Support tickets (PQRS): open one (numbered, with its SLA date), move it along its status machine. */
     'crm.tickets': SupportTicketsService;
+    /** Coupons of the cart recovery; ERP's order placement calls `redeem` inside its transaction. */
+    'crm.coupons': CouponsService;
+    /** Abandoned-cart recovery. */
+    'crm.cartRecovery': CartRecoveryService;
+    /** What the cart recovery reads of the orders; provided by the ERP pack (optional: without it nobody has ordered). */
+    'erp.orderHistory': OrderHistory;
   }
+}
+
+/** Without an order history (no ERP pack loaded): nobody has ordered, and nothing is recommended. */
+const NO_ORDERS: OrderHistory = {
+  lastOrderTimes: async () => new Map(),
+  recommendations: async () => [],
+};
+
+/** The order history the ERP pack provides, read when a recovery runs (ERP's services are built lazily too). */
+function orderHistory(pack: PackContext): () => OrderHistory {
+  return () => pack.use('erp.orderHistory?') ?? NO_ORDERS;
 }
 
 /** The CRM pack's services, built once per app. */
 export const crmServices = {
   events: (pack) => new CrmEventsService(pack.db),
   tickets: (pack) => new SupportTicketsService(pack),
+  coupons: (pack) => new CouponsService(pack.db),
+  cartRecovery: (pack) => new CartRecoveryService(pack, pack.use('crm.coupons'), orderHistory(pack)),
 } satisfies Record<string, ServiceBuilder>;

@@ -1,5 +1,6 @@
 import { definePack } from '../../core/pack-api.js';
-import { crmEventsMigration, ticketCountersMigration } from './crm.migrations.js';
+import { cartRecoveryMigration, crmEventsMigration, ticketCountersMigration } from './crm.migrations.js';
+import { cartRecoveryRoutes } from './cart-recovery.routes.js';
 import { dealClosedAt } from './deal-closed-at.hook.js';
 import { dealsRoutes } from './deals.routes.js';
 import { crmServices } from './crm.services.js';
@@ -20,9 +21,10 @@ export default definePack({
   description: 'Customer relationship management: deals, first-party events, support tickets',
   licensed: 'crm',
   namespaces: [{ name: 'crm', open: false, schemas: ['deal', 'ticket'], sealed: ['ticket'] }],
-  migrations: [crmEventsMigration, ticketCountersMigration],
+  migrations: [crmEventsMigration, ticketCountersMigration, cartRecoveryMigration],
   provides: crmServices,
-  requires: ['tenant-admin.siteProfile'],
+  requires: ['tenant-admin.siteProfile', 'erp.orderHistory?'],
+  events: ['crm.cart.abandoned'],
   hooks: {
     'crm.deal.create': dealClosedAt,
     'crm.deal.update': dealClosedAt,
@@ -31,5 +33,6 @@ export default definePack({
     dealsRoutes(router, pack);
     eventsRoutes(router, pack);
     supportTicketsRoutes(router, pack);
+    cartRecoveryRoutes(router, pack);
   },
 });
