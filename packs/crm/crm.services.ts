@@ -1,4 +1,5 @@
 import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
+import { CartRecoveryScheduler } from './cart-recovery.scheduler.js';
 import { CartRecoveryService, type OrderHistory } from './cart-recovery.service.js';
 import { CouponsService } from './coupons.service.js';
 import { CrmEventsService } from './events.service.js';
@@ -14,6 +15,8 @@ declare module '../../core/pack-api.js' {
     'crm.coupons': CouponsService;
     /** Abandoned-cart recovery. */
     'crm.cartRecovery': CartRecoveryService;
+    /** Its opt-in schedule (CART_RECOVERY_INTERVAL_MINUTES). */
+    'crm.cartRecoveryScheduler': CartRecoveryScheduler;
     /** What the cart recovery reads of the orders; provided by the ERP pack (optional: without it nobody has ordered). */
     'erp.orderHistory': OrderHistory;
   }
@@ -36,4 +39,5 @@ export const crmServices = {
   tickets: (pack) => new SupportTicketsService(pack),
   coupons: (pack) => new CouponsService(pack.db),
   cartRecovery: (pack) => new CartRecoveryService(pack, pack.use('crm.coupons'), orderHistory(pack)),
+  cartRecoveryScheduler: (pack) => new CartRecoveryScheduler(pack),
 } satisfies Record<string, ServiceBuilder>;

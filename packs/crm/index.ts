@@ -35,4 +35,6 @@ export default definePack({
     supportTicketsRoutes(router, pack);
     cartRecoveryRoutes(router, pack);
   },
+  start: (pack) => pack.use('crm.cartRecoveryScheduler').start(),
+  stop: (pack) => pack.use('crm.cartRecoveryScheduler').stop(),
 });

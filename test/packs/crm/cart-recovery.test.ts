@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { PlatformEvent } from '../../../core/events/event.js';
+import { systemContext } from '../../../core/kernel/request-context.js';
 import { HttpReceiver } from '../../helpers/http-receiver.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
@@ -223,5 +224,46 @@ describe('CRM abandoned-cart recovery', () => {
       expect(res.body.data.ai).to.equal('failed');
       expect(res.body.data.recovered[0].message).to.include('1 × MUG-1');
     });
+  });
+});
+
+describe('CRM abandoned-cart recovery on a schedule (CART_RECOVERY_INTERVAL_MINUTES)', () => {
+  let first: TestApp;
+  let second: TestApp;
+  const abandoned: PlatformEvent[] = [];
+
+  before(async () => {
+    // Two service processes on one database, each with the schedule on (every 1.2 s).
+    first = await startTestApp({ env: { CART_RECOVERY_INTERVAL_MINUTES: '0.02' } });
+    second = await startTestApp({ env: { CART_RECOVERY_INTERVAL_MINUTES: '0.02' }, database: first.database });
+    for (const app of [first, second]) app.app.kernel.events.on('crm.cart.abandoned', (event) => { abandoned.push(event); });
+  });
+
+  after(async () => {
+    await second.close();
+    await first.close();
+  });
+
+  it('recovers every tenant\'s abandoned carts once, whichever process runs, and leaves tenants without crm alone', async () => {
+    const shop = await createTenant(first, 'sched');
+    const off = await createTenant(first, 'sched');
+    // A cart of a tenant whose crm module is off (events kept from when it was on).
+    await first.app.kernel.tenants.setModule(systemContext(null), off, 'crm', false);
+    await first.app.kernel.db.knex('crm_events').insert({
+      tenant_id: off, id: '0190a5e4-0000-7000-8000-000000000001', event_id: null, event_type: 'cart.item_added', customer_ref: 'a',
+      event_data: JSON.stringify({ sku: 'A', quantity: 1 }), occurred_at: minutesAgo(120), received_at: minutesAgo(120), bot: false,
+    });
+    for (const customerRef of ['a', 'b', 'c']) {
+      await first.http.post('/api/v1/crm/events').set(as(shop, 'editor'))
+        .send({ customerRef, eventType: 'cart.item_added', eventData: { sku: 'A', quantity: 1 }, occurredAt: minutesAgo(120) }).expect(201);
+    }
+    const coupons = async () => (await first.http.get('/api/v1/crm/coupons').set(as(shop, 'admin'))).body.data.items as any[];
+    const deadline = Date.now() + 15_000;
+    while ((await coupons()).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    // Several more intervals in both processes: still one coupon and one event per cart.
+    await new Promise((r) => setTimeout(r, 3_000));
+    expect((await coupons()).map((c) => c.customerRef).sort()).to.deep.equal(['a', 'b', 'c']);
+    expect(abandoned.filter((e) => e.tenantId === shop).map((e) => e.payload.customerRef).sort()).to.deep.equal(['a', 'b', 'c']);
+    expect(abandoned.filter((e) => e.tenantId === off)).to.deep.equal([]);
   });
 });
