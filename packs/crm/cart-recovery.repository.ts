@@ -42,15 +42,26 @@ export class CartRecoveryRepository {
     return new Set(rows.map((r) => cartKey(r.customer_ref, r.last_event_id)));
   }
 
-  /** Claims a cart for recovery; false when it is recovered already (by another run, in any process). */
-  async claim(rc: RequestContext, customerRef: string, lastEventId: string, couponCode: string | null, now: string): Promise<boolean> {
-    const rows = await this.db.dialect.rows<{ customer_ref: string }>(this.db.conn(rc),
-      'INSERT INTO crm_recovered_carts (tenant_id, customer_ref, last_event_id, recovered_at, coupon_code) VALUES (?, ?, ?, ?, ?) '
-      + 'ON CONFLICT (tenant_id, customer_ref, last_event_id) DO NOTHING RETURNING customer_ref',
-      [rc.tenantId, customerRef, lastEventId, now, couponCode]);
-    return rows.length > 0;
+  /**
+   * Claims carts for recovery by inserting their keys; returns the customers whose claim landed. A cart recovered
+   * already (by another run, in any process) is left out: the primary key decides.
+   */
+  async claim(rc: RequestContext, carts: Array<{ customerRef: string; lastEventId: string; couponCode: string }>, now: string): Promise<Set<string>> {
+    const won = new Set<string>();
+    for (let i = 0; i < carts.length; i += CLAIM_CHUNK) {
+      const chunk = carts.slice(i, i + CLAIM_CHUNK);
+      const rows = await this.db.dialect.rows<{ customer_ref: string }>(this.db.conn(rc),
+        `INSERT INTO crm_recovered_carts (tenant_id, customer_ref, last_event_id, recovered_at, coupon_code) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} `
+        + 'ON CONFLICT (tenant_id, customer_ref, last_event_id) DO NOTHING RETURNING customer_ref',
+        chunk.flatMap((c) => [rc.tenantId, c.customerRef, c.lastEventId, now, c.couponCode]));
+      for (const r of rows) won.add(r.customer_ref);
+    }
+    return won;
   }
 }
+
+/** Rows per claiming statement (5 parameters each, far below either engine's limit). */
+const CLAIM_CHUNK = 500;
 
 export function cartKey(customerRef: string, lastEventId: string): string {
   return `${customerRef}\u0000${lastEventId}`;

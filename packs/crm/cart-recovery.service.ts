@@ -10,10 +10,11 @@ export interface OrderHistory {
   /** The createdAt of each customer's latest order that is not cancelled (customers without one are absent). */
   lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>>;
   /**
-   * At most `limit` active, in-stock products not in the cart: first those bought together with the cart's skus
-   * (orders not cancelled), then the best sellers; by count, then sku. Products in no order never appear.
+   * For each cart (by its key), at most `limit` active, in-stock products not in the cart: first those bought
+   * together with the cart's skus (orders not cancelled), then the best sellers; by count, then sku. Products in
+   * no order never appear. One call for a batch of carts, so that the order data is queried per batch.
    */
-  recommendations(rc: RequestContext, cartSkus: string[], limit: number): Promise<Recommendation[]>;
+  recommendations(rc: RequestContext, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Map<string, Recommendation[]>>;
 }
 
 export interface Recommendation {
@@ -60,8 +61,8 @@ const RECOMMENDATIONS = 3;
  * Abandoned-cart recovery (CONTRACT 11.4). Carts come from the customers' cart events, read a batch of
  * customers at a time; the last orders and the recommendations come from the ERP's order history. A cart
  * (customer and last cart event) is recovered once: claiming it is an insert on its key, so concurrent runs
- * in any process never make two coupons for it. Each recovered cart's coupon, claim and `crm.cart.abandoned`
- * event are one transaction.
+ * in any process never make two coupons for it. A batch's claims, coupons and `crm.cart.abandoned` events are
+ * one transaction.
  */
 export class CartRecoveryService {
   private readonly repository: CartRecoveryRepository;
@@ -82,7 +83,7 @@ export class CartRecoveryService {
       after = customers[customers.length - 1];
       const [events, lastOrders] = await Promise.all([this.repository.cartEvents(rc, customers), history.lastOrderTimes(rc, customers)]);
 
-      const candidates: Array<{ customerRef: string; lastEventId: string; lastActivityAt: string; items: RecoveredCart['items'] }> = [];
+      const candidates: Candidate[] = [];
       for (const customerRef of customers) {
         const cart = deriveCart(events.get(customerRef) ?? [], lastOrders.get(customerRef) ?? null);
         if (cart.kind === 'none') continue;
@@ -97,15 +98,12 @@ export class CartRecoveryService {
       }
 
       const done = await this.repository.recovered(rc, candidates);
-      for (const cart of candidates) {
-        if (done.has(cartKey(cart.customerRef, cart.lastEventId))) {
-          result.skipped.push({ customerRef: cart.customerRef, reason: 'already_recovered' });
-          continue;
-        }
-        const recovered = await this.recover(rc, cart, options, history, result);
-        if (recovered) result.recovered.push(recovered);
-        else result.skipped.push({ customerRef: cart.customerRef, reason: 'already_recovered' });
-      }
+      const fresh = candidates.filter((cart) => {
+        if (!done.has(cartKey(cart.customerRef, cart.lastEventId))) return true;
+        result.skipped.push({ customerRef: cart.customerRef, reason: 'already_recovered' });
+        return false;
+      });
+      if (fresh.length) await this.recover(rc, fresh, options, history, result);
     }
     const byCustomer = (a: { customerRef: string }, b: { customerRef: string }) => (a.customerRef < b.customerRef ? -1 : a.customerRef > b.customerRef ? 1 : 0);
     result.recovered.sort(byCustomer);
@@ -113,39 +111,47 @@ export class CartRecoveryService {
     return result;
   }
 
-  /** One cart: recommendations, message, and (unless dryRun) claim, coupon and event in one transaction. Null when another run claimed it. */
-  private async recover(
-    rc: RequestContext, cart: { customerRef: string; lastEventId: string; lastActivityAt: string; items: RecoveredCart['items'] },
-    options: RecoveryOptions, history: OrderHistory, result: RecoveryResult,
-  ): Promise<RecoveredCart | null> {
-    const recommendations = await history.recommendations(rc, cart.items.map((i) => i.sku), RECOMMENDATIONS);
-    const compose = async (coupon: RecoveredCart['coupon']) => {
-      const { message, ai } = await cartMessage(this.pack, { items: cart.items, coupon, recommendations }, options.useAi);
+  /**
+   * A batch of carts: recommendations (one question to the order history), messages (before any transaction:
+   * an LLM may take seconds), then, unless dryRun, one transaction that claims the carts, stores the coupons of
+   * those it claimed and raises their events. A cart another run claimed meanwhile is `already_recovered`.
+   */
+  private async recover(rc: RequestContext, carts: Candidate[], options: RecoveryOptions, history: OrderHistory, result: RecoveryResult): Promise<void> {
+    const recommendations = await history.recommendations(rc, carts.map((c) => ({ key: c.customerRef, skus: c.items.map((i) => i.sku) })), RECOMMENDATIONS);
+    const expiresAt = new Date(Date.now() + options.coupon.expiresInDays * 86400_000).toISOString();
+    const prepared: Array<{ cart: Candidate; recovered: RecoveredCart }> = [];
+    for (const cart of carts) {
+      const coupon = options.dryRun ? null : { code: couponCode(), percentOff: options.coupon.percentOff, expiresAt };
+      const recs = recommendations.get(cart.customerRef) ?? [];
+      const { message, ai } = await cartMessage(this.pack, { items: cart.items, coupon, recommendations: recs }, options.useAi);
       if (ai === 'failed') result.ai = ai;
-      return { customerRef: cart.customerRef, items: cart.items, lastActivityAt: cart.lastActivityAt, coupon, recommendations, message };
-    };
-    if (options.dryRun) return compose(null);
-
-    // The message is written before the transaction (an LLM may take seconds; the transaction holds locks).
-    const coupon = {
-      code: couponCode(), percentOff: options.coupon.percentOff,
-      expiresAt: new Date(Date.now() + options.coupon.expiresInDays * 86400_000).toISOString(),
-    };
-    const recovered = await compose(coupon);
-    return this.pack.db.transaction(rc, async (rc) => {
-      if (!(await this.repository.claim(rc, cart.customerRef, cart.lastEventId, coupon.code, nowIso()))) throw new ClaimLost();
-      await this.coupons.issue(rc, { ...coupon, customerRef: cart.customerRef });
-      await this.pack.events.publish(rc, {
-        name: 'crm.cart.abandoned',
-        payload: { customerRef: recovered.customerRef, items: recovered.items, coupon, recommendations, message: recovered.message },
-      });
-      return recovered;
-    }).catch((err: unknown) => {
-      // Recovered by a concurrent run meanwhile: nothing of this one was written.
-      if (err instanceof ClaimLost) return null;
-      throw err;
+      prepared.push({ cart, recovered: { customerRef: cart.customerRef, items: cart.items, lastActivityAt: cart.lastActivityAt, coupon, recommendations: recs, message } });
+    }
+    if (options.dryRun) {
+      result.recovered.push(...prepared.map((p) => p.recovered));
+      return;
+    }
+    const claimed = await this.pack.db.transaction(rc, async (rc) => {
+      const now = nowIso();
+      const won = await this.repository.claim(rc, prepared.map(({ cart, recovered }) => ({ customerRef: cart.customerRef, lastEventId: cart.lastEventId, couponCode: recovered.coupon!.code })), now);
+      for (const { recovered } of prepared) {
+        if (!won.has(recovered.customerRef)) continue;
+        await this.coupons.issue(rc, { ...recovered.coupon!, customerRef: recovered.customerRef });
+        const { lastActivityAt: _at, ...payload } = recovered;
+        await this.pack.events.publish(rc, { name: 'crm.cart.abandoned', payload });
+      }
+      return won;
     });
+    for (const { recovered } of prepared) {
+      if (claimed.has(recovered.customerRef)) result.recovered.push(recovered);
+      else result.skipped.push({ customerRef: recovered.customerRef, reason: 'already_recovered' });
+    }
   }
 }
 
-class ClaimLost extends Error {}
+interface Candidate {
+  customerRef: string;
+  lastEventId: string;
+  lastActivityAt: string;
+  items: RecoveredCart['items'];
+}

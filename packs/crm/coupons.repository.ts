@@ -24,13 +24,12 @@ const COLUMNS = 'code, customer_ref, percent_off, expires_at, redeemed_at, order
 export class CouponsRepository {
   constructor(private readonly db: Database) {}
 
-  /** Inserts a coupon unless its code is taken (then false: draw another code). */
-  async insert(rc: RequestContext, coupon: Coupon, createdAt: string): Promise<boolean> {
-    const rows = await this.db.dialect.rows<{ code: string }>(this.db.conn(rc),
-      'INSERT INTO crm_coupons (tenant_id, code, customer_ref, percent_off, expires_at, created_at) VALUES (?, ?, ?, ?, ?, ?) '
-      + 'ON CONFLICT (tenant_id, code) DO NOTHING RETURNING code',
-      [rc.tenantId, coupon.code, coupon.customerRef, coupon.percentOff, coupon.expiresAt, createdAt]);
-    return rows.length > 0;
+  /** Queues the coupon's insert in rc's transaction (it runs by the commit); a taken code fails the commit. */
+  async insert(rc: RequestContext, coupon: Coupon, createdAt: string): Promise<void> {
+    await this.db.insertAtCommit(rc, 'crm_coupons', {
+      tenant_id: rc.tenantId, code: coupon.code, customer_ref: coupon.customerRef, percent_off: coupon.percentOff,
+      expires_at: coupon.expiresAt, created_at: createdAt,
+    });
   }
 
   /**

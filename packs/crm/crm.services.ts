@@ -25,7 +25,7 @@ declare module '../../core/pack-api.js' {
 /** Without an order history (no ERP pack loaded): nobody has ordered, and nothing is recommended. */
 const NO_ORDERS: OrderHistory = {
   lastOrderTimes: async () => new Map(),
-  recommendations: async () => [],
+  recommendations: async () => new Map(),
 };
 
 /** The order history the ERP pack provides, read when a recovery runs (ERP's services are built lazily too). */
