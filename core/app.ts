@@ -22,6 +22,7 @@ import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -79,7 +80,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes };
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());

@@ -5,7 +5,7 @@ import { cartKey, CartRecoveryRepository } from './cart-recovery.repository.js';
 import { cartMessage, type AiStatus } from './cart-message.js';
 import { couponCode, type CouponsService } from './coupons.service.js';
 
-/** What the recovery needs to know of the orders (the ERP pack provides it as `erp.orderHistory`). */
+/** What the recovery needs to know of the orders (the ERP pack's `erp.orders` provides it). */
 export interface OrderHistory {
   /** The createdAt of each customer's latest order that is not cancelled (customers without one are absent). */
   lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>>;

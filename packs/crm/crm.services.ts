@@ -17,8 +17,6 @@ declare module '../../core/pack-api.js' {
     'crm.cartRecovery': CartRecoveryService;
     /** Its opt-in schedule (CART_RECOVERY_INTERVAL_MINUTES). */
     'crm.cartRecoveryScheduler': CartRecoveryScheduler;
-    /** What the cart recovery reads of the orders; provided by the ERP pack (optional: without it nobody has ordered). */
-    'erp.orderHistory': OrderHistory;
   }
 }
 
@@ -28,9 +26,9 @@ const NO_ORDERS: OrderHistory = {
   recommendations: async () => new Map(),
 };
 
-/** The order history the ERP pack provides, read when a recovery runs (ERP's services are built lazily too). */
+/** The ERP pack's orders, read when a recovery runs (an optional requirement: ERP's services are built lazily too). */
 function orderHistory(pack: PackContext): () => OrderHistory {
-  return () => pack.use('erp.orderHistory?') ?? NO_ORDERS;
+  return () => pack.use('erp.orders?') ?? NO_ORDERS;
 }
 
 /** The CRM pack's services, built once per app. */

@@ -23,7 +23,7 @@ export default definePack({
   namespaces: [{ name: 'crm', open: false, schemas: ['deal', 'ticket'], sealed: ['ticket'] }],
   migrations: [crmEventsMigration, ticketCountersMigration, cartRecoveryMigration],
   provides: crmServices,
-  requires: ['tenant-admin.siteProfile', 'erp.orderHistory?'],
+  requires: ['tenant-admin.siteProfile', 'erp.orders?'],
   events: ['crm.cart.abandoned'],
   hooks: {
     'crm.deal.create': dealClosedAt,
