@@ -5,24 +5,27 @@ import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
 
+/** The namespace and schema of a /data/:ns/:schema route, checked (400 invalid_identifier). */
+export function target(ctx: AppContext): readonly [string, string] {
+  assertIdentifier('namespace', ctx.params.ns);
+  assertIdentifier('schema', ctx.params.schema);
+  return [ctx.params.ns, ctx.params.schema] as const;
+}
+
+/** The target of a write, refused (403) when its pack writes those records only through its own endpoints (`sealed`). */
+export function writeTarget(ctx: AppContext, registry: SchemaRegistry): readonly [string, string] {
+  const [ns, schema] = target(ctx);
+  const pack = registry.sealedBy(ns, schema);
+  if (pack) throw Forbidden(`${ns}.${schema} records are written only through the ${pack} endpoints`);
+  return [ns, schema] as const;
+}
+
 /**
  * The one generic router of the universal data API. The namespace's licensed module gates every route,
  * the schema is resolved first (404 schema_not_found) and the record service does the rest.
  */
 export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService): void {
   const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
-  const target = (ctx: AppContext) => {
-    assertIdentifier('namespace', ctx.params.ns);
-    assertIdentifier('schema', ctx.params.schema);
-    return [ctx.params.ns, ctx.params.schema] as const;
-  };
-  /** The target of a write, refused when its pack writes those records only through its own endpoints. */
-  const writeTarget = (ctx: AppContext) => {
-    const [ns, schema] = target(ctx);
-    const pack = registry.sealedBy(ns, schema);
-    if (pack) throw Forbidden(`${ns}.${schema} records are written only through the ${pack} endpoints`);
-    return [ns, schema] as const;
-  };
   const withEtag = (ctx: AppContext, item: DataRecord) => {
     ctx.set('ETag', `"${item.version}"`);
     return { item };
@@ -34,7 +37,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Create a record (Idempotency-Key honoured)', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx);
+    const [ns, schema] = writeTarget(ctx, registry);
     return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
   });
 
@@ -57,7 +60,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
     errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx);
+    const [ns, schema] = writeTarget(ctx, registry);
     const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
     return withEtag(ctx, item);
   });
@@ -66,7 +69,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Delete a record (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
     errors: [...errors, 'not_found', 'version_mismatch', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx);
+    const [ns, schema] = writeTarget(ctx, registry);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });
     return null;
   });

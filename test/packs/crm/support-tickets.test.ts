@@ -290,6 +290,7 @@ describe('CRM support tickets (PQRS)', () => {
         await t.http.post('/api/v1/data/crm/ticket').set(as(tenant, 'admin')).send({ ...ticket, id: undefined, createdAt: undefined, updatedAt: undefined, version: undefined }),
         await t.http.patch(`/api/v1/data/crm/ticket/${ticket.id}`).set(as(tenant, 'admin')).send({ status: 'closed' }),
         await t.http.delete(`/api/v1/data/crm/ticket/${ticket.id}`).set(as(tenant, 'admin')),
+        await t.http.post('/api/v1/data/crm/ticket/bulk').set(as(tenant, 'admin')).send({ items: [base] }),
       ];
       for (const res of writes) {
         expect(res.status).to.equal(403);
