@@ -34,7 +34,7 @@ export function postsRoutes(router: PackRouter, pack: PackContext): void {
 
   router.post('/cms/posts', {
     summary: 'Create a post (slug from the title when absent; draft unless status says otherwise)',
-    tags, auth: 'tenant', role: 'editor', status: 201, body: createBody, response: postResponse,
+    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody, response: postResponse,
     errors: ['validation_failed', 'conflict', 'module_disabled', 'forbidden', 'tenant_required'],
   }, async (ctx) => {
     const post = await pack.records.create(ctx.state.rc, 'cms', 'post', ctx.state.body);

@@ -55,7 +55,7 @@ export function supportTicketsRoutes(router: PackRouter, pack: PackContext): voi
 
   router.post('/crm/support-tickets', {
     summary: 'Open a support ticket (PQRS): numbered PQRS-<year>-<6 digits>, SLA due at the end of the 15th business day',
-    tags, auth: 'tenant', role: 'editor', status: 201, body: createBody, response: ticketResponse,
+    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody, response: ticketResponse,
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => withEtag(ctx, await tickets.open(ctx.state.rc, ctx.state.body as TicketInput)));
 

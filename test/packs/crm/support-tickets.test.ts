@@ -140,6 +140,15 @@ describe('CRM support tickets (PQRS)', () => {
       expect(paths(res)).to.include.members(['/type', '/subject', '/description', '/customerRef', '/priority', '/contactEmail', '/number']);
     });
 
+    it('replays a creation retried with the same Idempotency-Key: one ticket, one number', async () => {
+      const first = await t.http.post(TICKETS).set(as(tenant, 'editor')).set('Idempotency-Key', 'ticket-1').send(base);
+      const again = await t.http.post(TICKETS).set(as(tenant, 'editor')).set('Idempotency-Key', 'ticket-1').send(base);
+      expect([first.status, again.status]).to.deep.equal([201, 201]);
+      expect(again.headers['idempotent-replayed']).to.equal('true');
+      expect(again.body.data.number).to.equal(first.body.data.number);
+      expect((await open()).number.slice(-6)).to.equal('000002');
+    });
+
     it('answers 403 forbidden to a viewer', async () => {
       const res = await t.http.post(TICKETS).set(as(tenant, 'viewer')).send(base);
       expect(res.status).to.equal(403);
