@@ -31,6 +31,7 @@ interface NamespaceOwner {
   open: boolean;
   licensed: string | null;
   onRegister?: (input: SchemaInput) => SchemaInput;
+  sealed: Set<string>;
 }
 
 export const SCHEMA_LIMITS = {
@@ -128,7 +129,13 @@ export class SchemaRegistry {
   declareNamespace(pack: string, licensed: string | null, decl: NamespaceDeclaration): void {
     const owner = this.namespaces.get(decl.name);
     if (owner) throw new Error(`Namespace "${decl.name}" is declared by both ${owner.pack} and ${pack}`);
-    this.namespaces.set(decl.name, { pack, open: decl.open, licensed, onRegister: decl.onRegister });
+    this.namespaces.set(decl.name, { pack, open: decl.open, licensed, onRegister: decl.onRegister, sealed: new Set(decl.sealed ?? []) });
+  }
+
+  /** The pack that writes the records of `namespace.name` only through its own endpoints, if it is sealed. */
+  sealedBy(namespace: string, name: string): string | null {
+    const owner = this.namespaces.get(namespace);
+    return owner?.sealed.has(name) ? owner.pack : null;
   }
 
   /** The licensed module gating a namespace, if a licensed pack owns it. */

@@ -103,11 +103,15 @@ async function benchEngine(engine: Engine): Promise<Row[]> {
     const kEstimated = await measure('service: list 50 newest, count=estimated', `${kUrl}?limit=50&count=estimated`, { headers: kh });
     const bCreate = await measure('comparator: create', bUrl, { method: 'POST', headers: { ...bh, ...json }, body: createBody });
     const kCreate = await measure('service: create', kUrl, { method: 'POST', headers: { ...kh, ...json }, body: createBody });
+    const eventBody = JSON.stringify({ eventType: 'cart.item_added', customerRef: 'cust-1', eventData: { sku: 'MUG-1', quantity: 2 } });
+    const bEvent = await measure('comparator: crm event', `http://127.0.0.1:${bPort}/crm-events`, { method: 'POST', headers: { ...bh, ...json }, body: eventBody });
+    const kEvent = await measure('service: POST /crm/events', `http://127.0.0.1:${kPort}/api/v1/crm/events`, { method: 'POST', headers: { ...kh, ...json }, body: eventBody });
     await stopProcess(baseline);
     await stopProcess(kernel);
 
     const listTarget = (k: Measured, b: Measured) => k.rps >= 0.7 * b.rps && k.p99 <= Math.max(1.5 * b.p99, b.p99 + 1);
     rows.push({ engine, scenario: 'create', baseline: bCreate, kernel: kCreate, target: '>= 70% req/s', met: kCreate.rps >= 0.7 * bCreate.rps });
+    rows.push({ engine, scenario: 'crm event (POST /crm/events)', baseline: bEvent, kernel: kEvent, target: '>= 70% req/s', met: kEvent.rps >= 0.7 * bEvent.rps });
     rows.push({ engine, scenario: 'list 50 newest', baseline: bList, kernel: kList, target: '>= 70% req/s, p99 <= 1.5x', met: listTarget(kList, bList) });
     rows.push({ engine, scenario: 'list 50 filtered (index)', baseline: bFiltered, kernel: kFiltered, target: '>= 70% req/s, p99 <= 1.5x', met: listTarget(kFiltered, bFiltered) });
     rows.push({ engine, scenario: 'deep page (after 200) vs page 1', baseline: kPage1, kernel: kDeep, target: 'p99 <= 1.5x page 1', met: kDeep.p99 <= Math.max(1.5 * kPage1.p99, kPage1.p99 + 1) });
