@@ -29,6 +29,8 @@ export interface Config {
     readonly issuer: string | null;
     readonly audience: string | null;
     readonly tenantClaim: string;
+    /** The admin console's public OIDC client id at the identity provider (AUTH_ISSUER); null: no OIDC sign-in. */
+    readonly consoleClientId: string | null;
   };
   readonly signingSecret: string;
   readonly settingsEncryptionKey: string;
@@ -90,6 +92,10 @@ export interface Config {
     /** Finished deliveries, their attempts and delivered events are deleted after this many days. */
     readonly retentionDays: number;
   };
+  /** First-party events from storefronts (POST /public/tenant/{id}/events) per client address and minute. */
+  readonly publicEventsRateLimitPerMinute: number;
+  /** Runs the abandoned-cart recovery for every tenant with crm this often (minutes); null: never (the default). */
+  readonly cartRecoveryIntervalMinutes: number | null;
 }
 
 export class ConfigError extends Error {
@@ -116,6 +122,10 @@ function coerce(name: string, raw: string, type: string): unknown {
   const value = raw.trim();
   if (type === 'integer') {
     if (!/^-?\d+$/.test(value)) throw new ConfigError(name, `must be an integer, got "${raw}"`);
+    return Number(value);
+  }
+  if (type === 'number') {
+    if (!/^-?\d+(\.\d+)?$/.test(value)) throw new ConfigError(name, `must be a number, got "${raw}"`);
     return Number(value);
   }
   if (type === 'boolean') {
@@ -194,6 +204,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       issuer: v.AUTH_ISSUER ?? null,
       audience: v.AUTH_AUDIENCE ?? null,
       tenantClaim: v.AUTH_TENANT_CLAIM,
+      consoleClientId: v.ADMIN_OIDC_CLIENT_ID ?? null,
     },
     signingSecret: v.SIGNING_SECRET ?? DEVELOPMENT_SIGNING_SECRET,
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
@@ -245,6 +256,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       claimTtlMs: v.DISPATCHER_CLAIM_TTL_MS,
       retentionDays: v.OUTBOX_RETENTION_DAYS,
     },
+    publicEventsRateLimitPerMinute: v.PUBLIC_EVENTS_RATE_LIMIT_PER_MINUTE,
+    cartRecoveryIntervalMinutes: v.CART_RECOVERY_INTERVAL_MINUTES ?? null,
   };
   return deepFreeze(config);
 }

@@ -6,7 +6,7 @@ import { PayloadTooLarge, ValidationFailed } from '../http/errors.js';
 import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, itemDetails, ItemsFailed, type ItemError } from './bulk.js';
-import { target } from './data.routes.js';
+import { target, writeTarget } from './data.routes.js';
 import { RecordTransfer, transferFormat } from './import-export.js';
 import type { RecordsService } from './records.service.js';
 
@@ -39,32 +39,34 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
       type: 'object', required: ['items'],
       properties: { items: { type: 'array', items: { type: 'object' } }, created: { type: 'integer' }, updated: { type: 'integer' } },
     },
-    errors: [...errors, 'validation_failed', 'conflict', 'payload_too_large'],
+    errors: [...errors, 'validation_failed', 'conflict', 'payload_too_large', 'forbidden'],
   }, async (ctx) => {
-    const [ns, name] = target(ctx);
+    const [ns, name] = writeTarget(ctx, registry);
     const rc = ctx.state.rc;
-    const schema = await registry.resolve(rc, ns, name);
-    const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
-    const items = (ctx.state.body as { items: unknown[] }).items;
-    const failed: ItemError[] = [];
-    const checked: Array<Record<string, unknown>> = [];
-    items.forEach((item, index) => {
-      const outcome = bulk.check(schema, item, upsert);
-      if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
-      else checked.push(outcome.data);
+    // Through the schema's gate, as single writes: while the schema migrates, the items wait (CONTRACT.md 12.1).
+    return registry.writing(rc, ns, name, async (schema) => {
+      const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
+      const items = (ctx.state.body as { items: unknown[] }).items;
+      const failed: ItemError[] = [];
+      const checked: Array<Record<string, unknown>> = [];
+      items.forEach((item, index) => {
+        const outcome = bulk.check(schema, item, upsert);
+        if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
+        else checked.push(outcome.data);
+      });
+      if (failed.length) throw itemsFailed(failed, items.length);
+      let result;
+      try {
+        result = await bulk.write(rc, schema, checked, upsert);
+      } catch (err) {
+        if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
+        throw err;
+      }
+      if (!upsert) return { items: result.items };
+      ctx.status = 200;
+      ctx.body = successEnvelope('jsend', result);
+      return undefined;
     });
-    if (failed.length) throw itemsFailed(failed, items.length);
-    let result;
-    try {
-      result = await bulk.write(rc, schema, checked, upsert);
-    } catch (err) {
-      if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
-      throw err;
-    }
-    if (!upsert) return { items: result.items };
-    ctx.status = 200;
-    ctx.body = successEnvelope('jsend', result);
-    return undefined;
   });
 
   router.get('/data/:ns/:schema/export', {
@@ -105,9 +107,9 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
         errors: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, path: { type: 'string' }, message: { type: 'string' } } } },
       },
     },
-    errors: [...errors, 'validation_failed', 'payload_too_large'],
+    errors: [...errors, 'validation_failed', 'payload_too_large', 'forbidden'],
   }, async (ctx) => {
-    const [ns, name] = target(ctx);
+    const [ns, name] = writeTarget(ctx, registry);
     const query = ctx.state.query as { format?: string; upsert?: string; atomic?: boolean };
     const format = transferFormat(query.format);
     const schema = await registry.resolve(ctx.state.rc, ns, name);

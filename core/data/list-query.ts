@@ -33,6 +33,8 @@ export interface ListQuery {
   filters: Filter[];
   fields: string[] | null;
   count: boolean;
+  /** count=estimated: the planner's estimate may stand in for a large total (CONTRACT.md 12.5). */
+  estimated: boolean;
 }
 
 /** Columns of every record table, by API name. */
@@ -68,8 +70,13 @@ export interface RecordQuery {
   cursor?: string;
   /** Project the items to these fields. */
   fields?: string[];
-  /** Whether to count the total (default true). */
-  count?: boolean;
+  /**
+   * Whether to count the total (default true); `'estimated'`: on PostgreSQL the planner's estimate may stand
+   * in for a large total (CONTRACT.md 12.5).
+   */
+  count?: boolean | 'estimated';
+  /** Referenced records in place of their ids (CONTRACT.md 12.2): relation paths, `'customer'` or `'order.customer'`. */
+  expand?: string[];
 }
 
 function single(name: string, value: string | string[] | undefined): string | undefined {
@@ -124,19 +131,29 @@ function convert(field: string, type: FieldType, value: unknown): unknown {
   }
 }
 
+/** The list query's own parameters; `filter[...]` comes on top. Anything else is refused (400), never ignored. */
+export const LIST_PARAMETERS = ['limit', 'offset', 'cursor', 'sort', 'fields', 'count', 'expand'];
+
 /**
  * Reads the query language from a query string (`filter[stage]=won&sort=-createdAt&limit=10`) into a
  * RecordQuery. Only routes call this; code builds RecordQuery objects.
  */
 export function queryFromString(query: RawQuery): RecordQuery {
+  const unknown = Object.keys(query).filter((key) => !LIST_PARAMETERS.includes(key) && !key.startsWith('filter'));
+  if (unknown.length) {
+    throw new AppError('validation_failed', 400, `Unknown query parameter ${unknown.map((k) => `"${k.slice(0, 64)}"`).join(', ')}`,
+      unknown.map((key) => ({ path: `query/${key.slice(0, 64)}`, message: 'is not a parameter of this list' })));
+  }
   const out: RecordQuery = {};
   const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit);
   if (limit !== undefined) out.limit = limit;
   const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset);
   if (offset !== undefined) out.offset = offset;
   const countRaw = single('count', query.count);
-  if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false') throw InvalidFilter('count must be true or false');
-  if (countRaw !== undefined) out.count = countRaw === 'true';
+  if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false' && countRaw !== 'estimated') {
+    throw InvalidFilter('count must be true, false or estimated');
+  }
+  if (countRaw !== undefined) out.count = countRaw === 'estimated' ? 'estimated' : countRaw === 'true';
 
   const sortRaw = single('sort', query.sort);
   if (sortRaw !== undefined) {
@@ -163,13 +180,19 @@ export function queryFromString(query: RawQuery): RecordQuery {
   if (fieldsRaw !== undefined) out.fields = fieldsRaw.split(',').map((f) => f.trim()).filter(Boolean);
   const cursorRaw = single('cursor', query.cursor);
   if (cursorRaw) out.cursor = cursorRaw;
+  const expandRaw = single('expand', query.expand);
+  if (expandRaw) out.expand = expandRaw.split(',').map((p) => p.trim()).filter(Boolean);
   return out;
 }
 
-const RECORD_QUERY_KEYS = new Set(['filter', 'sort', 'limit', 'offset', 'cursor', 'fields', 'count']);
+const RECORD_QUERY_KEYS = new Set(['filter', 'sort', 'limit', 'offset', 'cursor', 'fields', 'count', 'expand']);
 
-/** Checks a RecordQuery against the schema's fields and makes it the ListQuery the repository runs. */
-export function checkQuery(query: RecordQuery, types: Map<string, FieldType>): ListQuery {
+/**
+ * Checks a RecordQuery against the schema's fields and makes it the ListQuery the repository runs (its
+ * `expand` is checked by the relations). `manyRefs`: array fields that hold references (12.2), where an
+ * `eq` filter on the field means "contains".
+ */
+export function checkQuery(query: RecordQuery, types: Map<string, FieldType>, manyRefs: ReadonlySet<string> = new Set()): ListQuery {
   // A query string object handed over as is would be ignored silently: refuse it.
   const unknown = Object.keys(query).find((k) => !RECORD_QUERY_KEYS.has(k));
   if (unknown) throw InvalidFilter(`Unknown query key "${unknown.slice(0, 64)}" (a query string is read with queryFromString)`);
@@ -193,7 +216,8 @@ export function checkQuery(query: RecordQuery, types: Map<string, FieldType>): L
     if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${String(op).slice(0, 20)}"; use one of ${OPERATORS.join(', ')}`);
     const type = typeOfField(field, types);
     if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
-    filters.push({ field, op, value: filterValue(field, type, op, value) });
+    const contains = op === 'eq' && manyRefs.has(field);
+    filters.push({ field, op, value: contains ? String(value) : filterValue(field, type, op, value) });
   }
 
   const fields = query.fields ?? null;
@@ -209,12 +233,13 @@ export function checkQuery(query: RecordQuery, types: Map<string, FieldType>): L
     filters,
     fields,
     count: query.count !== false,
+    estimated: query.count === 'estimated',
   };
 }
 
 /** The query string's query language, checked against the schema (queryFromString, then checkQuery). */
-export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
-  return checkQuery(queryFromString(query), types);
+export function parseListQuery(query: RawQuery, types: Map<string, FieldType>, manyRefs: ReadonlySet<string> = new Set()): ListQuery {
+  return checkQuery(queryFromString(query), types, manyRefs);
 }
 
 function filterValue(field: string, type: FieldType, op: Operator, value: unknown): unknown {
@@ -292,7 +317,11 @@ export class SqlParts implements SqlSink {
 
 /** Translates a parsed query into SQL clauses. */
 export class SqlListQuery {
-  constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>) {}
+  /**
+   * `plainFields`: fields whose stored values have exactly the filter's type (one JSON type, or it and
+   * null), for which equality may also be asked of the document index (PostgreSQL's GIN index).
+   */
+  constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>, private readonly plainFields: ReadonlySet<string> = new Set()) {}
 
   /** SQL expression for a field: a column for server fields, a typed JSON extraction otherwise. */
   expression(field: string): { sql: string; nullable: boolean; type: JsonScalarType } {
@@ -313,7 +342,18 @@ export class SqlListQuery {
       const { sql } = this.expression(field);
       const v = this.bind(value);
       switch (op) {
-        case 'eq': builder.whereRaw(`${sql} = ?`, [v]); break;
+        case 'eq': {
+          if (this.types.get(field) === 'array') {
+            // A many-relation: the array holds the id (parseListQuery lets eq through only for those).
+            const refers = this.dialect.refersTo(field, true, String(value));
+            builder.whereRaw(refers.sql, refers.bindings);
+            break;
+          }
+          builder.whereRaw(`${sql} = ?`, [v]);
+          const served = this.plainFields.has(field) ? this.dialect.documentEquals(field, value as string | number | boolean) : null;
+          if (served) builder.whereRaw(served.sql, served.bindings);
+          break;
+        }
         case 'ne': builder.whereRaw(`(${sql} IS NULL OR ${sql} <> ?)`, [v]); break;
         case 'gt': builder.whereRaw(`${sql} > ?`, [v]); break;
         case 'gte': builder.whereRaw(`${sql} >= ?`, [v]); break;

@@ -6,6 +6,8 @@
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** The record a detail is about (schema_incompatible, conflict over references). */
+  id?: string;
   /** price_changed: the current price in cents. */
   expected?: number;
   /** insufficient_stock: the product short of stock, and how much of it there is. */
@@ -91,6 +93,7 @@ export const MethodNotAllowed = defineError('method_not_allowed', 405, (m: strin
 export const Conflict = defineError('conflict', 409, (m: string | void) => m || 'The request conflicts with the current state');
 export const SchemaExists = defineError('schema_exists', 409, ({ ns, name }: { ns: string; name: string }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError('domain_taken', 409, (d: string) => `The domain "${d}" is held by another tenant`);
+export const SchemaIncompatible = defineError('schema_incompatible', 409, (m: string) => m);
 export const AlreadyMember = defineError('already_member', 409, (e: string) => `${e} is a member or has a pending invitation already`);
 export const InsufficientStock = defineError('insufficient_stock', 409, (m: string) => m);
 export const PriceChanged = defineError('price_changed', 409, (m: string | void) => m || 'A price changed since the client read it');
@@ -102,6 +105,8 @@ export const InvitationExpired = defineError('invitation_expired', 410, (at: str
 export const VersionMismatch = defineError(
   'version_mismatch', 412, ({ expected, actual }: { expected: string; actual: number }) => `If-Match ${expected} does not match the current version "${actual}"`,
 );
+// 428
+export const PreconditionRequired = defineError('precondition_required', 428, (what: string) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 413
 export const PayloadTooLarge = defineError('payload_too_large', 413, (limit: number) => `The body exceeds the limit of ${limit} bytes`);
 // 415
@@ -117,5 +122,6 @@ export const SmtpFailed = defineError('smtp_failed', 502, (m: string) => `The SM
 export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503
 export const NotReady = defineError('not_ready', 503, (m: string | void) => m || 'The service is not ready');
+export const Unavailable = defineError('unavailable', 503, (m: string | void) => m || 'The service is unavailable; retry shortly');
 // 500
 export const Internal = defineError('internal', 500, () => 'Internal server error');

@@ -43,6 +43,11 @@ export interface NamespaceDeclaration {
   schemas?: string[];
   /** Registration hook: may add to a schema a tenant registers in this namespace (cms adds slug and status). */
   onRegister?: (input: SchemaInput) => SchemaInput;
+  /**
+   * Schemas whose records the pack writes only through its own endpoints (support tickets: numbered, with
+   * a status machine). The data API still reads them, and answers writes with 403 forbidden.
+   */
+  sealed?: string[];
 }
 
 /** Builds one service of a pack, once per app, from the providing pack's context. */

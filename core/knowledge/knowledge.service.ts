@@ -17,6 +17,8 @@ export interface KnowledgeSource {
   /** Markdown or plain text; split into chunks on headings. */
   content: string;
   url?: string | null;
+  /** false keeps the whole content as one entry (one search hit per source, e.g. a blog post). Default true. */
+  chunked?: boolean;
 }
 
 export interface KnowledgeSearchOptions {
@@ -42,7 +44,9 @@ export class KnowledgeService {
   async upsertForSource(rc: RequestContext, source: KnowledgeSource): Promise<Array<{ id: string; title: string }>> {
     requireTenant(rc);
     const title = source.title.trim().slice(0, KNOWLEDGE_LIMITS.maxTitle) || source.sourceRef.slice(0, KNOWLEDGE_LIMITS.maxTitle);
-    const chunks = chunkMarkdown(source.content);
+    const chunks = source.chunked === false
+      ? (source.content.trim() ? [{ heading: null, text: source.content.trim() }] : [])
+      : chunkMarkdown(source.content);
     if (!chunks.length && title) chunks.push({ heading: null, text: title });
     return this.db.transaction(rc, async (rc) => {
       const now = nowIso();

@@ -65,6 +65,8 @@ async function syncKnowledge(rc: RequestContext, pack: PackContext, schema: stri
     title: String(data.title ?? data.name ?? data.slug),
     content: searchableText(data),
     url: contentPath(schema, String(data.slug)),
+    // A post is one entry, found once per search (CONTRACT 11.6); pages are chunked by their headings.
+    chunked: schema !== 'post',
   });
 }
 

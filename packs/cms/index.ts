@@ -4,6 +4,7 @@ import { prepareContent, removeContent } from './content-publish.hook.js';
 import { withContentFields } from './content-type.js';
 import { contentRoutes } from './content.routes.js';
 import { pagesRoutes } from './pages.routes.js';
+import { postsRoutes } from './posts.routes.js';
 import { publicRoutes } from './public.routes.js';
 import { importRoutes } from './import.routes.js';
 import { ingestRoutes } from './ingest.routes.js';
@@ -29,6 +30,7 @@ export default definePack({
   routes(router, pack) {
     contentRoutes(router, pack);
     pagesRoutes(router, pack);
+    postsRoutes(router, pack);
     publicRoutes(router, pack);
     importRoutes(router, pack);
     ingestRoutes(router, pack);

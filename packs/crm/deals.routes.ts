@@ -3,6 +3,11 @@ import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'js
 
 const dealFields = dealDefinition.schema.properties;
 const dealResponse = recordResponse(dealDefinition);
+const dealTickets = {
+  type: 'array',
+  description: 'The support tickets whose dealId is this deal (the first 200, oldest first)',
+  items: { type: 'object', properties: { id: { type: 'string', format: 'uuid' }, number: { type: 'string' }, status: { type: 'string' } } },
+};
 
 /**
  * The deal bodies. The record schema (schemas/crm/deal.schema.json) validates the stored document in the
@@ -38,6 +43,20 @@ export function dealsRoutes(router: PackRouter, pack: PackContext): void {
     response: dealResponse,
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => withEtag(ctx, await pack.records.create(ctx.state.rc, 'crm', 'deal', ctx.state.body)));
+
+  router.get('/crm/deals/:dealId', {
+    summary: 'Read a deal with the support tickets that refer to it',
+    tags, auth: 'tenant',
+    response: { ...dealResponse, properties: { ...(dealResponse.properties as object), tickets: dealTickets } },
+    errors: ['not_found', 'module_disabled', 'unauthenticated', 'tenant_required'],
+  }, async (ctx) => {
+    const rc = ctx.state.rc;
+    const deal = await pack.records.get(rc, 'crm', 'deal', ctx.params.dealId);
+    const tickets = await pack.records.list(rc, 'crm', 'ticket', {
+      filter: [{ field: 'dealId', op: 'eq', value: deal.id }], fields: ['number', 'status'], sort: [{ field: 'createdAt' }], limit: 200, count: false,
+    });
+    return { ...withEtag(ctx, deal), tickets: tickets.items };
+  });
 
   router.patch('/crm/deals/:dealId', {
     summary: 'Update a deal with a JSON merge patch (If-Match: "<version>" optional)',

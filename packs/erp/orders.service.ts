@@ -62,6 +62,13 @@ interface MergedLine {
  * the coupon, draws the order number and writes the order, the movements and the events. Orders are
  * `erp.order` records, written only here (the record hooks refuse other writes).
  */
+/** A product recommended for a cart, and why. */
+export interface Recommendation {
+  sku: string;
+  name: string;
+  reason: 'bought_together' | 'best_seller';
+}
+
 export class OrdersService {
   private readonly repository: OrdersRepository;
 
@@ -86,6 +93,37 @@ export class OrdersService {
   /** Skus bought together with `sku` in non-cancelled orders, by the number of such orders, most first. */
   async coPurchases(rc: RequestContext, sku: string, limit = 10): Promise<Array<{ sku: string; orders: number }>> {
     return this.repository.coPurchases(rc, await this.catalog.schema(rc), sku, limit);
+  }
+
+  /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers (the CRM's cart recovery). */
+  async lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>> {
+    if (!customerRefs.length) return new Map();
+    return this.repository.lastOrderTimes(rc, await this.schema(rc), customerRefs);
+  }
+
+  /**
+   * Recommendations for a batch of carts (CONTRACT 11.4), by cart key: active, in-stock products not in the
+   * cart, bought together with the cart's skus (by the number of non-cancelled orders holding both, then
+   * sku), filled up with the best sellers (by the number of such orders, then sku); at most `limit` each.
+   */
+  async recommendations(rc: RequestContext, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Map<string, Recommendation[]>> {
+    const products = await this.catalog.schema(rc);
+    const longest = Math.max(0, ...carts.map((c) => c.skus.length));
+    const [together, best] = await Promise.all([
+      this.repository.boughtTogether(rc, products, carts, limit),
+      this.repository.bestSellersByOrders(rc, products, limit + longest),
+    ]);
+    const result = new Map<string, Recommendation[]>(carts.map((c) => [c.key, []]));
+    for (const r of together) result.get(r.key)?.push({ sku: r.sku, name: r.name, reason: 'bought_together' });
+    for (const cart of carts) {
+      const list = result.get(cart.key)!;
+      const taken = new Set([...cart.skus, ...list.map((r) => r.sku)]);
+      for (const b of best) {
+        if (list.length >= limit) break;
+        if (!taken.has(b.sku)) list.push({ sku: b.sku, name: b.name, reason: 'best_seller' });
+      }
+    }
+    return result;
   }
 
   schema(rc: RequestContext): Promise<CompiledSchema> {

@@ -2,6 +2,7 @@ import Koa from 'koa';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/metadata/ajv.js';
+import { eventBodySchema } from '../../packs/crm/events.service.js';
 import { serveComparator } from './harness.js';
 import { BENCH_SCHEMA } from './bench-schema.js';
 import { openBaselineStore, type BaselineRow } from './baseline-store.js';
@@ -13,6 +14,7 @@ import { openBaselineStore, type BaselineRow } from './baseline-store.js';
  */
 const store = openBaselineStore(process.env.BENCH_DATABASE_URL!);
 const validate = createAjv({ useDefaults: true }).compile(BENCH_SCHEMA.schema);
+const validateEvent = createAjv().compile(eventBodySchema(false));
 const app = new Koa();
 
 const flat = (r: BaselineRow) => ({
@@ -22,6 +24,10 @@ const flat = (r: BaselineRow) => ({
 app.use(async (ctx) => {
   const tenantId = ctx.get('X-Tenant-Id');
   if (!tenantId) ctx.throw(400);
+  if (ctx.path === '/crm-events' && ctx.method === 'POST') {
+    await recordEvent(ctx, tenantId);
+    return;
+  }
   if (ctx.path !== '/items') ctx.throw(404);
   if (ctx.method === 'POST') {
     if (!ctx.is('application/json')) ctx.throw(415);
@@ -50,5 +56,26 @@ app.use(async (ctx) => {
   const nextCursor = hasMore && last ? Buffer.from(JSON.stringify([last.createdAt, last.id])).toString('base64url') : null;
   ctx.body = { status: 'success', data: { items, pagination: { limit, offset: 0, total: null, hasMore, nextCursor } } };
 });
+
+/** POST /crm/events by hand: the same body schema and checks, the same insert into crm_events. */
+async function recordEvent(ctx: Koa.Context, tenantId: string): Promise<void> {
+  if (!ctx.is('application/json')) ctx.throw(415);
+  const body = JSON.parse(await getRawBody(ctx.req, { limit: 1024 * 1024, encoding: 'utf8' })) as Record<string, any>;
+  const receivedAt = new Date().toISOString();
+  const at = body.occurredAt ? Date.parse(body.occurredAt) : Date.now();
+  if (!validateEvent(body) || body.customerRef.includes('@') || Buffer.byteLength(JSON.stringify(body.eventData ?? {})) > 16384
+    || at > Date.now() + 300_000 || at < Date.now() - 30 * 86400_000) {
+    ctx.status = 400;
+    ctx.body = { status: 'error', data: null, message: 'invalid event', error: { code: 'validation_failed', details: validateEvent.errors ?? [] } };
+    return;
+  }
+  const id = uuidv7();
+  const inserted = await store.insertEvent(tenantId, {
+    id, eventId: body.eventId ?? null, eventType: body.eventType, customerRef: body.customerRef, eventData: body.eventData ?? {},
+    occurredAt: new Date(at).toISOString(), receivedAt,
+  });
+  ctx.status = inserted ? 201 : 200;
+  ctx.body = { status: 'success', data: { id, duplicate: !inserted }, message: null, error: null };
+}
 
 serveComparator(app.callback(), () => store.close());

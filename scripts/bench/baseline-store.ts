@@ -1,5 +1,6 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
+import type { CrmEvent } from '../../packs/crm/events.repository.js';
 
 /**
  * The hand-written comparator's storage: one table, tuned as a good engineer would tune it (a composite
@@ -21,8 +22,15 @@ export interface BaselineRow {
   updated_at: string;
 }
 
+/** A first-party event as the comparator writes it into the CRM's crm_events table (never from a bot). */
+export type BaselineEvent = Omit<CrmEvent, 'bot'>;
+
+const INSERT_EVENT = 'INSERT INTO crm_events (tenant_id, id, event_id, event_type, customer_ref, event_data, occurred_at, received_at, bot)';
+
 export interface BaselineStore {
   insert(tenantId: string, id: string, data: Record<string, unknown>, now: string): Promise<void>;
+  /** The same insert as POST /crm/events: into crm_events, a duplicate eventId skipped; true when inserted. */
+  insertEvent(tenantId: string, event: BaselineEvent): Promise<boolean>;
   newest(tenantId: string, limit: number): Promise<BaselineRow[]>;
   newestInCategory(tenantId: string, category: string, limit: number): Promise<BaselineRow[]>;
   close(): Promise<void>;
@@ -44,9 +52,13 @@ function sqliteStore(file: string): BaselineStore {
   const inCategory = db.prepare(
     `SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? AND json_extract(data, '$.category') = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
   );
+  const insertEvent = db.prepare(`${INSERT_EVENT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (tenant_id, event_id) DO NOTHING`);
   return {
     async insert(tenantId, id, data, now) {
       insert.run(tenantId, id, JSON.stringify(data), now, now);
+    },
+    async insertEvent(tenantId, e) {
+      return insertEvent.run(tenantId, e.id, e.eventId, e.eventType, e.customerRef, JSON.stringify(e.eventData), e.occurredAt, e.receivedAt).changes > 0;
     },
     async newest(tenantId, limit) {
       return newest.all(tenantId, limit) as BaselineRow[];
@@ -69,6 +81,14 @@ function postgresStore(url: string): BaselineStore {
         text: `INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4)`,
         values: [tenantId, id, JSON.stringify(data), now],
       });
+    },
+    async insertEvent(tenantId, e) {
+      const res = await pool.query({
+        name: 'bl_insert_event',
+        text: `${INSERT_EVENT} VALUES ($1, $2, $3, $4, $5, $6, $7, $8, false) ON CONFLICT (tenant_id, event_id) DO NOTHING`,
+        values: [tenantId, e.id, e.eventId, e.eventType, e.customerRef, JSON.stringify(e.eventData), e.occurredAt, e.receivedAt],
+      });
+      return (res.rowCount ?? 0) > 0;
     },
     async newest(tenantId, limit) {
       const res = await pool.query({

@@ -11,7 +11,9 @@ import { outboxHandlersMigration } from './0104-outbox-handlers.js';
 import { platformSettingsMigration } from '../../settings/platform-settings.migration.js';
 import { knowledgeMigration } from '../../knowledge/knowledge.migration.js';
 import { idempotencyMigration } from './0004-idempotency.js';
+import { recordCountsMigration } from './0010-record-counts.js';
+import { schemaVersionsMigration } from './0011-schema-versions.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
 export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration,
-  outboxPositionsMigration, outboxHandlersMigration, platformSettingsMigration, knowledgeMigration];
+  outboxPositionsMigration, outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, recordCountsMigration, schemaVersionsMigration];

@@ -1,0 +1,31 @@
+import type { JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
+
+const tags = ['cms'];
+
+/**
+ * GET and PATCH of one item of a content type under its own path (/cms/pages/:pageId, /cms/posts/:postId):
+ * the records of /data/cms/{type}, read with an ETag and changed by a JSON merge patch (If-Match optional);
+ * a patch to status "published" publishes the item (the content hooks index it as knowledge).
+ */
+export function contentItemRoutes(router: PackRouter, pack: PackContext, type: string, path: string, response: JsonSchema): void {
+  const param = /:(\w+)$/.exec(path)?.[1];
+  if (!param) throw new Error(`contentItemRoutes: ${path} does not end with a parameter`);
+
+  router.get(path, {
+    summary: `Read a ${type}`, tags, auth: 'tenant', response, errors: ['not_found', 'module_disabled'],
+  }, async (ctx) => {
+    const item = await pack.records.get(ctx.state.rc, 'cms', type, ctx.params[param]);
+    ctx.set('ETag', `"${item.version}"`);
+    return item;
+  });
+
+  router.patch(path, {
+    summary: `Update a ${type} with a JSON merge patch (status "published" publishes it, anything else unpublishes it; If-Match optional)`,
+    tags, auth: 'tenant', role: 'editor', body: { type: 'object' }, response,
+    errors: ['not_found', 'validation_failed', 'version_mismatch', 'conflict', 'module_disabled'],
+  }, async (ctx) => {
+    const item = await pack.records.update(ctx.state.rc, 'cms', type, ctx.params[param], ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
+    ctx.set('ETag', `"${item.version}"`);
+    return item;
+  });
+}

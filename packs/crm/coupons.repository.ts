@@ -1,0 +1,69 @@
+import type { Database, RequestContext } from '../../core/pack-api.js';
+
+export interface Coupon {
+  code: string;
+  customerRef: string;
+  percentOff: number;
+  expiresAt: string;
+  redeemedAt: string | null;
+  orderId: string | null;
+}
+
+interface CouponRow {
+  code: string;
+  customer_ref: string;
+  percent_off: number | string;
+  expires_at: string;
+  redeemed_at: string | null;
+  order_id: string | null;
+}
+
+const COLUMNS = 'code, customer_ref, percent_off, expires_at, redeemed_at, order_id';
+
+/** SQL of crm_coupons (packs/crm/crm.migrations.ts). */
+export class CouponsRepository {
+  constructor(private readonly db: Database) {}
+
+  /** Queues the coupon's insert in rc's transaction (it runs by the commit); a taken code fails the commit. */
+  async insert(rc: RequestContext, coupon: Coupon, createdAt: string): Promise<void> {
+    await this.db.insertAtCommit(rc, 'crm_coupons', {
+      tenant_id: rc.tenantId, code: coupon.code, customer_ref: coupon.customerRef, percent_off: coupon.percentOff,
+      expires_at: coupon.expiresAt, created_at: createdAt,
+    });
+  }
+
+  /**
+   * Redeems the coupon for an order in one conditional statement: only while it is unredeemed, unexpired and
+   * bound to this customer. Returns its percentOff, or null when any condition fails (nothing changed).
+   */
+  async redeem(rc: RequestContext, code: string, customerRef: string, orderId: string, now: string): Promise<number | null> {
+    const rows = await this.db.dialect.rows<{ percent_off: number | string }>(this.db.conn(rc),
+      'UPDATE crm_coupons SET redeemed_at = ?, order_id = ? '
+      + 'WHERE tenant_id = ? AND code = ? AND customer_ref = ? AND redeemed_at IS NULL AND expires_at > ? RETURNING percent_off',
+      [now, orderId, rc.tenantId, code, customerRef, now]);
+    return rows.length ? Number(rows[0].percent_off) : null;
+  }
+
+  async find(rc: RequestContext, code: string): Promise<Coupon | null> {
+    const rows = await this.db.dialect.rows<CouponRow>(this.db.conn(rc),
+      `SELECT ${COLUMNS} FROM crm_coupons WHERE tenant_id = ? AND code = ?`, [rc.tenantId, code]);
+    return rows[0] ? toCoupon(rows[0]) : null;
+  }
+
+  /** Newest first. */
+  async list(rc: RequestContext, customerRef: string | undefined, page: { limit: number; offset: number }): Promise<{ items: Coupon[]; hasMore: boolean }> {
+    const where = customerRef === undefined ? 'tenant_id = ?' : 'tenant_id = ? AND customer_ref = ?';
+    const bindings = customerRef === undefined ? [rc.tenantId] : [rc.tenantId, customerRef];
+    const rows = await this.db.dialect.rows<CouponRow>(this.db.conn(rc),
+      `SELECT ${COLUMNS} FROM crm_coupons WHERE ${where} ORDER BY created_at DESC, code LIMIT ? OFFSET ?`,
+      [...bindings, page.limit + 1, page.offset]);
+    return { items: rows.slice(0, page.limit).map(toCoupon), hasMore: rows.length > page.limit };
+  }
+}
+
+function toCoupon(row: CouponRow): Coupon {
+  return {
+    code: row.code, customerRef: row.customer_ref, percentOff: Number(row.percent_off), expiresAt: row.expires_at,
+    redeemedAt: row.redeemed_at, orderId: row.order_id,
+  };
+}
