@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import type { ValidateFunction } from 'ajv';
 import type { AppContext, AppState } from './app-state.js';
 import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
+import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
@@ -114,6 +115,7 @@ export class PackRouter {
       if (spec.sensitiveParams) ctx.state.logPath = maskedPath(fullPath, ctx.params, spec.sensitiveParams);
       const family = spec.family ?? ctx.state.family;
       ctx.state.family = family;
+      assertCleanParamsAndQuery(ctx);
       await resolveCaller(ctx, spec, module, deps);
 
       if (validateQuery) {
