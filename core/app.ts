@@ -13,6 +13,7 @@ import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health.routes.js';
 import { accessLog } from './http/access-log.js';
 import { requestId } from './http/request-id.js';
+import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
@@ -103,6 +104,18 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     definition.routes(router, context);
     routers.push(router);
   }
+  // A fixed path (no parameters) is served by its own routes only: PATCH /admin/tenants/provision is 405, never
+  // PATCH /admin/tenants/:id with the id "provision".
+  const fixedPaths = new Map<string, string[]>();
+  for (const layer of routers.flatMap((r) => r.router.stack)) {
+    if (layer.paramNames.length || !layer.methods.length || typeof layer.path !== 'string') continue;
+    fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
+  }
+  koa.use(async function methodNotAllowedOnFixedPaths(ctx, next) {
+    const allowed = fixedPaths.get(ctx.path);
+    if (allowed && !allowed.includes(ctx.method)) throw MethodNotAllowed(ctx.method, [], { Allow: allowed.join(', ') });
+    await next();
+  });
   for (const router of routers) koa.use(router.router.routes());
   koa.use(async function methodNotAllowed(ctx, next) {
     await next();
@@ -124,6 +137,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     async listen(port = config.port, host = config.host) {
       const server = createServer(koa.callback());
       server.keepAliveTimeout = 65_000;
+      answerClientErrors(server, logger);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());

@@ -77,12 +77,14 @@ export const VersionMismatch = defineError<{ expected: string; actual: number }>
   'version_mismatch', 412, ({ expected, actual }) => `If-Match ${expected} does not match the current version "${actual}"`,
 );
 // 413
+export const RequestTimeout = defineError('request_timeout', 408, () => 'The request took too long to arrive');
 export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (limit) => `The body exceeds the limit of ${limit} bytes`);
 // 415
 export const UnsupportedMediaType = defineError<string | void>('unsupported_media_type', 415, (m) => m || 'The body must be application/json');
 // 416
 export const RangeNotSatisfiable = defineError<number>('range_not_satisfiable', 416, (size) => `The range is outside the ${size} bytes of the object`);
 // 429
+export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too many requests; retry in ${s} s`);
 // 502
 export const SmtpFailed = defineError<string>('smtp_failed', 502, (m) => `The SMTP server refused: ${m}`);

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './route.js';
+import { LIST_LIMITS } from '../data/list-query.js';
 
 /**
  * JSON Schemas for route specs (the OpenAPI document) shared by every pack that serves records:
@@ -37,9 +38,11 @@ export function pageResponse(item: JsonSchema): JsonSchema {
 /** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
 export const listQuerySchema: JsonSchema = {
   type: 'object',
+  additionalProperties: false,
+  patternProperties: { '^filter\\[': { type: 'string', description: 'filter[field]=v or filter[field][op]=v' } },
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
+    offset: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 },
     cursor: { type: 'string', description: 'nextCursor of the previous page (keyset paging)' },
     sort: { type: 'string', description: 'comma list, - for descending; default -createdAt' },
     fields: { type: 'string', description: 'comma list of fields to return' },

@@ -23,27 +23,30 @@ export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
  */
 export function publicRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/public/tenant/:tenantId/content/:contentType', {
-    summary: 'Published content items of a type (?slug=, limit, offset); drafts never appear',
+    summary: 'Published content items of a type (?slug=, fields, limit, offset); drafts never appear',
     tags, auth: 'public', tenantParam: 'tenantId',
     query: {
       type: 'object',
+      additionalProperties: false,
       properties: {
         slug: { type: 'string', maxLength: 200 },
+        fields: { type: 'string', maxLength: 1000, description: 'comma list of fields to return' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0 },
         sort: { type: 'string', enum: ['createdAt', '-createdAt', 'publishedAt', '-publishedAt', 'title', '-title'] },
       },
     },
-    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed'],
+    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed', 'invalid_identifier', 'invalid_filter'],
   }, async (ctx) => {
     assertIdentifier('contentType', ctx.params.contentType);
     const type = ctx.params.contentType;
     if (NON_CONTENT_TYPES.has(type)) throw SchemaNotFound({ ns: 'cms', name: type });
-    const q = ctx.state.query as { slug?: string; limit: number; offset: number; sort?: string };
+    const q = ctx.state.query as { slug?: string; fields?: string; limit: number; offset: number; sort?: string };
     const query: Record<string, string> = {
       'filter[status]': 'published', limit: String(q.limit), offset: String(q.offset), sort: q.sort ?? '-publishedAt',
     };
     if (q.slug !== undefined) query['filter[slug]'] = q.slug;
+    if (q.fields !== undefined) query.fields = q.fields;
     const page = await pack.records.list(ctx.state.rc, 'cms', type, query);
     page.pagination.nextCursor = null;
     sendCacheable(ctx, page, PUBLIC_MAX_AGE);
@@ -85,6 +88,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
     query: {
       type: 'object',
       required: ['q'],
+      additionalProperties: false,
       properties: {
         q: { type: 'string', minLength: 1, maxLength: 200 },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
