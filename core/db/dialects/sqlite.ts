@@ -92,6 +92,11 @@ export const sqliteDialect: Dialect = {
   isForeignKeyViolation(error) {
     return (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
   },
+  isUnavailable(error) {
+    // Locked past busy_timeout by another process, or the file cannot be opened or read.
+    const code = (error as { code?: unknown })?.code;
+    return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/.test(code);
+  },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     // Through knex's own connection handling (the pool, or the transaction's connection), but with
     // prepared statements kept per connection: knex prepares every statement anew.
