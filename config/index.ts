@@ -64,6 +64,16 @@ export interface Config {
   readonly llm: { readonly baseUrl: string | null; readonly apiKey: string | null; readonly model: string | null };
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** /metrics without a token in production: answered only when this is set on purpose (else 404). */
+  readonly metricsPublic: boolean;
+  readonly rateLimits: {
+    /** Requests a minute per client address on the public runtime (/public/...). */
+    readonly publicPerMinute: number;
+    /** POST /events/publish a minute per tenant. */
+    readonly eventsPublishPerMinute: number;
+  };
+  /** How long a SIGTERM waits for requests in flight before the process exits. */
+  readonly shutdownTimeoutMs: number;
   readonly keycloak: {
     readonly baseUrl: string | null;
     readonly realm: string | null;
@@ -223,6 +233,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llm: { baseUrl: v.LLM_BASE_URL ?? null, apiKey: v.LLM_API_KEY ?? null, model: v.LLM_MODEL ?? null },
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN ?? null,
+    metricsPublic: v.METRICS_PUBLIC,
+    rateLimits: { publicPerMinute: v.PUBLIC_RATE_LIMIT_PER_MINUTE, eventsPublishPerMinute: v.EVENTS_PUBLISH_RATE_LIMIT_PER_MINUTE },
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     keycloak: {
       baseUrl: v.KEYCLOAK_BASE_URL ?? null,
       realm: v.KEYCLOAK_REALM ?? null,

@@ -23,6 +23,7 @@ import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
+import { publicRateLimit } from './ratelimit/public-rate-limit.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -85,6 +86,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   koa.use(errorHandler(logger));
   koa.use(accessLog(logger));
   if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
+  koa.use(publicRateLimit(kernel.rateLimits, config.rateLimits.publicPerMinute));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {

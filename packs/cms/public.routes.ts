@@ -1,5 +1,5 @@
 import { nowIso, UUID_PATTERN } from '../../core/db/ids.js';
-import { NotFound, RateLimited, SchemaNotFound, ValidationFailed } from '../../core/http/errors.js';
+import { NotFound, SchemaNotFound, ValidationFailed } from '../../core/http/errors.js';
 import type { PackRouter } from '../../core/http/route.js';
 import { clientKey } from '../../core/http/client-key.js';
 import type { PackContext } from '../../core/kernel/pack-context.js';
@@ -60,8 +60,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => {
     const rc = ctx.state.rc;
     const form = await findPublishedForm(pack, rc, ctx.params.formId);
-    const rate = await pack.rateLimits.hit(rc, `form:${form.id}:${clientKey(ctx.ip)}`, FORM_RATE_LIMIT);
-    if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
+    await pack.rateLimits.enforce(rc, `form:${form.id}:${clientKey(ctx.ip)}`, FORM_RATE_LIMIT);
 
     const { [HONEYPOT_FIELD]: honeypot, ...data } = ctx.state.body as Record<string, unknown>;
     const receivedAt = nowIso();

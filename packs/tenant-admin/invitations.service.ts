@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../core/db/database.js';
 import { newId, nowIso } from '../../core/db/ids.js';
 import type { EventsService } from '../../core/events/events.service.js';
-import { AlreadyMember, Conflict, Forbidden, InvitationExpired, NotFound, RateLimited } from '../../core/http/errors.js';
+import { AlreadyMember, Conflict, Forbidden, InvitationExpired, NotFound } from '../../core/http/errors.js';
 import type { MailService } from '../../core/mail/mail.service.js';
 import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
 import type { RateLimitService } from '../../core/ratelimit/rate-limit.service.js';
@@ -70,8 +70,7 @@ export class InvitationsService {
       const now = new Date();
       const nowText = now.toISOString();
       // Counted in this transaction: an invitation that is not created (409, rollback) does not count.
-      const rate = await this.rateLimits.hit({ ...rc, tenantId: tenant.id }, 'invitations', INVITATION_RATE);
-      if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
+      await this.rateLimits.enforce({ ...rc, tenantId: tenant.id }, 'invitations', INVITATION_RATE);
       if (await this.repository.findPending(rc, tenant.id, email, nowText)) throw AlreadyMember(email);
       const token = randomBytes(32).toString('base64url');
       const invitation: InvitationRecord = {

@@ -43,6 +43,9 @@ export function testEnvironment(databaseUrl: string, extra: Record<string, strin
     ALLOW_PRIVATE_NETWORK_FETCH: 'true',
     DISPATCHER_INTERVAL_MS: '50',
     PORT: '0',
+    // One shared app serves every test file from one address: the rate limit tests set their own limits.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    EVENTS_PUBLISH_RATE_LIMIT_PER_MINUTE: '1000000',
     ...extra,
     // Production refuses the private-network allowance (config/index.ts); production-mode test apps go without it.
     ...(extra.NODE_ENV === 'production' && extra.ALLOW_PRIVATE_NETWORK_FETCH === undefined ? { ALLOW_PRIVATE_NETWORK_FETCH: 'false' } : {}),
