@@ -54,7 +54,9 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   const packDefinitions = options.packs ?? defaultPacks;
   const logger = options.logger ?? createLogger(config);
-  if (config.isProduction && !config.metricsToken) logger.warn('METRICS_TOKEN is unset: /metrics is public (set it in production)');
+  if (config.isProduction && !config.metricsToken) {
+    logger.warn(config.metricsPublic ? 'METRICS_PUBLIC=true: /metrics is public' : 'METRICS_TOKEN is unset: /metrics answers 404 (set METRICS_TOKEN, or METRICS_PUBLIC=true)');
+  }
   const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {
     warn: (m) => logger.warn({ db: m }, 'database warning'),
     error: (m) => logger.error({ db: m }, 'database error'),

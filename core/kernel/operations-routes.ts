@@ -23,6 +23,9 @@ export function operationsRoutes(deps: RouteDeps, kernelRouter: PackRouter, kern
   openapiRoutes(kernelRouter, openapi, kernel.authenticator, kernel.tenants);
   const root = new PackRouter(deps, 'kernel', null, '');
   docsRoutes(root);
-  metricsRoutes(root, kernel.metrics, config.metricsToken);
+  metricsRoutes(root, kernel.metrics, {
+    token: config.metricsToken,
+    hidden: config.isProduction && !config.metricsToken && !config.metricsPublic,
+  });
   return root;
 }
