@@ -81,7 +81,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes };
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());

@@ -8,6 +8,7 @@ import { successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
+import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
@@ -69,6 +70,7 @@ export interface RouteEntry {
 export interface RouteDeps {
   authenticator: Authenticator;
   tenants: TenantsService;
+  memberships: MembershipResolver;
   logger: Logger;
   routeTable: RouteEntry[];
 }
@@ -194,18 +196,26 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
       tenantId = id;
     }
   } else if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
-    const p = principal!;
+    let p = principal!;
     if (spec.tenantParam) {
       tenantId = ctx.params[spec.tenantParam] ?? null;
-      if (!p.isSuperadmin && p.tenantId !== tenantId) throw Forbidden('You may only act on your own tenant');
+      if (!p.isSuperadmin && p.tenantId && p.tenantId !== tenantId) throw Forbidden('You may only act on your own tenant');
     } else {
       const header = ctx.get('X-Tenant-Id') || null;
       if (p.isSuperadmin) tenantId = header ?? p.tenantId;
       else {
-        if (header && header !== p.tenantId) throw Forbidden('X-Tenant-Id names another tenant than your token');
-        tenantId = p.tenantId;
+        if (header && p.tenantId && header !== p.tenantId) throw Forbidden('X-Tenant-Id names another tenant than your token');
+        tenantId = p.tenantId ?? header;
       }
       if (!tenantId) throw TenantRequired();
+    }
+    if (!p.isSuperadmin && !p.tenantId) {
+      // A token without a tenant claim acts with the role of its active membership in the named tenant
+      // (asked before the tenant lookup, so that a non-member learns nothing of which tenants exist).
+      const role = await deps.memberships.roleOf(tenantId!, p);
+      if (!role) throw Forbidden('You are not a member of this tenant');
+      p = { ...p, tenantId, role };
+      ctx.state.principal = p;
     }
     const found = await deps.tenants.lookup(null, tenantId ?? '', appCode ?? null);
     if (!found) throw TenantNotFound(tenantId ?? '');
@@ -221,7 +231,7 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
 
   const rc: RequestContext = {
     tenantId: ctx.state.tenant ? tenantId : (spec.auth === 'user' ? tenantId : null),
-    principal,
+    principal: ctx.state.principal,
     requestId: ctx.state.requestId,
     logger: deps.logger,
   };

@@ -50,6 +50,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       knowledge: kernel.knowledge,
       siteProfile: kernel.siteProfile,
       rateLimits: kernel.rateLimits,
+      memberships: kernel.memberships,
     };
     for (const ns of definition.namespaces ?? []) kernel.schemas.declareNamespace(definition.name, definition.licensed ?? null, ns);
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);

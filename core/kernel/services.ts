@@ -15,6 +15,7 @@ import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
 import { Metrics } from '../metrics/metrics.js';
 import { SiteProfileHolder } from '../tenants/site-profile.js';
+import { MembershipHolder } from '../tenants/memberships.js';
 import { RateLimitService } from '../ratelimit/rate-limit.service.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
@@ -31,6 +32,8 @@ export interface KernelServices {
   readonly knowledge: KnowledgeService;
   /** Site config and branding as other packs see them; the tenant-admin pack installs the real store. */
   readonly siteProfile: SiteProfileHolder;
+  /** Roles that memberships grant to tokens without a tenant claim (installed by the tenant-admin pack). */
+  readonly memberships: MembershipHolder;
   /** Fixed-window rate limits in the database, shared by every process on it. */
   readonly rateLimits: RateLimitService;
 }
@@ -60,6 +63,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const siteProfile = new SiteProfileHolder();
+  const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits };
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits, memberships };
 }

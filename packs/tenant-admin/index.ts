@@ -34,5 +34,8 @@ export default definePack({
     pack.settings.use(servicesFor(pack).settings);
     // Other packs (the CMS import) write site config and branding through the kernel's siteProfile slot.
     pack.siteProfile.use(new TenantDocumentsSiteProfile(pack.tenants, servicesFor(pack).documents));
+    // Tokens without a tenant claim act on a tenant with the role of their active membership there.
+    const { members } = servicesFor(pack);
+    pack.memberships.use({ roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email) });
   },
 });

@@ -3,7 +3,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../../core/db/database.js';
 import { newId, nowIso } from '../../core/db/ids.js';
 import type { EventsService } from '../../core/events/events.service.js';
-import { AlreadyMember, Conflict, Forbidden, InvitationExpired, NotFound } from '../../core/http/errors.js';
+import { AlreadyMember, Conflict, Forbidden, NotFound } from '../../core/http/errors.js';
 import type { MailService } from '../../core/mail/mail.service.js';
 import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
 import type { RateLimitService } from '../../core/ratelimit/rate-limit.service.js';
@@ -110,8 +110,10 @@ export class InvitationsService {
     if (!invitation) throw NotFound('No such invitation');
     if (invitation.status !== 'pending') throw Conflict(`The invitation was ${invitation.status === 'accepted' ? 'used' : 'revoked'} already`);
     const now = nowIso();
-    if (invitation.expiresAt <= now) throw InvitationExpired(invitation.expiresAt);
+    if (invitation.expiresAt <= now) throw Conflict(`The invitation expired at ${invitation.expiresAt}`);
+    // principal.email is null when the token says email_verified: false.
     if (!principal.email || principal.email !== invitation.email) throw Forbidden('The invitation was sent to another e-mail address');
+    if (await this.members.activeRole(null, invitation.tenantId, principal.userId, principal.email)) throw AlreadyMember(principal.email);
     const tenantRc: RequestContext = { ...rc, tenantId: invitation.tenantId };
     return this.db.transaction(tenantRc, async (rc) => {
       if (!(await this.repository.transition(rc, invitation.tenantId, invitation.id, 'accepted', principal.userId, now))) {
