@@ -35,7 +35,11 @@ export interface App {
   routes: RouteEntry[];
   /** Starts listening on config.port/host (or the given port); resolves with the server. */
   listen(port?: number, host?: string): Promise<Server>;
-  /** Stops background work and closes the database pool. */
+  /**
+   * Stops accepting connections, lets requests in flight finish (their responses carry Connection: close)
+   * for up to SHUTDOWN_TIMEOUT_MS before cutting what is left, drains the dispatcher and background work,
+   * and closes the database pool.
+   */
   close(): Promise<void>;
 }
 
@@ -136,10 +140,20 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 
   const servers: Server[] = [];
   let closed = false;
+  let draining = false;
+  const handle = koa.callback();
   return {
     koa, kernel, packs: loaded, config, logger, routes,
     async listen(port = config.port, host = config.host) {
-      const server = createServer(koa.callback());
+      const server = createServer((req, res) => {
+        // Once shutdown began, every response (also of a request already under way) closes its connection.
+        const writeHead = res.writeHead;
+        res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
+          if (draining && !this.headersSent) this.setHeader('Connection', 'close');
+          return writeHead.apply(this, args);
+        } as typeof writeHead;
+        void handle(req, res);
+      });
       server.keepAliveTimeout = 65_000;
       answerClientErrors(server, logger);
       await new Promise<void>((resolve, reject) => {
@@ -152,11 +166,14 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         s.close(() => resolve());
-        s.closeIdleConnections?.();
-        // Requests still running get a moment to finish; then their connections are cut.
-        setTimeout(() => s.closeAllConnections?.(), 2000).unref();
+        s.closeIdleConnections();
+        // Requests still running get SHUTDOWN_TIMEOUT_MS to finish; then their connections are cut.
+        const cut = setTimeout(() => s.closeAllConnections(), config.shutdownTimeoutMs);
+        cut.unref();
+        s.once('close', () => clearTimeout(cut));
       })));
       await kernel.background.stopAll();
       for (const { definition, context } of [...loaded].reverse()) {
