@@ -20,10 +20,10 @@ export function isUnstorable(value: string): boolean {
  * Refuses a request whose path parameters or query values hold a NUL or a lone surrogate, before any
  * query: invalid_identifier for a namespace, schema or content type, else validation_failed naming each.
  */
-export function assertCleanParamsAndQuery(ctx: AppContext): void {
+export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] = []): void {
   const issues: ErrorDetail[] = [];
   for (const [name, value] of Object.entries(ctx.params ?? {})) {
-    if (typeof value !== 'string' || !isUnstorable(value)) continue;
+    if (typeof value !== 'string' || ownChecks.includes(name) || !isUnstorable(value)) continue;
     if (IDENTIFIER_PARAMS[name]) throw InvalidIdentifier({ name: IDENTIFIER_PARAMS[name]!, value: printable(value) });
     issues.push({ path: `path/${name}`, message: 'must not contain a NUL character or a lone surrogate' });
   }

@@ -18,12 +18,16 @@ export function recordResponse(definition: { schema: { properties: Record<string
   return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...definition.schema.properties } };
 }
 
-/** `{ items, pagination }` as CONTRACT.md section 1 fixes it. */
+/**
+ * `{ items, pagination }` as CONTRACT.md section 1 fixes it. The items' `required` is left out: `fields=`
+ * returns partial items.
+ */
 export function pageResponse(item: JsonSchema): JsonSchema {
+  const { required: _partial, ...partialItem } = item;
   return {
     type: 'object',
     properties: {
-      items: { type: 'array', items: item },
+      items: { type: 'array', items: partialItem },
       pagination: {
         type: 'object',
         properties: {

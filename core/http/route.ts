@@ -46,6 +46,12 @@ export interface RouteSpec {
   bodyLimit?: number;
   /** Query schema; values are coerced to the declared types. */
   query?: JsonSchema;
+  /** Path parameters the handler checks itself (the hygiene check of input-hygiene.ts leaves them alone). */
+  ownParamChecks?: string[];
+  /** Further statuses the route answers without an envelope (documentation), e.g. `{ 304: 'Not modified' }`. */
+  answers?: Record<number, string>;
+  /** Request headers the route reads (documentation; the handler checks them). */
+  headers?: Array<{ name: string; required: boolean; schema: JsonSchema; description?: string }>;
   /** Path parameters that are secrets (e.g. an invitation token): logs show `[redacted]` in their place. */
   sensitiveParams?: string[];
   /** Schema of `data` in a success response (documentation). */
@@ -117,7 +123,7 @@ export class PackRouter {
       if (spec.sensitiveParams) ctx.state.logPath = maskedPath(fullPath, ctx.params, spec.sensitiveParams);
       const family = spec.family ?? ctx.state.family;
       ctx.state.family = family;
-      assertCleanParamsAndQuery(ctx);
+      assertCleanParamsAndQuery(ctx, spec.ownParamChecks);
       await resolveCaller(ctx, spec, module, deps);
 
       if (validateQuery) {

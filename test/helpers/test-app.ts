@@ -7,6 +7,7 @@ import { createApp, type App } from '../../core/app.js';
 import type { PackDefinition } from '../../core/kernel/define-pack.js';
 import { createTestDatabase, ENGINE, type Engine, type TestDatabase } from './engine.js';
 import { TEST_JWT_SECRET, TEST_KEY, superadmin } from './tokens.js';
+import { recordResponses, validateRecorded } from './response-validation.js';
 
 export interface TestApp {
   app: App;
@@ -65,6 +66,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: `${database.url.startsWith('sqlite:') ? database.url.slice(7).replace(/test\.db$/, '') : '/tmp/'}storage-${randomBytes(4).toString('hex')}`, ...options.env }));
   const app = await createApp(config, { packs: options.packs, logger: options.logger });
   const server = await app.listen(port, '127.0.0.1');
+  const recording = recordResponses(server, `http://127.0.0.1:${port}`);
   const baseUrl = `http://127.0.0.1:${port}`;
   let closed = false;
   return {
@@ -73,6 +75,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       if (closed) return;
       closed = true;
+      await validateRecorded(recording).catch(() => {});
       await app.close();
       if (!options.database) await database.drop();
     },
