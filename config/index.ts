@@ -174,9 +174,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const nodeEnv = v.NODE_ENV as NodeEnv;
   const isProduction = nodeEnv === 'production';
   if (isProduction) {
-    if (!v.SIGNING_SECRET) throw new ConfigError('SIGNING_SECRET', 'is required in production (at least 32 characters)');
-    if (!v.SETTINGS_ENCRYPTION_KEY) throw new ConfigError('SETTINGS_ENCRYPTION_KEY', 'is required in production (at least 32 characters)');
-    if (!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI) throw new ConfigError('AUTH_JWKS_URI', 'or AUTH_JWT_SECRET is required in production');
+    // Every missing secret at once, so that one start tells the operator all of them.
+    const missing = [
+      ...(!v.SIGNING_SECRET ? ['SIGNING_SECRET (at least 32 characters)'] : []),
+      ...(!v.SETTINGS_ENCRYPTION_KEY ? ['SETTINGS_ENCRYPTION_KEY (at least 32 characters)'] : []),
+      ...(!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI ? ['AUTH_JWKS_URI or AUTH_JWT_SECRET'] : []),
+    ];
+    if (missing.length) throw new ConfigError(missing.join('; '), `${missing.length > 1 ? 'are' : 'is'} required in production`);
   }
   if (v.STORAGE_DRIVER === 's3' && !v.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'is required when STORAGE_DRIVER is s3');
   if (isProduction && v.ALLOW_PRIVATE_NETWORK_FETCH) {

@@ -72,6 +72,7 @@ export class Dispatcher implements BackgroundTask {
   private running = false;
   private ticking = false;
   private again = false;
+  private waitingForMigrations = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     const { concurrency, timeoutMs, claimTtlMs } = deps.config.dispatcher;
@@ -132,8 +133,15 @@ export class Dispatcher implements BackgroundTask {
         this.again = false;
         await this.claimAndLaunch();
       } while (this.again && this.running);
+      this.waitingForMigrations = false;
     } catch (err) {
-      this.deps.logger.error({ err }, 'outbox dispatcher tick failed');
+      if (isMissingTable(err)) {
+        // Before `npm run migrate`: say so once, without a stack trace, and keep polling quietly.
+        if (!this.waitingForMigrations) this.deps.logger.warn('outbox dispatcher: the outbox tables do not exist yet (run npm run migrate); waiting');
+        this.waitingForMigrations = true;
+      } else {
+        this.deps.logger.error({ err }, 'outbox dispatcher tick failed');
+      }
     } finally {
       this.ticking = false;
     }
@@ -341,6 +349,12 @@ export class Dispatcher implements BackgroundTask {
     await this.deps.connectors.deliveries.cancelPending(rc, connectorId, 'connector disabled: the receiver answered 410', at);
     this.deps.logger.warn({ tenantId, connectorId }, 'connector disabled: the receiver answered 410 Gone');
   }
+}
+
+/** A table the dispatcher reads is missing: SQLite's "no such table", PostgreSQL's SQLSTATE 42P01. */
+function isMissingTable(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42P01' || (typeof message === 'string' && message.includes('no such table'));
 }
 
 function snippet(body: Buffer): string {
