@@ -17,13 +17,14 @@ import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import { checkPackKeys, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -56,7 +57,9 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
 
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
-  const packDefinitions = options.packs ?? defaultPacks;
+  // Requirements, cycles and hook/event keys are checked before anything touches the database.
+  const packDefinitions = orderPacks(options.packs ?? defaultPacks);
+  checkPackKeys(packDefinitions);
   const logger = options.logger ?? createLogger(config);
   if (config.isProduction && !config.metricsToken) {
     logger.warn(config.metricsPublic ? 'METRICS_PUBLIC=true: /metrics is public' : 'METRICS_TOKEN is unset: /metrics answers 404 (set METRICS_TOKEN, or METRICS_PUBLIC=true)');
@@ -85,7 +88,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes };
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());

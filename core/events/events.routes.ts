@@ -18,9 +18,9 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
   router.post('/events/publish', {
     summary: 'Publish an event to the tenant\'s connectors',
     description: 'Writes the event to the outbox and queues one signed delivery per matching active connector, in one transaction. '
-      + 'Names the platform raises itself (tenant.*, platform.*, cms.form.submitted, and <ns>.<schema>.created|updated|deleted of a schema '
+      + 'Names the platform raises itself (tenant.*, platform.*, the events packs declare, and <ns>.<schema>.created|updated|deleted of a schema '
       + 'the tenant sees) answer 403 forbidden.',
-    tags: ['events'], auth: 'tenant', role: 'editor', status: 202,
+    tags: ['events'], auth: 'tenant', role: 'editor', status: 202, idempotent: true,
     body: {
       type: 'object',
       required: ['event', 'payload'],
@@ -41,7 +41,7 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
   }, async (ctx) => {
     await rateLimits.enforce(ctx.state.rc, 'events.publish', rate);
     const { event: name, payload, product } = ctx.state.body as { event: string; payload: Record<string, unknown>; product?: string };
-    if (await isReservedEvent(ctx.state.rc, schemas, name)) {
+    if (await isReservedEvent(ctx.state.rc, schemas, events.declared, name)) {
       throw Forbidden(`The platform raises "${name}" itself; publish it under another name (e.g. your own namespace)`);
     }
     const { event, deliveries } = await events.publish(ctx.state.rc, { name, payload, product: product ?? null, source: 'api' });

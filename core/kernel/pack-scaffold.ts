@@ -94,9 +94,7 @@ function schemaDefinition(n: Names) {
 }
 
 function packSource(n: Names): string {
-  return `import { definePack } from '../../core/kernel/define-pack.js';
-import { ValidationFailed } from '../../core/http/errors.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+  return `import { definePack, listQuerySchema, pageResponse, recordResponse, ValidationFailed } from '../../core/pack-api.js';
 import definition from '../../schemas/${n.namespace}/${n.thing}.schema.json' with { type: 'json' };
 
 /** The ${n.name} pack: ${n.namespace}.${n.thing} records, listed and created at ${n.route}. */
@@ -128,7 +126,7 @@ export default definePack({
     }, (ctx) => pack.records.list(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.query));
 
     router.post('${n.route}', {
-      summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201,
+      summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201, idempotent: true,
       body: definition.schema, response: recordResponse(definition), errors: ['validation_failed'],
     }, (ctx) => pack.records.create(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.state.body));
   },

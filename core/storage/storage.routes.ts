@@ -28,7 +28,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
     summary: 'Upload an object (streamed)',
     description: 'The raw body is streamed to the store under `tenants/{tenant}/products/{product}/{collection}/{filename}`; '
       + 'its SHA-256 is computed on the way. An existing object of the same key is replaced.',
-    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, response: UPLOAD_ANSWER_SCHEMA,
+    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, idempotent: true, response: UPLOAD_ANSWER_SCHEMA,
     headers: [
       ...['X-Platform-Product', 'X-Platform-Collection', 'X-Platform-Filename'].map((name) => ({
         name, required: true, schema: { type: 'string', pattern: KEY_SEGMENT.source, not: { enum: ['.', '..'] } }, description: 'A segment of the storage key',

@@ -1,8 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { AppContext } from '../../core/http/app-state.js';
-import type { DataRecord } from '../../core/data/records.service.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import { type AppContext, type DataRecord, listQuerySchema, type PackContext, type PackRouter, pageResponse, recordResponse } from '../../core/pack-api.js';
 import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'json' };
 
 const dealFields = dealDefinition.schema.properties;
@@ -38,7 +34,7 @@ export function dealsRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', ctx.query));
 
   router.post('/crm/deals', {
-    summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, body: createBody,
+    summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody,
     response: dealResponse,
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => withEtag(ctx, await pack.records.create(ctx.state.rc, 'crm', 'deal', ctx.state.body)));

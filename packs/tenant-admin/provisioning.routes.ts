@@ -1,9 +1,6 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { ValidationFailed } from '../../core/http/errors.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
-import { servicesFor } from './tenant-admin.services.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
 
 const navigationSchema = {
@@ -43,18 +40,15 @@ const provisionBody = {
   },
 };
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-
 /** The provisioning wizard. */
 export function provisioningRoutes(router: PackRouter, pack: PackContext): void {
-  const { provisioning } = servicesFor(pack);
+  const provisioning = pack.use('tenant-admin.provisioning');
   router.post('/admin/tenants/provision', {
     summary: 'Provision a tenant',
     description: 'Tenant, domains, navigation, branding, the optional Healthcare seed and optional invitations (beyond the contract: '
       + '`invitations: [{ email, role }]`, mailed only when provisioning commits) in one transaction: when any step fails nothing remains. '
-      + 'An `Idempotency-Key` header (1-200 visible ASCII characters) makes retries safe: the same key returns the first result; '
-      + 'the same key with another body answers 409.',
-    tags: ['tenants'], auth: 'superadmin', status: 201, body: provisionBody,
+      + 'An `Idempotency-Key` header makes retries safe: the same key and body replay the first answer; another body answers 422.',
+    tags: ['tenants'], auth: 'superadmin', status: 201, idempotent: true, body: provisionBody,
     response: {
       type: 'object',
       properties: {
@@ -64,11 +58,5 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
       },
     },
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found', 'already_member'],
-  }, async (ctx) => {
-    const key = ctx.get('Idempotency-Key') || null;
-    if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-      throw ValidationFailed('Invalid Idempotency-Key', [{ path: 'header/Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' }]);
-    }
-    return provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput, key);
-  });
+  }, async (ctx) => provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput));
 }

@@ -35,6 +35,11 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** SQL expression reading a top-level JSON field of column `data`, typed. `field` is pre-validated. */
   jsonField(field: string, type: JsonScalarType, column?: string): string;
+  /**
+   * SQL expression of the JSON document `column` with the top-level `field` set to the value of the SQL
+   * expression `value` (an integer or a string, as `type` says). `field` is pre-validated.
+   */
+  jsonSet(column: string, field: string, value: string, type: 'integer' | 'string'): string;
   /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
   jsonText(column: string): string;
   /** Serialises a JSON document for a json/jsonb column. */
@@ -66,6 +71,11 @@ export interface Dialect {
    * under the alias given.
    */
   jsonArrayValues(column: string, alias: string): string;
+  /**
+   * SQL expression: the transaction id (outbox_events.txid) below which every transaction has committed or
+   * rolled back, so that no row with a smaller txid can still appear (live change streams read below it).
+   */
+  readonly commitHorizon: string;
   /** Statement that opens a write transaction on a held connection. */
   readonly beginSql: string;
   /** Runs a statement without results (BEGIN, COMMIT, ROLLBACK) straight on a driver connection. */

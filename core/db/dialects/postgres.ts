@@ -140,6 +140,10 @@ export const postgresDialect: Dialect = {
     if (type === 'boolean') return `(${text}::boolean)`;
     return text;
   },
+  jsonSet(column: string, field: string, value: string, type: 'integer' | 'string') {
+    assertSafeField(field);
+    return `jsonb_set(${column}, '{${field}}', to_jsonb((${value})::${type === 'integer' ? 'bigint' : 'text'}))`;
+  },
   jsonText: (column: string) => `${column}::text`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
@@ -153,6 +157,8 @@ export const postgresDialect: Dialect = {
     return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message);
   },
   beginSql: 'BEGIN',
+  // The oldest transaction still running; outbox_events.txid defaults to pg_current_xact_id().
+  commitHorizon: '(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint',
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },
