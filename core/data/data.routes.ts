@@ -58,7 +58,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
 
   router.delete('/data/:ns/:schema/:id', {
     summary: 'Delete a record (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
-    errors: [...errors, 'not_found', 'version_mismatch'],
+    errors: [...errors, 'not_found', 'version_mismatch', 'conflict'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });

@@ -34,6 +34,8 @@ export function routeErrorCodes(spec: RouteSpec, hasBody: boolean, hasModule: bo
   if (IDENTIFIER_PARAM.test(path) || spec.query && 'namespace' in ((spec.query as { properties?: object }).properties ?? {})) codes.add('invalid_identifier');
   if (LIST_PATHS.test(path)) codes.add('invalid_filter').add('invalid_cursor');
   if (path.startsWith('/api/v1/public/')) codes.add('rate_limited');
+  // An Idempotency-Key reused with another body, or still in flight (core/http/idempotency.ts).
+  if (spec.idempotent) codes.add('idempotency_key_reused').add('conflict');
   // Any request may find the database unreachable.
   codes.add('unavailable');
   if (spec.auth !== 'public') codes.add('unauthenticated').add('invalid_token');

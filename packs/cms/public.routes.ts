@@ -29,6 +29,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
       },
     },
     response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed', 'invalid_identifier', 'invalid_filter'],
+    answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
     assertIdentifier('contentType', ctx.params.contentType);
     const type = ctx.params.contentType;
@@ -47,7 +48,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/public/tenant/:tenantId/forms/:formId/submit', {
     summary: 'Submit a published form (by id or slug); validated against its fields, rate-limited per client and form',
     tags, auth: 'public', tenantParam: 'tenantId', status: 201, bodyLimit: FORM_BODY_LIMIT, body: { type: 'object' },
-    response: { type: 'object', properties: { id: { type: 'string' }, receivedAt: { type: 'string' } } },
+    response: { type: 'object', properties: { id: { type: ['string', 'null'], description: 'null when the submission was dropped as spam' }, receivedAt: { type: 'string' } } },
     errors: ['tenant_not_found', 'not_found', 'validation_failed', 'payload_too_large', 'rate_limited', 'unsupported_media_type'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
