@@ -91,8 +91,16 @@ function convert(field: string, type: FieldType, raw: string): unknown {
   }
 }
 
+/** The list query's own parameters; `filter[...]` comes on top. Anything else is refused (400), never ignored. */
+export const LIST_PARAMETERS = ['limit', 'offset', 'cursor', 'sort', 'fields', 'count', 'expand'];
+
 /** `manyRefs`: array fields that hold references (12.2), where filter[field]=<id> means "contains". */
 export function parseListQuery(query: RawQuery, types: Map<string, FieldType>, manyRefs: ReadonlySet<string> = new Set()): ListQuery {
+  const unknown = Object.keys(query).filter((key) => !LIST_PARAMETERS.includes(key) && !key.startsWith('filter'));
+  if (unknown.length) {
+    throw new AppError('validation_failed', 400, `Unknown query parameter ${unknown.map((k) => `"${k.slice(0, 64)}"`).join(', ')}`,
+      unknown.map((key) => ({ path: `query/${key.slice(0, 64)}`, message: 'is not a parameter of this list' })));
+  }
   const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
   const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset, 0);
   const countRaw = single('count', query.count);

@@ -91,6 +91,7 @@ export const VersionMismatch = defineError<{ expected: string; actual: number }>
 // 428
 export const PreconditionRequired = defineError<string>('precondition_required', 428, (what) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 413
+export const RequestTimeout = defineError('request_timeout', 408, () => 'The request took too long to arrive');
 export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (limit) => `The body exceeds the limit of ${limit} bytes`);
 // 415
 export const UnsupportedMediaType = defineError<string | void>('unsupported_media_type', 415, (m) => m || 'The body must be application/json');
@@ -99,11 +100,13 @@ export const RangeNotSatisfiable = defineError<number>('range_not_satisfiable', 
 // 422
 export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, () => 'This Idempotency-Key was used with another request body');
 // 429
+export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too many requests; retry in ${s} s`);
 // 502
 export const SmtpFailed = defineError<string>('smtp_failed', 502, (m) => `The SMTP server refused: ${m}`);
 export const UpstreamFailed = defineError<string>('upstream_failed', 502, (m) => m);
 // 503
+export const Unavailable = defineError<number>('unavailable', 503, (s) => `The database cannot be reached; retry in ${s} s`);
 export const NotReady = defineError<string | void>('not_ready', 503, (m) => m || 'The service is not ready');
 export const Unavailable = defineError<string | void>('unavailable', 503, (m) => m || 'The service is unavailable; retry shortly');
 // 500

@@ -161,6 +161,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       knowledge: kernel.knowledge,
       seeds: kernel.seeds,
       rateLimits: kernel.rateLimits,
+      memberships: kernel.memberships,
       use: use as PackContext['use'],
     };
   };

@@ -44,6 +44,7 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/public/tenant/:tenantId/products/:sku', {
     summary: 'One active product of a storefront by sku, with gross price and stock (ETag; If-None-Match answers 304)',
     tags, auth: 'public', tenantParam: 'tenantId', module: null, response: storefrontProduct, errors: ['not_found'],
+    answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
     const tenantId = ctx.params.tenantId;
     await requireErp(tenantId);
