@@ -64,6 +64,8 @@ export interface Config {
   readonly llm: { readonly baseUrl: string | null; readonly apiKey: string | null; readonly model: string | null };
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** Requests per client address and minute on the public runtime (600). */
+  readonly publicRateLimitPerMinute: number;
   readonly keycloak: {
     readonly baseUrl: string | null;
     readonly realm: string | null;
@@ -223,6 +225,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llm: { baseUrl: v.LLM_BASE_URL ?? null, apiKey: v.LLM_API_KEY ?? null, model: v.LLM_MODEL ?? null },
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN ?? null,
+    publicRateLimitPerMinute: v.PUBLIC_RATE_LIMIT_PER_MINUTE,
     keycloak: {
       baseUrl: v.KEYCLOAK_BASE_URL ?? null,
       realm: v.KEYCLOAK_REALM ?? null,

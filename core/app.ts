@@ -16,12 +16,15 @@ import { requestId } from './http/request-id.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import { packContext, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
+import { kernelTools } from './mcp/kernel-tools.js';
+import { McpToolbox } from './mcp/mcp-toolbox.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -96,6 +99,11 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     }
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
+  const toolbox = new McpToolbox([
+    { tools: kernelTools, module: null, context: packContext('kernel', kernel, config, logger) },
+    ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
+  ], kernel.tenants, logger);
+  mcpRoutes(kernelRouter, toolbox, kernel.rateLimits, config);
   const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {
     if (!definition.routes) continue;

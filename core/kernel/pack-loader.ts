@@ -34,23 +34,7 @@ export function orderPacks(packs: PackDefinition[]): PackDefinition[] {
 /** Builds each pack's context and wires its namespaces, hooks and event handlers into the kernel. */
 export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, config: Config, logger: Logger): LoadedPack[] {
   return orderPacks(packs).map((definition) => {
-    const context: PackContext = {
-      name: definition.name,
-      config,
-      logger: logger.child({ pack: definition.name }),
-      db: kernel.db,
-      tenants: kernel.tenants,
-      schemas: kernel.schemas,
-      records: kernel.records,
-      events: kernel.events,
-      mail: kernel.mail,
-      settings: kernel.settings,
-      fetch: kernel.fetch,
-      storage: kernel.storage,
-      knowledge: kernel.knowledge,
-      siteProfile: kernel.siteProfile,
-      rateLimits: kernel.rateLimits,
-    };
+    const context = packContext(definition.name, kernel, config, logger);
     for (const ns of definition.namespaces ?? []) kernel.schemas.declareNamespace(definition.name, definition.licensed ?? null, ns);
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);
     for (const [pattern, handler] of Object.entries(definition.on ?? {})) {
@@ -58,6 +42,27 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
     }
     return { definition, context };
   });
+}
+
+/** The kernel services as a pack (or the kernel's own tools) sees them, under a name of its own. */
+export function packContext(name: string, kernel: KernelInternals, config: Config, logger: Logger): PackContext {
+  return {
+    name,
+    config,
+    logger: logger.child({ pack: name }),
+    db: kernel.db,
+    tenants: kernel.tenants,
+    schemas: kernel.schemas,
+    records: kernel.records,
+    events: kernel.events,
+    mail: kernel.mail,
+    settings: kernel.settings,
+    fetch: kernel.fetch,
+    storage: kernel.storage,
+    knowledge: kernel.knowledge,
+    siteProfile: kernel.siteProfile,
+    rateLimits: kernel.rateLimits,
+  };
 }
 
 /** Registers (or updates) the platform schemas each pack ships under schemas/<namespace>/<name>.schema.json. */
