@@ -3,7 +3,7 @@ import { LATEST_PROTOCOL_VERSION, McpError, type CallToolResult } from '@modelco
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { mcpClient, toolError } from '../helpers/mcp-client.js';
 import { startReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
-import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
 
 const MCP = '/api/v1/mcp';
@@ -91,6 +91,12 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect(res.status).to.equal(403);
       expect(res.body.error.code).to.equal('forbidden');
     });
+  });
+
+  it('lists both endpoints in the OpenAPI document', async () => {
+    const doc = (await t.http.get('/api/v1/openapi.json')).body;
+    expect(doc.paths['/api/v1/mcp'].post.summary).to.contain('MCP');
+    expect(doc.paths['/api/v1/public/tenant/{tenantId}/mcp'].post.security).to.deep.equal([]);
   });
 
   describe('tools/list', () => {
@@ -325,6 +331,25 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect(toolError(await call(client, 'get_content', { contentType: 'post', slug: 'unreleased' })).code).to.equal('not_found');
       for (const name of ['create_record', 'update_record', 'query_records', 'get_record', 'list_schemas']) {
         expect((await rpcError(call(client, name, { namespace: 'cms', schema: 'post', id: 'x', data: {}, patch: {} }))).code, name).to.equal(-32602);
+      }
+    });
+
+    it('is rate-limited per client address like the public runtime (429 rate_limited with Retry-After)', async () => {
+      const limited = await startTestApp({ env: { PUBLIC_RATE_LIMIT_PER_MINUTE: '3' } });
+      try {
+        const id = await createTenant(limited, 'mcp');
+        const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+        const statuses: number[] = [];
+        let last: Awaited<ReturnType<typeof limited.http.post>> | null = null;
+        for (let i = 0; i < 4; i += 1) {
+          last = await limited.http.post(`/api/v1/public/tenant/${id}/mcp`).set('Accept', 'application/json, text/event-stream').send(rpc);
+          statuses.push(last.status);
+        }
+        expect(statuses).to.deep.equal([200, 200, 200, 429]);
+        expect(last!.body.error.code).to.equal('rate_limited');
+        expect(Number(last!.headers['retry-after'])).to.be.greaterThan(0);
+      } finally {
+        await limited.close();
       }
     });
 
