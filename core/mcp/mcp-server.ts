@@ -1,10 +1,13 @@
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv-provider.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { AppContext } from '../http/app-state.js';
 import type { McpToolbox, RegisteredTool } from './mcp-toolbox.js';
 
 export const SERVER_INFO = { name: 'headless-platform', version: '0.1.0' };
+/** The SDK's validator (for elicitation, which this server does not use), made once: by default each Server builds its own ajv. */
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /**
  * Answers one MCP request (Streamable HTTP, stateless: a server and a transport per request, no
@@ -15,7 +18,7 @@ export const SERVER_INFO = { name: 'headless-platform', version: '0.1.0' };
  */
 export async function answerMcp(ctx: AppContext, toolbox: McpToolbox, tools: Map<string, RegisteredTool>, instructions: string): Promise<void> {
   const rc = ctx.state.rc;
-  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions });
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} }, instructions, jsonSchemaValidator });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...tools.values()].map((t) => toolbox.describe(t)) }));
   server.setRequestHandler(CallToolRequestSchema, async (request) => {
     const tool = tools.get(request.params.name);
