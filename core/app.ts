@@ -16,7 +16,8 @@ import { requestId } from './http/request-id.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { packContext, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import type { PackContext } from './kernel/pack-context.js';
+import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
@@ -51,9 +52,16 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
 }
 
+/** The kernel's own tools run on the kernel services alone: they require no pack's service. */
+const kernelUsesNoPack = ((service: string) => {
+  throw new Error(`The kernel uses no pack service ("${service}")`);
+}) as PackContext['use'];
+
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
-  const packDefinitions = options.packs ?? defaultPacks;
+  // Requirements, cycles and hook/event keys are checked before anything touches the database.
+  const packDefinitions = orderPacks(options.packs ?? defaultPacks);
+  checkPackKeys(packDefinitions);
   const logger = options.logger ?? createLogger(config);
   if (config.isProduction && !config.metricsToken) logger.warn('METRICS_TOKEN is unset: /metrics is public (set it in production)');
   const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {
@@ -100,7 +108,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
   const toolbox = new McpToolbox([
-    { tools: kernelTools, module: null, context: packContext('kernel', kernel, config, logger) },
+    { tools: kernelTools, module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
   ], kernel.tenants, logger);
   mcpRoutes(kernelRouter, toolbox, kernel.rateLimits, config);

@@ -16,7 +16,7 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
   router.post('/events/publish', {
     summary: 'Publish an event to the tenant\'s connectors',
     description: 'Writes the event to the outbox and queues one signed delivery per matching active connector, in one transaction. '
-      + 'Names the platform raises itself (tenant.*, platform.*, cms.form.submitted, and <ns>.<schema>.created|updated|deleted of a schema '
+      + 'Names the platform raises itself (tenant.*, platform.*, the events packs declare, and <ns>.<schema>.created|updated|deleted of a schema '
       + 'the tenant sees) answer 403 forbidden.',
     tags: ['events'], auth: 'tenant', role: 'editor', status: 202,
     body: {
@@ -38,7 +38,7 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
     errors: ['validation_failed', 'invalid_json', 'forbidden', 'tenant_required', 'tenant_not_found'],
   }, async (ctx) => {
     const { event: name, payload, product } = ctx.state.body as { event: string; payload: Record<string, unknown>; product?: string };
-    if (await isReservedEvent(ctx.state.rc, schemas, name)) {
+    if (await isReservedEvent(ctx.state.rc, schemas, events.declared, name)) {
       throw Forbidden(`The platform raises "${name}" itself; publish it under another name (e.g. your own namespace)`);
     }
     const { event, deliveries } = await events.publish(ctx.state.rc, { name, payload, product: product ?? null, source: 'api' });

@@ -31,6 +31,7 @@ export class EventsService {
   readonly bus: EventBus;
   private readonly repository: EventsRepository;
   private readonly fanouts: OutboxFanout[] = [];
+  private readonly reserved = new Set<string>();
 
   constructor(private readonly db: Database, logger: import('pino').Logger) {
     this.bus = new EventBus(logger);
@@ -40,6 +41,16 @@ export class EventsService {
   /** Registers a fan-out that queues work for each event inside the publishing transaction. */
   addFanout(fanout: OutboxFanout): void {
     this.fanouts.push(fanout);
+  }
+
+  /** Reserves event names a pack raises (its `events`): POST /events/publish refuses them. */
+  declare(names: Iterable<string>): void {
+    for (const name of names) this.reserved.add(name);
+  }
+
+  /** The event names packs declared. */
+  get declared(): ReadonlySet<string> {
+    return this.reserved;
   }
 
   on(pattern: string, handler: BusHandler): void {

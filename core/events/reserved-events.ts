@@ -3,16 +3,15 @@ import type { RequestContext } from '../kernel/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 
 const RESERVED_PREFIXES = ['tenant.', 'platform.'];
-const RESERVED_NAMES = new Set(['cms.form.submitted']);
 const RECORD_EVENT = /^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)\.(created|updated|deleted)$/;
 
 /**
  * Whether the platform itself raises events of this name, so an integrator may not publish it: `tenant.*`,
- * `platform.*`, `cms.form.submitted`, and the record events `<ns>.<schema>.created|updated|deleted` of a
+ * `platform.*`, the events packs declare (`events` in definePack), and the record events `<ns>.<schema>.created|updated|deleted` of a
  * schema the tenant sees. Other names (`erp.order.created`: there is no erp.order schema) stay open.
  */
-export async function isReservedEvent(rc: RequestContext, schemas: SchemaRegistry, name: string): Promise<boolean> {
-  if (RESERVED_NAMES.has(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))) return true;
+export async function isReservedEvent(rc: RequestContext, schemas: SchemaRegistry, declared: ReadonlySet<string>, name: string): Promise<boolean> {
+  if (declared.has(name) || RESERVED_PREFIXES.some((prefix) => name.startsWith(prefix))) return true;
   const record = RECORD_EVENT.exec(name);
   if (!record) return false;
   try {

@@ -1,22 +1,22 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
-import type { Database } from '../db/database.js';
-import type { RecordsService } from '../data/records.service.js';
-import type { EventsService } from '../events/events.service.js';
-import type { MailService } from '../mail/mail.service.js';
-import type { SchemaRegistry } from '../metadata/schema-registry.js';
-import type { SettingsHolder } from '../settings/settings-provider.js';
-import type { TenantsService } from '../tenants/tenants.service.js';
+import type { PackServices } from '../pack-api.js';
 import type { KernelServices } from './services.js';
 
+/** A service some pack provides, as `<pack>.<service>`. */
+export type ServiceName = keyof PackServices & string;
+
 /**
- * What a pack gets from the kernel. Packs reach kernel services only through this, never through
- * globals, app.context or another pack's files.
+ * What a pack gets from the kernel: the kernel services, its own config and logger, and the services it
+ * declared in `requires` (and its own), read with `use`. Packs reach nothing else: no globals, no
+ * app.context, no other pack's files.
  */
 export interface PackContext extends KernelServices {
   readonly name: string;
   readonly config: Config;
   readonly logger: Logger;
+  /** A required service (or one of the pack's own). Throws if the pack did not declare it in `requires`. */
+  use<K extends ServiceName>(service: K): PackServices[K];
+  /** An optional requirement (declared `'crm.coupons?'`): undefined when no loaded pack provides it. */
+  use<K extends ServiceName>(service: `${K}?`): PackServices[K] | undefined;
 }
-
-export type { Config, Database, RecordsService, EventsService, MailService, SchemaRegistry, SettingsHolder, TenantsService };

@@ -10,32 +10,152 @@ import type { SchemaInput } from '../metadata/schema-definition.js';
 
 export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
 
+/** Event name prefixes the kernel raises itself (tenants, platform settings). */
+const KERNEL_EVENT_PREFIXES = ['tenant.', 'platform.'];
+
 export interface LoadedPack {
   definition: PackDefinition;
   context: PackContext;
 }
 
-/** Checks `requires` (every required pack is listed before its dependant) and that names are unique. */
-export function orderPacks(packs: PackDefinition[]): PackDefinition[] {
-  const seen = new Set<string>();
-  for (const pack of packs) {
-    if (seen.has(pack.name)) throw new Error(`Pack "${pack.name}" is listed twice`);
-    for (const required of pack.requires ?? []) {
-      if (!seen.has(required)) {
-        const listed = packs.some((p) => p.name === required);
-        throw new Error(`Pack "${pack.name}" requires "${required}", which is ${listed ? 'listed after it' : 'not listed'} in config/packs.ts`);
-      }
-    }
-    seen.add(pack.name);
-  }
-  return packs;
+interface Requirement {
+  /** `erp.catalog` (a service) or `tenant-admin` (a whole pack). */
+  target: string;
+  optional: boolean;
 }
 
-/** Builds each pack's context and wires its namespaces, hooks and event handlers into the kernel. */
+function requirementsOf(pack: PackDefinition): Requirement[] {
+  return (pack.requires ?? []).map((r) => (r.endsWith('?') ? { target: r.slice(0, -1), optional: true } : { target: r, optional: false }));
+}
+
+/** The pack that provides a service (`erp.catalog` → `erp`), if it is loaded and provides it. */
+function providerOf(service: string, byName: Map<string, PackDefinition>): PackDefinition | undefined {
+  const dot = service.indexOf('.');
+  const pack = byName.get(service.slice(0, dot));
+  return pack && Object.hasOwn(pack.provides ?? {}, service.slice(dot + 1)) ? pack : undefined;
+}
+
+/**
+ * Orders packs so that each loads after the packs its required services (or required packs) come from,
+ * keeping list order otherwise. Refuses, naming the pack and what is missing, when a required service or
+ * pack is absent, and names the cycle when packs require each other. Optional requirements do not order:
+ * they are resolved when first used.
+ */
+export function orderPacks(packs: PackDefinition[]): PackDefinition[] {
+  const byName = new Map<string, PackDefinition>();
+  for (const pack of packs) {
+    if (byName.has(pack.name)) throw new Error(`Pack "${pack.name}" is listed twice`);
+    byName.set(pack.name, pack);
+  }
+  const dependencies = (pack: PackDefinition): PackDefinition[] => requirementsOf(pack).flatMap(({ target, optional }) => {
+    if (optional) return [];
+    const isService = target.includes('.');
+    const provider = isService ? providerOf(target, byName) : byName.get(target);
+    if (!provider) {
+      const what = isService ? `the service "${target}", which no loaded pack provides` : `the pack "${target}", which is not loaded`;
+      throw new Error(`Pack "${pack.name}" requires ${what} (loaded: ${[...byName.keys()].join(', ')})`);
+    }
+    return provider === pack ? [] : [provider];
+  });
+  const ordered: PackDefinition[] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (pack: PackDefinition): void => {
+    if (done.has(pack.name)) return;
+    const at = path.indexOf(pack.name);
+    if (at >= 0) throw new Error(`Packs require each other in a cycle: ${[...path.slice(at), pack.name].join(' → ')}`);
+    path.push(pack.name);
+    for (const dependency of dependencies(pack)) visit(dependency);
+    path.pop();
+    done.add(pack.name);
+    ordered.push(pack);
+  };
+  for (const pack of packs) visit(pack);
+  return ordered;
+}
+
+/**
+ * Checks hook and `on` keys against what the packs declare, so that a typo fails at boot: a hook's namespace
+ * must be declared and its schema one of the namespace's (any name in an open namespace); an event name
+ * must be a record event of such a schema, an event some pack declares, or a kernel event.
+ */
+export function checkPackKeys(packs: PackDefinition[]): void {
+  const namespaces = new Map(packs.flatMap((p) => (p.namespaces ?? []).map((ns) => [ns.name, ns] as const)));
+  const declaredEvents = new Set(packs.flatMap((p) => p.events ?? []));
+  const schemaKnown = (ns: string, schema: string): boolean => {
+    const declaration = namespaces.get(ns);
+    return !!declaration && (schema === '*' || declaration.open || (declaration.schemas ?? []).includes(schema));
+  };
+  const eventKnown = (name: string): boolean => {
+    if (KERNEL_EVENT_PREFIXES.some((prefix) => name.startsWith(prefix)) || declaredEvents.has(name)) return true;
+    if (name.endsWith('.*')) {
+      const prefix = name.slice(0, -1);
+      return namespaces.has(name.split('.')[0]) || [...declaredEvents].some((e) => e.startsWith(prefix));
+    }
+    const record = /^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)\.(created|updated|deleted)$/.exec(name);
+    return !!record && schemaKnown(record[1], record[2]);
+  };
+  for (const pack of packs) {
+    for (const key of Object.keys(pack.hooks ?? {})) {
+      const [ns, schema] = key.split('.');
+      if (!schemaKnown(ns, schema)) throw new Error(`Pack "${pack.name}" hooks "${key}", but no loaded pack declares the schema ${ns}.${schema}`);
+    }
+    for (const name of Object.keys(pack.on ?? {})) {
+      if (!eventKnown(name)) throw new Error(`Pack "${pack.name}" handles "${name}", which no loaded pack declares (record events of its schemas or its events)`);
+    }
+  }
+}
+
+/**
+ * Builds each pack's context, its provided services (once each) and wires its namespaces, events, app code,
+ * seeds, hooks and event handlers into the kernel, in dependency order.
+ */
 export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, config: Config, logger: Logger): LoadedPack[] {
-  return orderPacks(packs).map((definition) => {
-    const context = packContext(definition.name, kernel, config, logger);
+  const ordered = orderPacks(packs);
+  checkPackKeys(ordered);
+  const byName = new Map(ordered.map((p) => [p.name, p]));
+  const contexts = new Map<string, PackContext>();
+  const built = new Map<string, unknown>();
+  const building: string[] = [];
+
+  const build = (service: string): unknown => {
+    if (built.has(service)) return built.get(service);
+    if (building.includes(service)) throw new Error(`Services need each other to be built: ${[...building, service].join(' → ')}`);
+    const provider = providerOf(service, byName)!;
+    building.push(service);
+    const value = provider.provides![service.slice(provider.name.length + 1)](contexts.get(provider.name)!);
+    building.pop();
+    built.set(service, value);
+    return value;
+  };
+
+  const contextFor = (definition: PackDefinition): PackContext => {
+    const declared = new Map(requirementsOf(definition).map((r) => [r.target, r.optional]));
+    const use = (name: string): unknown => {
+      const optional = name.endsWith('?');
+      const service = optional ? name.slice(0, -1) : name;
+      const own = service.startsWith(`${definition.name}.`);
+      if (!own && !declared.has(service)) throw new Error(`Pack "${definition.name}" uses "${service}" without declaring it in requires`);
+      if (!own && declared.get(service) !== optional) {
+        throw new Error(`Pack "${definition.name}" uses "${name}" but requires "${service}${declared.get(service) ? '?' : ''}"`);
+      }
+      if (!providerOf(service, byName)) {
+        if (optional) return undefined;
+        throw new Error(`Pack "${definition.name}" uses "${service}", which no loaded pack provides`);
+      }
+      return build(service);
+    };
+    return { ...kernelContext(definition.name, kernel, config, logger), use: use as PackContext['use'] };
+  };
+
+  for (const definition of ordered) contexts.set(definition.name, contextFor(definition));
+  return ordered.map((definition) => {
+    const context = contexts.get(definition.name)!;
+    for (const key of Object.keys(definition.provides ?? {})) build(`${definition.name}.${key}`);
     for (const ns of definition.namespaces ?? []) kernel.schemas.declareNamespace(definition.name, definition.licensed ?? null, ns);
+    if (definition.licensed) kernel.tenants.declareAppCode(definition.licensed);
+    kernel.events.declare(definition.events ?? []);
+    for (const [name, seed] of Object.entries(definition.seeds ?? {})) kernel.seeds.add(name, (rc, tenant) => seed(rc, context, tenant));
     for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);
     for (const [pattern, handler] of Object.entries(definition.on ?? {})) {
       kernel.events.on(pattern, (event) => handler(event, context));
@@ -44,8 +164,8 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
   });
 }
 
-/** The kernel services as a pack (or the kernel's own tools) sees them, under a name of its own. */
-export function packContext(name: string, kernel: KernelInternals, config: Config, logger: Logger): PackContext {
+/** The kernel services as a pack sees them, under its name, without its requirements (`use`). */
+export function kernelContext(name: string, kernel: KernelInternals, config: Config, logger: Logger): Omit<PackContext, 'use'> {
   return {
     name,
     config,
@@ -60,7 +180,7 @@ export function packContext(name: string, kernel: KernelInternals, config: Confi
     fetch: kernel.fetch,
     storage: kernel.storage,
     knowledge: kernel.knowledge,
-    siteProfile: kernel.siteProfile,
+    seeds: kernel.seeds,
     rateLimits: kernel.rateLimits,
   };
 }

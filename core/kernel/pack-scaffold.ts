@@ -94,9 +94,7 @@ function schemaDefinition(n: Names) {
 }
 
 function packSource(n: Names): string {
-  return `import { definePack } from '../../core/kernel/define-pack.js';
-import { ValidationFailed } from '../../core/http/errors.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+  return `import { definePack, listQuerySchema, pageResponse, recordResponse, ValidationFailed } from '../../core/pack-api.js';
 import definition from '../../schemas/${n.namespace}/${n.thing}.schema.json' with { type: 'json' };
 
 /** The ${n.name} pack: ${n.namespace}.${n.thing} records, listed and created at ${n.route}. */

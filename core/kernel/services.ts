@@ -7,14 +7,14 @@ import { HookRegistry } from '../hooks/hook-registry.js';
 import { Authenticator } from '../http/auth.js';
 import { MailService } from '../mail/mail.service.js';
 import { SchemaRegistry } from '../metadata/schema-registry.js';
-import { EnvironmentSettings, SettingsHolder } from '../settings/settings-provider.js';
+import { PlatformSettingsService } from '../settings/platform-settings.service.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { FetchService } from '../fetch/fetch.service.js';
 import { StorageService } from '../storage/storage.service.js';
 import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
 import { Metrics } from '../metrics/metrics.js';
-import { SiteProfileHolder } from '../tenants/site-profile.js';
+import { Seeds } from './seeds.js';
 import { RateLimitService } from '../ratelimit/rate-limit.service.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
@@ -25,12 +25,13 @@ export interface KernelServices {
   readonly records: RecordsService;
   readonly events: EventsService;
   readonly mail: MailService;
-  readonly settings: SettingsHolder;
+  /** Platform settings (SMTP, URLs): the environment's values overridden by what a superadmin stored. */
+  readonly settings: PlatformSettingsService;
   readonly fetch: FetchService;
   readonly storage: StorageService;
   readonly knowledge: KnowledgeService;
-  /** Site config and branding as other packs see them; the tenant-admin pack installs the real store. */
-  readonly siteProfile: SiteProfileHolder;
+  /** Named seeds the packs contribute to (provisioning runs them). */
+  readonly seeds: Seeds;
   /** Fixed-window rate limits in the database, shared by every process on it. */
   readonly rateLimits: RateLimitService;
 }
@@ -51,7 +52,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
-  const settings = new SettingsHolder(new EnvironmentSettings(config));
+  const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
   const authenticator = new Authenticator(config);
   const fetch = new FetchService(config, logger);
@@ -59,7 +60,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
-  const siteProfile = new SiteProfileHolder();
+  const seeds = new Seeds();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, siteProfile, rateLimits };
+  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits };
 }

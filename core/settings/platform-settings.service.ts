@@ -22,7 +22,7 @@ export type PlatformSettings = Record<SettingKey, string | number | boolean | nu
 export const SECRET_KEYS: ReadonlySet<SettingKey> = new Set(['SMTP_PASSWORD']);
 export const SECRET_MASK = '********';
 
-const schemaFile = new URL('../../schemas/tenant-admin/platform-settings.schema.json', import.meta.url);
+const schemaFile = new URL('../../schemas/platform/platform-settings.schema.json', import.meta.url);
 
 /**
  * The platform settings store: values a superadmin sets override the first values from the environment

@@ -5,7 +5,6 @@ import { Conflict, TenantNotFound, ValidationFailed } from '../http/errors.js';
 import { TenantsRepository, type ModuleRecord, type TenantPlan, type TenantRecord, type TenantStatus } from './tenants.repository.js';
 
 export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;
-export const APP_CODES = ['cms', 'crm', 'erp'] as const;
 
 export interface TenantLookup {
   readonly tenant: TenantRecord;
@@ -55,10 +54,21 @@ export class TenantsService {
   private generation = 0;
   private seenToken: number | null = null;
   private tokenReadAt = 0;
+  private readonly codes: string[] = [];
 
   constructor(private readonly db: Database) {
     this.repository = new TenantsRepository(db);
     db.changes.subscribe(TENANT_TOPIC, (id) => this.forget(id));
+  }
+
+  /** Declares a licensed app code (from a pack's `licensed`); a new tenant gets every declared one enabled. */
+  declareAppCode(code: string): void {
+    if (!this.codes.includes(code)) this.codes.push(code);
+  }
+
+  /** The licensed app codes the loaded packs declare. */
+  get appCodes(): readonly string[] {
+    return this.codes;
   }
 
   get(rc: RequestContext | null, id: string): Promise<TenantRecord | null> {
@@ -82,7 +92,7 @@ export class TenantsService {
     return this.db.transaction(rc, async (rc) => {
       if (await this.repository.findById(rc, id)) throw Conflict(`A tenant "${id}" exists already`);
       await this.repository.insert(rc, tenant);
-      for (const appCode of APP_CODES) await this.repository.upsertModule(rc, id, appCode, true, now);
+      for (const appCode of this.codes) await this.repository.upsertModule(rc, id, appCode, true, now);
       return tenant;
     });
   }

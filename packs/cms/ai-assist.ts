@@ -1,4 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackContext } from '../../core/pack-api.js';
 import type { Suggestion } from './import-suggestions.js';
 import type { ExtractedPage } from './page-extractor.js';
 

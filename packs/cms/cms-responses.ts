@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../../core/http/route.js';
+import type { JsonSchema } from '../../core/pack-api.js';
 
 /** Response schemas of the CMS routes (documentation for the OpenAPI document). */
 

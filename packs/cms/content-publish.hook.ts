@@ -1,7 +1,4 @@
-import { nowIso } from '../../core/db/ids.js';
-import type { FilterHook, HookPayload } from '../../core/kernel/define-pack.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
+import { type FilterHook, type HookPayload, nowIso, type PackContext, type RequestContext } from '../../core/pack-api.js';
 import { NON_CONTENT_TYPES, NOT_INDEXED_TYPES } from './content-type.js';
 import { slugify } from './slug.js';
 

@@ -1,4 +1,4 @@
-import type { SchemaInput } from '../../core/metadata/schema-definition.js';
+import type { SchemaInput } from '../../core/pack-api.js';
 
 /** Content types without slug, status and publishing (they are not content a site shows). */
 export const NON_CONTENT_TYPES = new Set(['form_submission']);

@@ -1,7 +1,4 @@
-import type { AppContext } from '../../core/http/app-state.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import { assertIdentifier } from '../../core/metadata/schema-registry.js';
+import { type AppContext, assertIdentifier, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { contentItemResponse, contentListResponse } from './cms-responses.js';
 
 const tags = ['cms'];

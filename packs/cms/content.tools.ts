@@ -1,5 +1,4 @@
-import { NotFound, SchemaNotFound } from '../../core/http/errors.js';
-import type { McpToolDefinition } from '../../core/mcp/mcp-tool.js';
+import { NotFound, SchemaNotFound, type McpToolDefinition } from '../../core/pack-api.js';
 import { contentItemResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES, SLUG_PATTERN } from './content-type.js';
 

@@ -1,5 +1,5 @@
 import type { ValidateFunction } from 'ajv';
-import { createAjv } from '../../core/metadata/ajv.js';
+import { createAjv } from '../../core/pack-api.js';
 
 export interface FormField {
   name: string;

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { AppContext } from '../../core/http/app-state.js';
-import { bffSuccess } from '../../core/http/envelope.js';
-import { matchesEtag } from '../../core/http/conditional.js';
+import { type AppContext, bffSuccess, matchesEtag } from '../../core/pack-api.js';
 
 /**
  * Renders a public response with `Cache-Control` and a strong `ETag` over the body, and answers a

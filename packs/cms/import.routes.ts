@@ -1,7 +1,4 @@
-import type { PackRouter, JsonSchema } from '../../core/http/route.js';
-import { Forbidden, ValidationFailed } from '../../core/http/errors.js';
-import { ROLE_RANK, type RequestContext } from '../../core/kernel/request-context.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import { Forbidden, type JsonSchema, type PackContext, type PackRouter, type RequestContext, ROLE_RANK, ValidationFailed } from '../../core/pack-api.js';
 import { importResponse } from './cms-responses.js';
 import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
 

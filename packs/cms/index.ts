@@ -1,5 +1,5 @@
-import { definePack } from '../../core/kernel/define-pack.js';
-import { knowledgeMigration } from '../../core/knowledge/knowledge.migration.js';
+import { definePack } from '../../core/pack-api.js';
+import { seedHealthcare } from './healthcare-seed.js';
 import { prepareContent, removeContent } from './content-publish.hook.js';
 import { withContentFields } from './content-type.js';
 import { contentRoutes } from './content.routes.js';
@@ -11,14 +11,17 @@ import { contentTools } from './content.tools.js';
 
 /**
  * CMS: content types (the open `cms` namespace), pages, posts, forms, site import, web ingestion,
- * competitor import and the public site runtime. Published content is indexed as knowledge.
+ * competitor import and the public site runtime. Published content is indexed as knowledge. The site import
+ * writes navigation and branding through `tenant-admin.siteProfile`; the Healthcare seed's content is CMS content.
  */
 export default definePack({
   name: 'cms',
   description: 'Headless CMS: content types, pages, posts, forms, site import, knowledge and the public runtime',
   licensed: 'cms',
   namespaces: [{ name: 'cms', open: true, schemas: ['page', 'post', 'form', 'form_submission'], onRegister: withContentFields }],
-  migrations: [knowledgeMigration],
+  requires: ['tenant-admin.siteProfile'],
+  events: ['cms.form.submitted'],
+  seeds: { healthcare: seedHealthcare },
   hooks: {
     'cms.*.create': prepareContent,
     'cms.*.update': prepareContent,

@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ValidationFailed } from '../../core/http/errors.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import { type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
 import { extractPage } from './page-extractor.js';
 import { fetchHtmlPage } from './site-crawler.js';
 import { normaliseUrl } from './url-normalise.js';

@@ -1,5 +1,4 @@
-import type { PackRouter } from '../../core/http/route.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import { contentItemResponse, contentListResponse } from './cms-responses.js';
 
 const tags = ['cms'];

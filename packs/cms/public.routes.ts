@@ -1,11 +1,4 @@
-import { nowIso, UUID_PATTERN } from '../../core/db/ids.js';
-import { NotFound, RateLimited, SchemaNotFound, ValidationFailed } from '../../core/http/errors.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { clientKey } from '../../core/http/client-key.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import { toIssues } from '../../core/metadata/ajv.js';
-import { assertIdentifier } from '../../core/metadata/schema-registry.js';
+import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, RateLimited, type RequestContext, SchemaNotFound, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
 import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';

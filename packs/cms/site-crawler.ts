@@ -1,7 +1,5 @@
 import robotsParserModule from 'robots-parser';
-import { FetchError } from '../../core/fetch/fetch-error.js';
-import type { FetchService } from '../../core/fetch/fetch.service.js';
-import { UpstreamFailed } from '../../core/http/errors.js';
+import { FetchError, type FetchService, UpstreamFailed } from '../../core/pack-api.js';
 import { looksLikeAsset, normaliseUrl } from './url-normalise.js';
 
 // robots-parser is CommonJS: under NodeNext its default import may be the module object.

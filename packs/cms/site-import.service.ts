@@ -1,6 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { DataRecord } from '../../core/data/records.service.js';
+import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
 import { improveWithAi, type AiStatus } from './ai-assist.js';
 import { uniqueSlug } from './content-publish.hook.js';
 import { suggestFixes, type Suggestion } from './import-suggestions.js';
@@ -101,8 +99,8 @@ export async function importSite(pack: PackContext, rc: RequestContext, options:
     const pages: ImportedPage[] = [];
     for (const plan of planned) pages.push(await (options.dry_run ? describe(plan) : writePage(pack, rc, plan)));
     if (!options.dry_run && rc.tenantId) {
-      if (options.apply_navigation) await pack.siteProfile.patchSiteConfig(rc, rc.tenantId, { navigation });
-      if (options.apply_branding && branding) await pack.siteProfile.patchBranding(rc, rc.tenantId, brandingPatch(branding));
+      if (options.apply_navigation) await pack.use('tenant-admin.siteProfile').patchSiteConfig(rc, rc.tenantId, { navigation });
+      if (options.apply_branding && branding) await pack.use('tenant-admin.siteProfile').patchBranding(rc, rc.tenantId, brandingPatch(branding));
     }
     return pages;
   };

@@ -1,5 +1,4 @@
-import type { FilterHook } from '../../core/kernel/define-pack.js';
-import { nowIso } from '../../core/db/ids.js';
+import { type FilterHook, nowIso } from '../../core/pack-api.js';
 
 const CLOSED_STAGES = new Set(['won', 'lost']);
 

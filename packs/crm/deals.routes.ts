@@ -1,8 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import type { AppContext } from '../../core/http/app-state.js';
-import type { DataRecord } from '../../core/data/records.service.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import { type AppContext, type DataRecord, listQuerySchema, type PackContext, type PackRouter, pageResponse, recordResponse } from '../../core/pack-api.js';
 import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'json' };
 
 const dealFields = dealDefinition.schema.properties;

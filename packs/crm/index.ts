@@ -1,4 +1,4 @@
-import { definePack } from '../../core/kernel/define-pack.js';
+import { definePack } from '../../core/pack-api.js';
 import { dealClosedAt } from './deal-closed-at.hook.js';
 import { dealsRoutes } from './deals.routes.js';
 

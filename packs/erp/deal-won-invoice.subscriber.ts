@@ -1,7 +1,4 @@
-import type { EventHandler } from '../../core/kernel/define-pack.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import { systemContext } from '../../core/kernel/request-context.js';
-import { AppError } from '../../core/http/errors.js';
+import { AppError, type EventHandler, type PackContext, systemContext } from '../../core/pack-api.js';
 import { findInvoiceBy } from './invoice-unique.js';
 
 type Deal = Record<string, unknown> & { id: string };

@@ -1,4 +1,4 @@
-import { definePack } from '../../core/kernel/define-pack.js';
+import { definePack } from '../../core/pack-api.js';
 import { draftInvoiceForWonDeal } from './deal-won-invoice.subscriber.js';
 import { invoiceDelete, invoiceWrite } from './invoice-write.hook.js';
 import { invoicesRoutes } from './invoices.routes.js';

@@ -1,4 +1,4 @@
-import { Conflict } from '../../core/http/errors.js';
+import { Conflict } from '../../core/pack-api.js';
 
 export type InvoiceStatus = 'draft' | 'issued' | 'paid' | 'void';
 

@@ -1,4 +1,4 @@
-import { ValidationFailed, type ErrorDetail } from '../../core/http/errors.js';
+import { type ErrorDetail, ValidationFailed } from '../../core/pack-api.js';
 
 export interface InvoiceLine {
   description: string;

@@ -1,6 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import { Conflict } from '../../core/http/errors.js';
+import { Conflict, type PackContext, type RequestContext } from '../../core/pack-api.js';
 
 /** The invoice of this tenant whose `field` equals `value`, if any (read in rc's transaction). */
 export async function findInvoiceBy(pack: PackContext, rc: RequestContext, field: 'number' | 'dealId', value: string) {

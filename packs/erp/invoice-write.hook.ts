@@ -1,5 +1,4 @@
-import type { FilterHook } from '../../core/kernel/define-pack.js';
-import { Conflict } from '../../core/http/errors.js';
+import { Conflict, type FilterHook } from '../../core/pack-api.js';
 import { applyTotals } from './invoice-totals.js';
 import { checkTransition } from './invoice-status.js';
 import { assertUniqueInvoice } from './invoice-unique.js';

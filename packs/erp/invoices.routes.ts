@@ -1,6 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { listQuerySchema, pageResponse, recordResponse } from '../../core/http/response-schemas.js';
+import { listQuerySchema, type PackContext, type PackRouter, pageResponse, recordResponse } from '../../core/pack-api.js';
 import invoiceDefinition from '../../schemas/erp/invoice.schema.json' with { type: 'json' };
 
 /** Invoices are listed here; they are created and changed through /data/erp/invoice (the same hooks apply). */

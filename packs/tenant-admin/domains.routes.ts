@@ -1,14 +1,12 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { HostNotFound, TenantNotFound } from '../../core/http/errors.js';
+import { HostNotFound, type PackContext, type PackRouter, TenantNotFound } from '../../core/pack-api.js';
 import { MAX_DOMAINS } from './domains.service.js';
-import { servicesFor } from './tenant-admin.services.js';
 
 const domainsResponse = { type: 'object', properties: { domains: { type: 'array', items: { type: 'string' } } } };
 
 /** A tenant's domains, and host resolution for the public site runtime. */
 export function domainsRoutes(router: PackRouter, pack: PackContext): void {
-  const { domains, documents } = servicesFor(pack);
+  const domains = pack.use('tenant-admin.domains');
+  const documents = pack.use('tenant-admin.documents');
 
   router.get('/tenants/:id/domains', {
     summary: 'List the domains', tags: ['tenants'], auth: 'tenant', tenantParam: 'id', response: domainsResponse,

@@ -1,9 +1,4 @@
-import type { Config } from '../../config/index.js';
-import type { Database } from '../../core/db/database.js';
-import { nowIso } from '../../core/db/ids.js';
-import { DomainTaken, FeatureRequired, ValidationFailed, type ErrorDetail } from '../../core/http/errors.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { type Config, type Database, DomainTaken, type ErrorDetail, FeatureRequired, nowIso, type RequestContext, type TenantRecord, ValidationFailed } from '../../core/pack-api.js';
 import { DomainsRepository } from './domains.repository.js';
 import type { FeaturesService } from './features.service.js';
 import { isUnderDomain, isValidHostname, normalizeHost } from './hostname.js';

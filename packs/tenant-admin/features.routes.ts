@@ -1,7 +1,5 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import { FEATURE_FLAGS, type FeatureMap } from './features.service.js';
-import { servicesFor } from './tenant-admin.services.js';
 
 const featureMap = {
   type: 'object',
@@ -11,7 +9,7 @@ const featureMap = {
 
 /** Feature flags: the plan's defaults with superadmin overrides. */
 export function featuresRoutes(router: PackRouter, pack: PackContext): void {
-  const { features } = servicesFor(pack);
+  const features = pack.use('tenant-admin.features');
   router.get('/tenants/:id/features', {
     summary: 'Read the feature flags', description: `Flags: ${FEATURE_FLAGS.join(', ')}. Defaults come from the plan.`,
     tags: ['tenants'], auth: 'tenant', tenantParam: 'id', response: featureMap,

@@ -1,7 +1,4 @@
-import { nowIso } from '../../core/db/ids.js';
-import type { Database } from '../../core/db/database.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { TenantPlan, TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { type Database, nowIso, type RequestContext, type TenantPlan, type TenantRecord } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 export const FEATURE_FLAGS = ['custom_domain', 'white_label', 'ai_assistant', 'priority_support'] as const;

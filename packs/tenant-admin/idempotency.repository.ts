@@ -1,5 +1,4 @@
-import type { Database } from '../../core/db/database.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
+import type { Database, RequestContext } from '../../core/pack-api.js';
 
 export interface StoredResponse {
   requestHash: string;

@@ -1,5 +1,4 @@
-import { definePack } from '../../core/kernel/define-pack.js';
-import { platformSettingsMigration } from '../../core/settings/platform-settings.migration.js';
+import { definePack } from '../../core/pack-api.js';
 import { domainsRoutes } from './domains.routes.js';
 import { featuresRoutes } from './features.routes.js';
 import { membersRoutes } from './members.routes.js';
@@ -9,15 +8,18 @@ import { organizationsRoutes } from './organizations.routes.js';
 import { platformSettingsRoutes } from './platform-settings.routes.js';
 import { provisioningRoutes } from './provisioning.routes.js';
 import { siteProfileRoutes } from './site-profile.routes.js';
-import { TenantDocumentsSiteProfile } from './site-profile.store.js';
-import { servicesFor } from './tenant-admin.services.js';
+import { tenantAdminServices } from './tenant-admin.services.js';
 import { tenantsRoutes } from './tenants.routes.js';
 
-/** Tenant administration: tenants, provisioning, site config, domains, branding, features, modules, members, settings. */
+/**
+ * Tenant administration: tenants, provisioning, site config, domains, branding, features, modules, members,
+ * platform settings. Provides `tenant-admin.siteProfile` (site config and branding for other packs).
+ */
 export default definePack({
   name: 'tenant-admin',
   description: 'Tenants and their administration',
-  migrations: [platformSettingsMigration, tenantAdminMigration],
+  migrations: [tenantAdminMigration],
+  provides: tenantAdminServices,
   routes(router, pack) {
     tenantsRoutes(router, pack);
     provisioningRoutes(router, pack);
@@ -28,11 +30,5 @@ export default definePack({
     membersRoutes(router, pack);
     platformSettingsRoutes(router, pack);
     organizationsRoutes(router, pack);
-  },
-  start(pack) {
-    // Mail reads the SMTP settings from the platform settings store from now on.
-    pack.settings.use(servicesFor(pack).settings);
-    // Other packs (the CMS import) write site config and branding through the kernel's siteProfile slot.
-    pack.siteProfile.use(new TenantDocumentsSiteProfile(pack.tenants, servicesFor(pack).documents));
   },
 });

@@ -1,4 +1,4 @@
-import type { MailMessage } from '../../core/mail/mail.service.js';
+import type { MailMessage } from '../../core/pack-api.js';
 
 export interface InvitationMailInput {
   to: string;

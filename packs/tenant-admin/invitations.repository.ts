@@ -1,5 +1,4 @@
-import type { Database } from '../../core/db/database.js';
-import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
+import type { Database, RequestContext, TenantRole } from '../../core/pack-api.js';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked';
 

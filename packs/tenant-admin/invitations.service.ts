@@ -1,14 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Config } from '../../config/index.js';
-import type { Database } from '../../core/db/database.js';
-import { newId, nowIso } from '../../core/db/ids.js';
-import type { EventsService } from '../../core/events/events.service.js';
-import { AlreadyMember, Conflict, Forbidden, InvitationExpired, NotFound, RateLimited } from '../../core/http/errors.js';
-import type { MailService } from '../../core/mail/mail.service.js';
-import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
-import type { RateLimitService } from '../../core/ratelimit/rate-limit.service.js';
-import type { PlatformSettingsService } from '../../core/settings/platform-settings.service.js';
-import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { AlreadyMember, type Config, Conflict, type Database, type EventsService, Forbidden, InvitationExpired, type MailService, newId, NotFound, nowIso, type PlatformSettingsService, RateLimited, type RateLimitService, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';

@@ -1,6 +1,4 @@
-import type { Config } from '../../config/index.js';
-import { UpstreamFailed } from '../../core/http/errors.js';
-import { ROLE_RANK, type RequestContext, type TenantRole } from '../../core/kernel/request-context.js';
+import { type Config, type RequestContext, ROLE_RANK, type TenantRole, UpstreamFailed } from '../../core/pack-api.js';
 import type { LocalMemberDirectory, Member, MemberDirectory } from './member-directory.js';
 
 const TIMEOUT_MS = 10_000;

@@ -1,4 +1,4 @@
-import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
+import type { RequestContext, TenantRole } from '../../core/pack-api.js';
 import type { MembersRepository } from './members.repository.js';
 
 /** A member as GET /tenants/{id}/members shows it (CONTRACT.md section 4). */

@@ -1,7 +1,5 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import { INVITATION_RATE } from './invitations.service.js';
-import { servicesFor } from './tenant-admin.services.js';
 
 const roleSchema = { type: 'string', enum: ['admin', 'editor', 'viewer'] };
 const invitationSchema = {
@@ -15,7 +13,8 @@ const invitationSchema = {
 
 /** Members (local store or identity provider) and invitations. */
 export function membersRoutes(router: PackRouter, pack: PackContext): void {
-  const { directory, invitations } = servicesFor(pack);
+  const directory = pack.use('tenant-admin.directory');
+  const invitations = pack.use('tenant-admin.invitations');
 
   router.get('/tenants/:id/members', {
     summary: 'List the members',

@@ -1,20 +1,23 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { APP_CODES } from '../../core/tenants/tenants.service.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 
-const moduleSchema = {
-  type: 'object',
-  properties: { appCode: { type: 'string', enum: [...APP_CODES] }, isEnabled: { type: 'boolean' }, updatedAt: { type: 'string', format: 'date-time' } },
-};
-
-/** Licensed modules: read by members, switched by the tenant's admin or a superadmin; takes effect at once. */
+/**
+ * Licensed modules: read by members, switched by the tenant's admin or a superadmin; takes effect at once.
+ * The app codes are those the loaded packs declare as `licensed`.
+ */
 export function modulesRoutes(router: PackRouter, pack: PackContext): void {
+  const appCodes = pack.tenants.appCodes;
+  const appCode = { type: 'string', enum: [...appCodes] };
+  const moduleSchema = {
+    type: 'object',
+    properties: { appCode, isEnabled: { type: 'boolean' }, updatedAt: { type: 'string', format: 'date-time' } },
+  };
+
   router.get('/tenants/:id/licensed-modules', {
     summary: 'List the licensed modules', tags: ['tenants'], auth: 'tenant', tenantParam: 'id',
     response: { type: 'array', items: moduleSchema }, errors: ['unauthenticated', 'forbidden', 'tenant_not_found'],
   }, async (ctx) => {
     const stored = await pack.tenants.listModules(null, ctx.params.id);
-    return APP_CODES.map((appCode) => stored.find((m) => m.appCode === appCode) ?? { appCode, isEnabled: true, updatedAt: ctx.state.tenant!.createdAt });
+    return appCodes.map((appCode) => stored.find((m) => m.appCode === appCode) ?? { appCode, isEnabled: true, updatedAt: ctx.state.tenant!.createdAt });
   });
 
   router.patch('/tenants/:id/licensed-modules', {
@@ -23,7 +26,7 @@ export function modulesRoutes(router: PackRouter, pack: PackContext): void {
     tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin',
     body: {
       type: 'object', required: ['appCode', 'isEnabled'], additionalProperties: false,
-      properties: { appCode: { type: 'string', enum: [...APP_CODES] }, isEnabled: { type: 'boolean' } },
+      properties: { appCode, isEnabled: { type: 'boolean' } },
     },
     response: moduleSchema, errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found'],
   }, async (ctx) => {

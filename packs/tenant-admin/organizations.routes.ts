@@ -1,12 +1,10 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { servicesFor } from './tenant-admin.services.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 
 const ALL_LIMIT = 1000;
 
 /** The organizations (tenants) the caller belongs to: memberships and the token's tenant; a superadmin sees all. */
 export function organizationsRoutes(router: PackRouter, pack: PackContext): void {
-  const { members } = servicesFor(pack);
+  const members = pack.use('tenant-admin.members');
   router.get('/organizations', {
     summary: 'List my organizations',
     description: `The tenants the caller belongs to (local memberships and the token's tenant), active ones only; a superadmin sees every tenant (at most ${ALL_LIMIT}).`,

@@ -1,16 +1,13 @@
 import { readFileSync } from 'node:fs';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { SmtpFailed, ValidationFailed } from '../../core/http/errors.js';
-import { servicesFor } from './tenant-admin.services.js';
+import { type PackContext, type PackRouter, SmtpFailed, ValidationFailed } from '../../core/pack-api.js';
 
 const { $id: _id, ...settingsSchema } = JSON.parse(
-  readFileSync(new URL('../../schemas/tenant-admin/platform-settings.schema.json', import.meta.url), 'utf8'),
+  readFileSync(new URL('../../schemas/platform/platform-settings.schema.json', import.meta.url), 'utf8'),
 ) as Record<string, unknown>;
 
 /** Platform settings (superadmin): SMTP and the front-end URLs; the SMTP password stays encrypted and masked. */
 export function platformSettingsRoutes(router: PackRouter, pack: PackContext): void {
-  const { settings } = servicesFor(pack);
+  const { settings } = pack;
 
   router.get('/platform/settings', {
     summary: 'Read the platform settings', description: 'SMTP_PASSWORD shows as "********" (null when unset).',

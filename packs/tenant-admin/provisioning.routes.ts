@@ -1,9 +1,6 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { ValidationFailed } from '../../core/http/errors.js';
+import { type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
-import { servicesFor } from './tenant-admin.services.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
 
 const navigationSchema = {
@@ -47,7 +44,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
 /** The provisioning wizard. */
 export function provisioningRoutes(router: PackRouter, pack: PackContext): void {
-  const { provisioning } = servicesFor(pack);
+  const provisioning = pack.use('tenant-admin.provisioning');
   router.post('/admin/tenants/provision', {
     summary: 'Provision a tenant',
     description: 'Tenant, domains, navigation, branding, the optional Healthcare seed and optional invitations (beyond the contract: '

@@ -1,12 +1,8 @@
 import { createHash } from 'node:crypto';
-import { nowIso } from '../../core/db/ids.js';
-import { Conflict } from '../../core/http/errors.js';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext, TenantRole } from '../../core/kernel/request-context.js';
-import type { TenantPlan, TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { Conflict, nowIso, type PackContext, type RequestContext, type TenantPlan, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
 import type { DomainsService } from './domains.service.js';
 import type { InvitationsService, InvitationView } from './invitations.service.js';
-import { HEALTHCARE_BRANDING, HEALTHCARE_NAVIGATION, seedHealthcare } from './healthcare-seed.js';
+import { HEALTHCARE_BRANDING, HEALTHCARE_NAVIGATION } from './healthcare-profile.js';
 import { IdempotencyRepository } from './idempotency.repository.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
 
@@ -97,7 +93,8 @@ export class ProvisioningService {
         contact: { email: 'info@example-clinic.com', phone: '+49 30 1234 5670', address: 'Lindenstraße 12, 10969 Berlin', openingHours: 'Mon–Thu 7:30–19:00, Fri 7:30–14:00' },
       } : {}),
     });
-    const seeded = healthcare ? await seedHealthcare(trc, this.pack, tenant) : {};
+    // The content comes from the packs' contributions to the `healthcare` seed (the CMS pack's pages, forms, ...).
+    const seeded = healthcare ? await this.pack.seeds.run(trc, 'healthcare', tenant) : {};
     const invitations: ProvisionResult['invitations'] = [];
     for (const invitation of input.invitations ?? []) {
       const { createdAt: _createdAt, ...created } = await this.invitations.invite(trc, tenant, invitation);

@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { servicesFor } from './tenant-admin.services.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import type { ProfileKind } from './tenant-documents.service.js';
 
 function documentSchema(file: string): Record<string, unknown> {
@@ -16,7 +14,7 @@ const RESOURCES: Array<{ path: string; kind: ProfileKind; label: string; file: s
 
 /** Site config and branding: GET for members, JSON merge patch for admins, validated by schemas/tenant-admin. */
 export function siteProfileRoutes(router: PackRouter, pack: PackContext): void {
-  const { documents } = servicesFor(pack);
+  const documents = pack.use('tenant-admin.documents');
   for (const { path, kind, label, file } of RESOURCES) {
     const schema = documentSchema(file);
     router.get(`/tenants/:id/${path}`, {

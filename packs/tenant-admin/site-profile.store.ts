@@ -1,10 +1,22 @@
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { SiteDocument, SiteProfileStore } from '../../core/tenants/site-profile.js';
-import type { TenantsService } from '../../core/tenants/tenants.service.js';
+import type { RequestContext, TenantsService } from '../../core/pack-api.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
 
+export type SiteDocument = Record<string, unknown>;
+
 /**
- * The kernel's siteProfile slot backed by this pack's site config and branding documents, so that other
+ * A tenant's site configuration and branding, as other packs may read and patch them (the CMS import
+ * writes navigation and branding). Provided as the service `tenant-admin.siteProfile`.
+ */
+export interface SiteProfileStore {
+  getSiteConfig(rc: RequestContext, tenantId: string): Promise<SiteDocument>;
+  /** Shallow merge of top-level keys; returns the new document. */
+  patchSiteConfig(rc: RequestContext, tenantId: string, patch: SiteDocument): Promise<SiteDocument>;
+  getBranding(rc: RequestContext, tenantId: string): Promise<SiteDocument>;
+  patchBranding(rc: RequestContext, tenantId: string, patch: SiteDocument): Promise<SiteDocument>;
+}
+
+/**
+ * The site profile backed by this pack's site config and branding documents, so that other
  * packs (the CMS import) read and merge-patch them with the same validation as PATCH /tenants/{id}/….
  */
 export class TenantDocumentsSiteProfile implements SiteProfileStore {

@@ -1,5 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import { PlatformSettingsService } from '../../core/settings/platform-settings.service.js';
+import type { ServiceBuilder } from '../../core/pack-api.js';
 import { DomainsService } from './domains.service.js';
 import { FeaturesService } from './features.service.js';
 import { InvitationsService } from './invitations.service.js';
@@ -7,37 +6,37 @@ import { KeycloakMemberDirectory } from './keycloak-member-directory.js';
 import { LocalMemberDirectory, type MemberDirectory } from './member-directory.js';
 import { MembersRepository } from './members.repository.js';
 import { ProvisioningService } from './provisioning.service.js';
+import { TenantDocumentsSiteProfile, type SiteProfileStore } from './site-profile.store.js';
 import { TenantDocumentsService } from './tenant-documents.service.js';
 
-export interface TenantAdminServices {
-  documents: TenantDocumentsService;
-  features: FeaturesService;
-  domains: DomainsService;
-  members: MembersRepository;
-  directory: MemberDirectory;
-  invitations: InvitationsService;
-  settings: PlatformSettingsService;
-  provisioning: ProvisioningService;
+declare module '../../core/pack-api.js' {
+  interface PackServices {
+    /** A tenant's site config and branding, for other packs (the CMS import writes navigation and branding). */
+    'tenant-admin.siteProfile': SiteProfileStore;
+    'tenant-admin.documents': TenantDocumentsService;
+    'tenant-admin.features': FeaturesService;
+    'tenant-admin.domains': DomainsService;
+    'tenant-admin.members': MembersRepository;
+    'tenant-admin.directory': MemberDirectory;
+    'tenant-admin.invitations': InvitationsService;
+    'tenant-admin.provisioning': ProvisioningService;
+  }
 }
 
-const built = new WeakMap<PackContext, TenantAdminServices>();
-
-/** The pack's services, built once per app from its PackContext (routes and start share them). */
-export function servicesFor(pack: PackContext): TenantAdminServices {
-  const existing = built.get(pack);
-  if (existing) return existing;
-  const { db, config } = pack;
-  const documents = new TenantDocumentsService(db);
-  const features = new FeaturesService(db);
-  const domains = new DomainsService(db, config, features);
-  const members = new MembersRepository(db);
-  const local = new LocalMemberDirectory(members);
-  const kc = config.keycloak;
-  const directory: MemberDirectory = kc.baseUrl && kc.realm && kc.clientId && kc.clientSecret ? new KeycloakMemberDirectory(kc, local) : local;
-  const settings = new PlatformSettingsService(db, config, pack.events, pack.logger);
-  const invitations = new InvitationsService(db, config, members, directory, pack.mail, pack.events, settings, pack.rateLimits);
-  const provisioning = new ProvisioningService(pack, documents, domains, invitations);
-  const services = { documents, features, domains, members, directory, invitations, settings, provisioning };
-  built.set(pack, services);
-  return services;
-}
+/** The pack's services, built once per app; each reads the others through `pack.use`. */
+export const tenantAdminServices = {
+  siteProfile: (pack) => new TenantDocumentsSiteProfile(pack.tenants, pack.use('tenant-admin.documents')),
+  documents: (pack) => new TenantDocumentsService(pack.db),
+  features: (pack) => new FeaturesService(pack.db),
+  domains: (pack) => new DomainsService(pack.db, pack.config, pack.use('tenant-admin.features')),
+  members: (pack) => new MembersRepository(pack.db),
+  directory: (pack) => {
+    const local = new LocalMemberDirectory(pack.use('tenant-admin.members'));
+    const kc = pack.config.keycloak;
+    return kc.baseUrl && kc.realm && kc.clientId && kc.clientSecret ? new KeycloakMemberDirectory(kc, local) : local;
+  },
+  invitations: (pack) => new InvitationsService(
+    pack.db, pack.config, pack.use('tenant-admin.members'), pack.use('tenant-admin.directory'), pack.mail, pack.events, pack.settings, pack.rateLimits,
+  ),
+  provisioning: (pack) => new ProvisioningService(pack, pack.use('tenant-admin.documents'), pack.use('tenant-admin.domains'), pack.use('tenant-admin.invitations')),
+} satisfies Record<string, ServiceBuilder>;

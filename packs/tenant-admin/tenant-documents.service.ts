@@ -1,12 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import type { Database } from '../../core/db/database.js';
-import { nowIso } from '../../core/db/ids.js';
-import { ValidationFailed } from '../../core/http/errors.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import { createAjv, toIssues } from '../../core/metadata/ajv.js';
-import { applyMergePatch } from '../../core/data/merge-patch.js';
-import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
+import { applyMergePatch, createAjv, type Database, nowIso, type RequestContext, type TenantRecord, toIssues, ValidationFailed } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 const ajv = createAjv();

@@ -1,7 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { PackRouter } from '../../core/http/route.js';
-import { Conflict } from '../../core/http/errors.js';
-import type { TenantPlan, TenantStatus } from '../../core/tenants/tenants.repository.js';
+import { Conflict, type PackContext, type PackRouter, type TenantPlan, type TenantStatus } from '../../core/pack-api.js';
 
 export const tenantSchema = {
   type: 'object',

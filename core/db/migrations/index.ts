@@ -6,6 +6,9 @@ import { rateLimitsMigration } from './0002-rate-limits.js';
 import { outboxRetentionMigration } from './0101-outbox-retention.js';
 import { idFunctionMigration } from './0003-id-function.js';
 import { outboxEventsByIdMigration } from './0102-outbox-events-by-id.js';
+import { platformSettingsMigration } from '../../settings/platform-settings.migration.js';
+import { knowledgeMigration } from '../../knowledge/knowledge.migration.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
-export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, outboxRetentionMigration, outboxEventsByIdMigration];
+export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, outboxRetentionMigration, outboxEventsByIdMigration,
+  platformSettingsMigration, knowledgeMigration];

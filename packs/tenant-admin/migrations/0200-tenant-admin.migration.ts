@@ -1,4 +1,4 @@
-import type { Migration } from '../../../core/db/migration.js';
+import type { Migration } from '../../../core/pack-api.js';
 
 /**
  * Tenant administration: per-tenant documents (site config, branding, feature overrides), domains,

@@ -1,5 +1,3 @@
-import tenantAdmin from '../../../packs/tenant-admin/index.js';
-import cmsStub from '../../fixtures/cms-stub.pack.js';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
 import { startTestApp, type TestApp, type TestAppOptions } from '../../helpers/test-app.js';
 
@@ -9,12 +7,11 @@ export interface TenantAdminTestApp extends TestApp {
   smtp: TestSmtpServer;
 }
 
-/** The app with the tenant-admin pack and the test CMS stub, mailing to a real SMTP server on loopback. */
+/** The app with the product's packs (the Healthcare seed is CMS content), mailing to a real SMTP server on loopback. */
 export async function startTenantAdminApp(options: TestAppOptions = {}): Promise<TenantAdminTestApp> {
   const smtp = await startSmtpServer();
   const t = await startTestApp({
     ...options,
-    packs: [tenantAdmin, cmsStub],
     env: { SMTP_HOST: '127.0.0.1', SMTP_PORT: String(smtp.port), SMTP_FROM: 'platform@example.test', INVITE_LOGIN_URL, ...options.env },
   });
   const close = t.close.bind(t);

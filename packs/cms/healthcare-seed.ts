@@ -1,6 +1,4 @@
-import type { PackContext } from '../../core/kernel/pack-context.js';
-import type { RequestContext } from '../../core/kernel/request-context.js';
-import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
+import type { SeedContribution } from '../../core/pack-api.js';
 
 /**
  * The Healthcare seed: a believable clinic site as content of the `cms` namespace. Pages, the contact form
@@ -8,9 +6,6 @@ import type { TenantRecord } from '../../core/tenants/tenants.repository.js';
  * `practitioner`. Everything is published, so the public runtime shows a working site at once; the CMS
  * pack indexes published content as knowledge entries in its own hooks.
  */
-
-const statusField = { type: 'string', enum: ['draft', 'published', 'archived'], default: 'draft' };
-const slugField = { type: 'string', pattern: '^[a-z0-9]+(-[a-z0-9]+)*$', maxLength: 200 };
 
 export const SERVICE_SCHEMA = {
   namespace: 'cms',
@@ -23,16 +18,12 @@ export const SERVICE_SCHEMA = {
     additionalProperties: false,
     properties: {
       title: { type: 'string', minLength: 1, maxLength: 200 },
-      slug: slugField,
-      status: statusField,
       summary: { type: 'string', maxLength: 500 },
       content: { type: 'string', maxLength: 100000 },
       durationMinutes: { type: 'integer', minimum: 5, maximum: 480 },
       category: { type: 'string', maxLength: 100 },
     },
   },
-  indexes: [['status']],
-  unique: [['slug']],
 };
 
 export const PRACTITIONER_SCHEMA = {
@@ -46,16 +37,12 @@ export const PRACTITIONER_SCHEMA = {
     additionalProperties: false,
     properties: {
       title: { type: 'string', minLength: 1, maxLength: 200, description: 'Full name with academic title' },
-      slug: slugField,
-      status: statusField,
       role: { type: 'string', maxLength: 200 },
       specialties: { type: 'array', items: { type: 'string', maxLength: 100 }, maxItems: 20 },
       languages: { type: 'array', items: { type: 'string', maxLength: 50 }, maxItems: 20 },
       content: { type: 'string', maxLength: 100000 },
     },
   },
-  indexes: [['status']],
-  unique: [['slug']],
 };
 
 const SERVICES = [
@@ -146,21 +133,11 @@ const CONTACT_FORM = {
   ],
 };
 
-/** The navigation the seed gives a clinic when the provisioning request names none. */
-export const HEALTHCARE_NAVIGATION = [
-  { label: 'Home', href: '/' },
-  { label: 'Services', href: '/services' },
-  { label: 'Team', href: '/team' },
-  { label: 'Contact', href: '/contact' },
-];
-
-export const HEALTHCARE_BRANDING = {
-  colors: { primary: '#0e7490', secondary: '#155e75', accent: '#f59e0b', background: '#ffffff', text: '#1f2937' },
-  fonts: { heading: 'Merriweather', body: 'Inter' },
-};
-
-/** Writes the clinic content for a tenant (inside the caller's transaction); returns the count per content type. */
-export async function seedHealthcare(rc: RequestContext, pack: PackContext, tenant: TenantRecord): Promise<Record<string, number>> {
+/**
+ * The CMS pack's part of the `healthcare` seed: writes the clinic content for a new tenant inside the
+ * provisioning transaction; returns the count per content type.
+ */
+export const seedHealthcare: SeedContribution = async (rc, pack, tenant) => {
   const seeded: Record<string, number> = { page: 0, service: 0, practitioner: 0, form: 0 };
   await pack.schemas.registerForTenant(rc, SERVICE_SCHEMA);
   await pack.schemas.registerForTenant(rc, PRACTITIONER_SCHEMA);
@@ -179,4 +156,4 @@ export async function seedHealthcare(rc: RequestContext, pack: PackContext, tena
   await pack.records.create(rc, 'cms', 'form', CONTACT_FORM);
   seeded.form += 1;
   return seeded;
-}
+};

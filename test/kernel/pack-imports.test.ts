@@ -1,0 +1,69 @@
+import { expect } from 'chai';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { packs } from '../../config/packs.js';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const PACKS = join(ROOT, 'packs');
+const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return filesUnder(path);
+    return /\.(ts|tsx|mts)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+/**
+ * What a pack file may import: packages, its own pack's files, core/pack-api, and the schema files of the
+ * namespaces its pack declares. Returns the offending imports as `file: specifier`.
+ */
+export function forbiddenImports(file: string, source: string, ownNamespaces: string[]): string[] {
+  const pack = relative(PACKS, file).split(sep)[0];
+  const bad: string[] = [];
+  for (const [, specifier] of source.matchAll(SPECIFIER)) {
+    if (!specifier.startsWith('.')) continue;
+    const target = relative(ROOT, resolve(dirname(file), specifier)).split(sep).join('/');
+    if (target.startsWith(`packs/${pack}/`)) continue;
+    if (target === 'core/pack-api.js' || target === 'core/pack-api/index.js') continue;
+    if (ownNamespaces.some((ns) => target.startsWith(`schemas/${ns}/`))) continue;
+    bad.push(`${relative(ROOT, file)}: ${specifier}`);
+  }
+  return bad;
+}
+
+const namespacesOf = (pack: string) => packs.find((p) => p.name === pack)?.namespaces?.map((ns) => ns.name) ?? [];
+
+describe('packs import only core/pack-api', () => {
+  it('no file under packs/ imports core internals, config or another pack', () => {
+    const bad = filesUnder(PACKS).flatMap((file) => {
+      const pack = relative(PACKS, file).split(sep)[0];
+      return forbiddenImports(file, readFileSync(file, 'utf8'), namespacesOf(pack));
+    });
+    expect(bad).to.deep.equal([]);
+  });
+
+  it('catches an import of a core internal, of config, of another pack and of another pack\'s schema', () => {
+    const file = join(PACKS, 'erp', 'example.ts');
+    const source = [
+      "import { definePack } from '../../core/pack-api.js';",
+      "import { Database } from '../../core/db/database.js';",
+      "import type { Config } from '../../config/index.js';",
+      "import { dealsRoutes } from '../crm/deals.routes.js';",
+      "const lazy = await import('../tenant-admin/index.js');",
+      "import deal from '../../schemas/crm/deal.schema.json' with { type: 'json' };",
+      "import invoice from '../../schemas/erp/invoice.schema.json' with { type: 'json' };",
+      "import { totals } from './invoice-totals.js';",
+      "import Ajv from 'ajv';",
+    ].join('\n');
+    expect(forbiddenImports(file, source, ['erp'])).to.deep.equal([
+      'packs/erp/example.ts: ../../core/db/database.js',
+      'packs/erp/example.ts: ../../config/index.js',
+      'packs/erp/example.ts: ../crm/deals.routes.js',
+      'packs/erp/example.ts: ../tenant-admin/index.js',
+      'packs/erp/example.ts: ../../schemas/crm/deal.schema.json',
+    ]);
+  });
+});
