@@ -176,6 +176,9 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect(badArgs.code).to.equal('validation_failed');
       expect(badArgs.details.map((d) => d.path)).to.include.members(['/namespace', '/data']);
       expect(toolError(await call(client, 'create_record', { namespace: 'shop', schema: 'nothing', data: { title: 'x' } })).code).to.equal('schema_not_found');
+      const page = { namespace: 'cms', schema: 'page', data: { title: 'Twice', slug: 'twice' } };
+      expect((await call(client, 'create_record', page)).isError ?? false).to.equal(false);
+      expect(toolError(await call(client, 'create_record', page)).code).to.equal('conflict');
       expect((await t.http.get('/api/v1/data/shop/note').set(as(tenant, 'viewer'))).body.data.items).to.deep.equal([]);
     });
 
