@@ -26,6 +26,7 @@ import { httpMetrics } from './http/http-metrics.js';
 import { kernelTools } from './mcp/kernel-tools.js';
 import { McpToolbox } from './mcp/mcp-toolbox.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
+import { IdempotencyKeys } from './http/idempotency.js';
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -88,7 +89,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes };
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());
@@ -108,7 +109,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
   const toolbox = new McpToolbox([
-    { tools: kernelTools, module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
+    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
   ], kernel.tenants, logger);
   mcpRoutes(kernelRouter, toolbox, kernel.rateLimits, config);

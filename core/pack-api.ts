@@ -38,12 +38,16 @@ export * from './http/errors.js';
 export type { AuthLevel, HttpMethod, JsonSchema, PackRouter, RouteHandler, RouteSpec } from './http/route.js';
 export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
+export type { Page, Pagination } from './http/envelope.js';
+export { sendCacheable } from './http/cacheable.js';
 export { listQuerySchema, pageResponse, recordResponse } from './http/response-schemas.js';
 export { matchesEtag } from './http/conditional.js';
 export { clientKey } from './http/client-key.js';
 
 // Records, schemas and values.
 export type { DataRecord } from './data/records.service.js';
+export type { FieldChange, RecordsRepository } from './data/records.repository.js';
+export type { CompiledSchema } from './metadata/schema-registry.js';
 export { applyMergePatch } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';
 export { assertIdentifier } from './metadata/schema-registry.js';

@@ -23,7 +23,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
   router.post('/data/:ns/:schema', {
-    summary: 'Create a record', tags, auth: 'tenant', role: 'editor', module, status: 201,
+    summary: 'Create a record (Idempotency-Key honoured)', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);

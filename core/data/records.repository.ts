@@ -22,6 +22,18 @@ export interface RecordRow {
   updated_at: string;
 }
 
+/** A conditional change of top-level fields (see RecordsRepository.changeWhere). */
+export interface FieldChange {
+  /** Integer fields to add to. */
+  add?: Record<string, number>;
+  /** Fields to set to an integer or a string. */
+  set?: Record<string, number | string>;
+  /** Conditions on the stored fields, all of which must hold. */
+  where?: Array<[field: string, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string]>;
+}
+
+const WHERE_OPS = new Set(['=', '>=', '<=', '>', '<', '<>']);
+
 /** SQL of the record tables. Every query is led by the tenant. */
 export class RecordsRepository {
   /**
@@ -89,6 +101,39 @@ export class RecordsRepository {
       .where({ tenant_id: rc.tenantId!, id, version })
       .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now });
     return changed === 1;
+  }
+
+  /**
+   * Changes fields of one record in a single conditional statement, so that the database decides races
+   * (stock: `add: { physicalStock: -3 }, where: [['physicalStock', '>=', 3]]`; a status transition: `set`
+   * with `where` on the old status). Bumps the version and updatedAt. Returns the record as written, or
+   * null when the record is missing or a condition does not hold (then nothing changed).
+   */
+  async changeWhere(rc: RequestContext, schema: CompiledSchema, id: string, change: FieldChange, now: string): Promise<DataRecord | null> {
+    const d = this.db.dialect;
+    let data = 'data';
+    const sets: unknown[] = [];
+    for (const [field, delta] of Object.entries(change.add ?? {})) {
+      data = d.jsonSet(data, field, `${d.jsonField(field, 'integer')} + ?`, 'integer');
+      sets.push(delta);
+    }
+    for (const [field, value] of Object.entries(change.set ?? {})) {
+      data = d.jsonSet(data, field, '?', typeof value === 'number' ? 'integer' : 'string');
+      sets.push(value);
+    }
+    const where: string[] = [];
+    const whereBindings: unknown[] = [];
+    for (const [field, op, value] of change.where ?? []) {
+      if (!WHERE_OPS.has(op)) throw new Error(`changeWhere: unsupported operator ${op}`);
+      where.push(`${d.jsonField(field, typeof value === 'number' ? 'integer' : 'string')} ${op} ?`);
+      whereBindings.push(value);
+    }
+    this.touch(schema.tableName);
+    const rows = await d.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+      `UPDATE ${schema.tableName} SET data = ${data}, version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ?`
+      + `${where.map((w) => ` AND ${w}`).join('')} RETURNING id, data, version, created_at, updated_at`,
+      [...sets, now, rc.tenantId!, id, ...whereBindings]);
+    return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {

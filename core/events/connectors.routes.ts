@@ -35,7 +35,7 @@ export function connectorsRoutes(router: PackRouter, connectors: ConnectorsServi
   }, async (ctx) => connectors.list(ctx.state.rc, ctx.state.query.limit, ctx.state.query.offset));
 
   router.post('/connectors', {
-    ...spec, summary: 'Create a connector (webhook subscription)', status: 201,
+    ...spec, summary: 'Create a connector (webhook subscription)', status: 201, idempotent: true,
     description: 'The URL must pass the outbound-fetch rules (400 url_not_allowed). The secret is write-only.',
     body: { type: 'object', required: ['url', 'events'], additionalProperties: false, properties: fields },
     response: connectorResponse, errors: [...common, 'validation_failed', 'url_not_allowed'],

@@ -18,7 +18,7 @@ export function eventsRoutes(router: PackRouter, events: EventsService, schemas:
     description: 'Writes the event to the outbox and queues one signed delivery per matching active connector, in one transaction. '
       + 'Names the platform raises itself (tenant.*, platform.*, the events packs declare, and <ns>.<schema>.created|updated|deleted of a schema '
       + 'the tenant sees) answer 403 forbidden.',
-    tags: ['events'], auth: 'tenant', role: 'editor', status: 202,
+    tags: ['events'], auth: 'tenant', role: 'editor', status: 202, idempotent: true,
     body: {
       type: 'object',
       required: ['event', 'payload'],

@@ -6,6 +6,11 @@
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** price_changed: the current price in cents. */
+  expected?: number;
+  /** insufficient_stock: the product short of stock, and how much of it there is. */
+  sku?: string;
+  available?: number;
 }
 
 export class AppError extends Error {
@@ -70,6 +75,10 @@ export const Conflict = defineError<string | void>('conflict', 409, (m) => m || 
 export const SchemaExists = defineError<{ ns: string; name: string }>('schema_exists', 409, ({ ns, name }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError<string>('domain_taken', 409, (d) => `The domain "${d}" is held by another tenant`);
 export const AlreadyMember = defineError<string>('already_member', 409, (e) => `${e} is a member or has a pending invitation already`);
+export const InsufficientStock = defineError<string>('insufficient_stock', 409, (m) => m);
+export const PriceChanged = defineError<string | void>('price_changed', 409, (m) => m || 'A price changed since the client read it');
+export const CouponInvalid = defineError<string>('coupon_invalid', 409, (reason) => `The coupon cannot be used: ${reason}`);
+export const InvalidTransition = defineError<{ from: string; to: string }>('invalid_transition', 409, ({ from, to }) => `The status cannot go from ${from} to ${to}`);
 // 410
 export const InvitationExpired = defineError<string>('invitation_expired', 410, (at) => `The invitation expired at ${at}`);
 // 412
@@ -82,6 +91,8 @@ export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (li
 export const UnsupportedMediaType = defineError<string | void>('unsupported_media_type', 415, (m) => m || 'The body must be application/json');
 // 416
 export const RangeNotSatisfiable = defineError<number>('range_not_satisfiable', 416, (size) => `The range is outside the ${size} bytes of the object`);
+// 422
+export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, () => 'This Idempotency-Key was used with another request body');
 // 429
 export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too many requests; retry in ${s} s`);
 // 502

@@ -10,6 +10,7 @@ import type { TenantsService } from '../tenants/tenants.service.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
+import type { IdempotencyClaim, IdempotencyKeys } from './idempotency.js';
 
 export type AuthLevel = 'public' | 'user' | 'tenant' | 'superadmin';
 export type JsonSchema = Record<string, unknown>;
@@ -52,6 +53,11 @@ export interface RouteSpec {
   errors?: string[];
   /** Content type of a success response the handler writes itself instead of the envelope (documentation), e.g. text/html. */
   produces?: string;
+  /**
+   * Honour an `Idempotency-Key` header (core/http/idempotency.ts): the first answer (2xx or 4xx) is replayed
+   * for the same key and body, another body answers 422, a request while the first runs 409.
+   */
+  idempotent?: boolean;
   /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
@@ -70,6 +76,8 @@ export interface RouteDeps {
   tenants: TenantsService;
   logger: Logger;
   routeTable: RouteEntry[];
+  /** The Idempotency-Key store, for routes declared `idempotent`. */
+  idempotency?: IdempotencyKeys;
 }
 
 const bodyAjv = createAjv();
@@ -123,33 +131,58 @@ export class PackRouter {
       } else {
         ctx.state.query = ctx.query;
       }
-      if (spec.body !== 'raw' && method !== 'get' && method !== 'delete') {
-        const body = await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT);
-        if (validateBody) {
-          const value = body === undefined ? {} : body;
-          if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
-          ctx.state.body = value;
-        } else {
-          ctx.state.body = body;
-        }
+      const readsJson = spec.body !== 'raw' && method !== 'get' && method !== 'delete';
+      const body = readsJson ? await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT) : undefined;
+      let claim: IdempotencyClaim | null = null;
+      if (spec.idempotent && deps.idempotency) {
+        const begun = await deps.idempotency.begin(ctx, spec.body === 'raw' ? rawRequestFingerprint(ctx) : body);
+        if (begun === 'replayed') return;
+        claim = begun;
       }
+      try {
+        if (readsJson) {
+          if (validateBody) {
+            const value = body === undefined ? {} : body;
+            if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
+            ctx.state.body = value;
+          } else {
+            ctx.state.body = body;
+          }
+        }
 
-      const result = await handler(ctx);
-      if (ctx.body === undefined || ctx.body === null) {
-        ctx.status = spec.status ?? 200;
-        const envelope = successEnvelope(family, result === undefined ? null : result);
-        if (holdsRawJson(result)) {
-          ctx.type = 'application/json';
-          ctx.body = stringifyWithRaw(envelope);
-        } else {
-          ctx.body = envelope;
+        const result = await handler(ctx);
+        if (ctx.body === undefined || ctx.body === null) {
+          ctx.status = spec.status ?? 200;
+          const envelope = successEnvelope(family, result === undefined ? null : result);
+          if (holdsRawJson(result)) {
+            ctx.type = 'application/json';
+            ctx.body = stringifyWithRaw(envelope);
+          } else {
+            ctx.body = envelope;
+          }
         }
+      } catch (err) {
+        await claim?.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
+        throw err;
       }
+      await claim?.finish(ctx, undefined);
     };
     Object.defineProperty(route, 'name', { value: `${method}:${path}` });
     this.router[method](path, route);
     return this;
   }
+}
+
+/**
+ * What identifies a raw (streamed) body for Idempotency-Key without reading it: its type, length and the
+ * X-Platform-* headers that say where it goes (storage uploads).
+ */
+function rawRequestFingerprint(ctx: AppContext): Record<string, string> {
+  const fingerprint: Record<string, string> = { contentType: ctx.get('Content-Type'), contentLength: ctx.get('Content-Length') };
+  for (const [name, value] of Object.entries(ctx.headers)) {
+    if (name.startsWith('x-platform-') && typeof value === 'string') fingerprint[name] = value;
+  }
+  return fingerprint;
 }
 
 /** The declared path with actual parameter values, the sensitive ones masked. */

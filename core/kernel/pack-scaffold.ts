@@ -126,7 +126,7 @@ export default definePack({
     }, (ctx) => pack.records.list(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.query));
 
     router.post('${n.route}', {
-      summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201,
+      summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201, idempotent: true,
       body: definition.schema, response: recordResponse(definition), errors: ['validation_failed'],
     }, (ctx) => pack.records.create(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.state.body));
   },

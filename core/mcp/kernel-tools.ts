@@ -4,6 +4,9 @@ import { ModuleDisabled } from '../http/errors.js';
 import { OPERATORS } from '../data/list-query.js';
 import { KNOWLEDGE_LIMITS } from '../knowledge/knowledge.service.js';
 import { toSchemaItem } from '../metadata/schema-definition.js';
+import type { IdempotencyKeys } from '../http/idempotency.js';
+import type { DataRecord } from '../data/records.service.js';
+import { idempotentCall } from './idempotent-call.js';
 import type { McpToolDefinition, ToolCall } from './mcp-tool.js';
 
 /**
@@ -100,98 +103,108 @@ async function requireNamespace({ rc, pack }: ToolCall, namespace: string): Prom
   if (!found?.moduleEnabled) throw ModuleDisabled(module);
 }
 
-export const kernelTools: Record<string, McpToolDefinition> = {
-  search_knowledge: {
-    title: 'Search knowledge',
-    description: 'Full-text search in the tenant\'s knowledge (published content, ingested web pages), ranked, with snippet, sourceModule and url.',
-    public: true,
-    input: {
-      type: 'object', additionalProperties: false, required: ['query'],
-      properties: {
-        query: { type: 'string', minLength: 1, maxLength: 200 },
-        limit: { type: 'integer', minimum: 1, maximum: KNOWLEDGE_LIMITS.maxLimit, default: KNOWLEDGE_LIMITS.defaultLimit },
+/** The kernel's tools; `idempotency` is the store of the Idempotency-Key header, shared with the routes. */
+export function kernelTools(idempotency: IdempotencyKeys): Record<string, McpToolDefinition> {
+  return {
+    search_knowledge: {
+      title: 'Search knowledge',
+      description: 'Full-text search in the tenant\'s knowledge (published content, ingested web pages), ranked, with snippet, sourceModule and url.',
+      public: true,
+      input: {
+        type: 'object', additionalProperties: false, required: ['query'],
+        properties: {
+          query: { type: 'string', minLength: 1, maxLength: 200 },
+          limit: { type: 'integer', minimum: 1, maximum: KNOWLEDGE_LIMITS.maxLimit, default: KNOWLEDGE_LIMITS.defaultLimit },
+        },
+      },
+      output: knowledgeHits,
+      handler: (args: { query: string; limit?: number }, { rc, pack }) => pack.knowledge.search(rc, args.query, { limit: args.limit }),
+    },
+
+    list_schemas: {
+      title: 'List schemas',
+      description: 'The record schemas the tenant sees (the platform\'s and its own), optionally of one namespace; each with its JSON Schema.',
+      input: { type: 'object', additionalProperties: false, properties: { namespace: IDENTIFIER } },
+      output: pageResponse({
+        type: 'object',
+        properties: { namespace: { type: 'string' }, name: { type: 'string' }, version: { type: 'integer' }, scope: { type: 'string' }, schema: { type: 'object' } },
+      }),
+      handler: async (args: { namespace?: string }, { rc, pack }) => {
+        const items = (await pack.schemas.list(rc, args.namespace)).map(toSchemaItem);
+        return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
       },
     },
-    output: knowledgeHits,
-    handler: (args: { query: string; limit?: number }, { rc, pack }) => pack.knowledge.search(rc, args.query, { limit: args.limit }),
-  },
 
-  list_schemas: {
-    title: 'List schemas',
-    description: 'The record schemas the tenant sees (the platform\'s and its own), optionally of one namespace; each with its JSON Schema.',
-    input: { type: 'object', additionalProperties: false, properties: { namespace: IDENTIFIER } },
-    output: pageResponse({
-      type: 'object',
-      properties: { namespace: { type: 'string' }, name: { type: 'string' }, version: { type: 'integer' }, scope: { type: 'string' }, schema: { type: 'object' } },
-    }),
-    handler: async (args: { namespace?: string }, { rc, pack }) => {
-      const items = (await pack.schemas.list(rc, args.namespace)).map(toSchemaItem);
-      return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
-    },
-  },
-
-  query_records: {
-    title: 'Query records',
-    description: 'List records of a schema with the data API\'s query language as an object: filter, sort, limit, offset, cursor, fields, count.',
-    input: queryInput,
-    output: pageResponse(record),
-    handler: async (args: QueryArgs, call) => {
-      await requireNamespace(call, args.namespace);
-      return call.pack.records.list(call.rc, args.namespace, args.schema, toListQuery(args));
-    },
-  },
-
-  get_record: {
-    title: 'Get a record',
-    description: 'One record by id.',
-    input: {
-      type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'id'],
-      properties: { namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 } },
-    },
-    output: oneRecord,
-    handler: async (args: { namespace: string; schema: string; id: string }, call) => {
-      await requireNamespace(call, args.namespace);
-      return { item: await call.pack.records.get(call.rc, args.namespace, args.schema, args.id) };
-    },
-  },
-
-  create_record: {
-    title: 'Create a record',
-    description: 'Creates a record, validated against its schema, with the same hooks and events as POST /data/{ns}/{schema}. '
-      + 'idempotencyKey works like the Idempotency-Key header.',
-    role: 'editor',
-    input: {
-      type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'data'],
-      properties: {
-        namespace: IDENTIFIER, schema: IDENTIFIER,
-        data: { type: 'object', description: 'the record\'s fields (without id, createdAt, updatedAt, version)' },
-        idempotencyKey: { type: 'string', minLength: 1, maxLength: 255 },
+    query_records: {
+      title: 'Query records',
+      description: 'List records of a schema with the data API\'s query language as an object: filter, sort, limit, offset, cursor, fields, count.',
+      input: queryInput,
+      output: pageResponse(record),
+      handler: async (args: QueryArgs, call) => {
+        await requireNamespace(call, args.namespace);
+        return call.pack.records.list(call.rc, args.namespace, args.schema, toListQuery(args));
       },
     },
-    output: oneRecord,
-    handler: async (args: { namespace: string; schema: string; data: Record<string, unknown> }, call) => {
-      await requireNamespace(call, args.namespace);
-      return { item: await call.pack.records.create(call.rc, args.namespace, args.schema, args.data) };
-    },
-  },
 
-  update_record: {
-    title: 'Update a record',
-    description: 'Applies a JSON merge patch (RFC 7396) to a record, validated after merging; ifMatch is the version the change expects (else version_mismatch).',
-    role: 'editor',
-    input: {
-      type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'id', 'patch'],
-      properties: {
-        namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 },
-        patch: { type: 'object' },
-        ifMatch: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', maxLength: 40 }] },
+    get_record: {
+      title: 'Get a record',
+      description: 'One record by id.',
+      input: {
+        type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'id'],
+        properties: { namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 } },
+      },
+      output: oneRecord,
+      handler: async (args: { namespace: string; schema: string; id: string }, call) => {
+        await requireNamespace(call, args.namespace);
+        return { item: await call.pack.records.get(call.rc, args.namespace, args.schema, args.id) };
       },
     },
-    output: oneRecord,
-    handler: async (args: { namespace: string; schema: string; id: string; patch: Record<string, unknown>; ifMatch?: number | string }, call) => {
-      await requireNamespace(call, args.namespace);
-      const ifMatch = args.ifMatch === undefined ? null : String(args.ifMatch);
-      return { item: await call.pack.records.update(call.rc, args.namespace, args.schema, args.id, args.patch, { ifMatch }) };
+
+    create_record: {
+      title: 'Create a record',
+      description: 'Creates a record, validated against its schema, with the same hooks and events as POST /data/{ns}/{schema}. '
+        + 'idempotencyKey works like the Idempotency-Key header.',
+      role: 'editor',
+      input: {
+        type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'data'],
+        properties: {
+          namespace: IDENTIFIER, schema: IDENTIFIER,
+          data: { type: 'object', description: 'the record\'s fields (without id, createdAt, updatedAt, version)' },
+          idempotencyKey: { type: 'string', minLength: 1, maxLength: 255 },
+        },
+      },
+      output: oneRecord,
+      handler: async (args: { namespace: string; schema: string; data: Record<string, unknown>; idempotencyKey?: string }, call) => {
+        await requireNamespace(call, args.namespace);
+        const create = async () => ({ item: await call.pack.records.create(call.rc, args.namespace, args.schema, args.data) });
+        if (args.idempotencyKey === undefined) return create();
+        // The key space of POST /data/{ns}/{schema}: a retry over HTTP with the same key replays this call.
+        const route = {
+          method: 'POST', path: `/api/v1/data/${args.namespace}/${args.schema}`, family: 'jsend' as const, status: 201,
+          headers: (data: unknown) => ({ etag: `"${(data as { item: DataRecord }).item.version}"` }),
+        };
+        return idempotentCall(idempotency, call.rc, route, args.idempotencyKey, args.data, create);
+      },
     },
-  },
-};
+
+    update_record: {
+      title: 'Update a record',
+      description: 'Applies a JSON merge patch (RFC 7396) to a record, validated after merging; ifMatch is the version the change expects (else version_mismatch).',
+      role: 'editor',
+      input: {
+        type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'id', 'patch'],
+        properties: {
+          namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 },
+          patch: { type: 'object' },
+          ifMatch: { anyOf: [{ type: 'integer', minimum: 1 }, { type: 'string', maxLength: 40 }] },
+        },
+      },
+      output: oneRecord,
+      handler: async (args: { namespace: string; schema: string; id: string; patch: Record<string, unknown>; ifMatch?: number | string }, call) => {
+        await requireNamespace(call, args.namespace);
+        const ifMatch = args.ifMatch === undefined ? null : String(args.ifMatch);
+        return { item: await call.pack.records.update(call.rc, args.namespace, args.schema, args.id, args.patch, { ifMatch }) };
+      },
+    },
+  };
+}

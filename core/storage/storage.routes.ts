@@ -27,7 +27,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
     summary: 'Upload an object (streamed)',
     description: 'The raw body is streamed to the store under `tenants/{tenant}/products/{product}/{collection}/{filename}`; '
       + 'its SHA-256 is computed on the way. An existing object of the same key is replaced.',
-    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, response: UPLOAD_ANSWER_SCHEMA,
+    tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, idempotent: true, response: UPLOAD_ANSWER_SCHEMA,
     errors: ['missing_header', 'invalid_key_segment', 'validation_failed', 'payload_too_large'],
   }, async (ctx) => {
     const product = requireHeader(ctx, 'X-Platform-Product');

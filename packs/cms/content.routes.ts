@@ -21,7 +21,7 @@ export function contentRoutes(router: PackRouter, pack: PackContext): void {
 
   router.post('/tenant/:tenantId/content/:contentType', {
     summary: 'Create a content item (slug generated from the title when absent; draft unless status says otherwise)',
-    tags, auth: 'tenant', tenantParam: 'tenantId', role: 'editor', status: 201, body: { type: 'object' }, response: contentItemResponse,
+    tags, auth: 'tenant', tenantParam: 'tenantId', role: 'editor', status: 201, idempotent: true, body: { type: 'object' }, response: contentItemResponse,
     errors: [...errors, 'validation_failed', 'conflict'],
   }, async (ctx) => {
     const item = await pack.records.create(ctx.state.rc, 'cms', contentType(ctx), ctx.state.body);

@@ -1,8 +1,7 @@
-import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, RateLimited, type RequestContext, SchemaNotFound, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
+import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, RateLimited, type RequestContext, SchemaNotFound, sendCacheable, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
 import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
-import { sendCacheable } from './http-cache.js';
 
 const tags = ['public'];
 const PUBLIC_MAX_AGE = 60;

@@ -34,7 +34,7 @@ export function dealsRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', ctx.query));
 
   router.post('/crm/deals', {
-    summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, body: createBody,
+    summary: 'Create a deal', tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody,
     response: dealResponse,
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => withEtag(ctx, await pack.records.create(ctx.state.rc, 'crm', 'deal', ctx.state.body)));

@@ -1,22 +1,39 @@
 import { definePack } from '../../core/pack-api.js';
+import { erpServices } from './erp.services.js';
 import { draftInvoiceForWonDeal } from './deal-won-invoice.subscriber.js';
 import { invoiceDelete, invoiceWrite } from './invoice-write.hook.js';
 import { invoicesRoutes } from './invoices.routes.js';
+import { erpCommerceMigration } from './migrations/0500-erp-commerce.migration.js';
+import { ordersRoutes } from './orders.routes.js';
+import { orderWriteRefused, productCreate, productUpdate } from './product-write.hook.js';
+import { productsRoutes } from './products.routes.js';
+import { storefrontRoutes } from './storefront.routes.js';
+import { productTools } from './product.tools.js';
 
 /**
- * ERP: invoices. A closed namespace; invoices are records (`erp.invoice`) written through
- * /data/erp/invoice, whose hooks compute totals and guard the status. Subscribes to CRM deal events by
- * name (it imports nothing from the crm pack): a won deal gets one draft invoice.
+ * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
+ * invoices and products are records whose hooks keep their rules on every write path (/data too); orders
+ * are written only through /erp/orders. Subscribes to CRM deal events by name (it imports nothing from the
+ * crm pack): a won deal gets one draft invoice.
  */
 export default definePack({
   name: 'erp',
-  description: 'Enterprise resource planning: invoices',
+  description: 'Enterprise resource planning: invoices, products, stock, orders',
   licensed: 'erp',
-  namespaces: [{ name: 'erp', open: false, schemas: ['invoice'] }],
+  migrations: [erpCommerceMigration],
+  provides: erpServices,
+  requires: ['crm.coupons?'],
+  events: ['erp.inventory.updated'],
+  namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,
     'erp.invoice.update': invoiceWrite,
     'erp.invoice.delete': invoiceDelete,
+    'erp.product.create': productCreate,
+    'erp.product.update': productUpdate,
+    'erp.order.create': orderWriteRefused,
+    'erp.order.update': orderWriteRefused,
+    'erp.order.delete': orderWriteRefused,
   },
   on: {
     'crm.deal.created': draftInvoiceForWonDeal,
@@ -24,5 +41,9 @@ export default definePack({
   },
   routes(router, pack) {
     invoicesRoutes(router, pack);
+    productsRoutes(router, pack);
+    ordersRoutes(router, pack);
+    storefrontRoutes(router, pack);
   },
+  tools: productTools,
 });

@@ -3,6 +3,7 @@ import { domainsRoutes } from './domains.routes.js';
 import { featuresRoutes } from './features.routes.js';
 import { membersRoutes } from './members.routes.js';
 import { tenantAdminMigration } from './migrations/0200-tenant-admin.migration.js';
+import { dropProvisioningKeysMigration } from './migrations/0201-drop-provisioning-keys.migration.js';
 import { modulesRoutes } from './modules.routes.js';
 import { organizationsRoutes } from './organizations.routes.js';
 import { platformSettingsRoutes } from './platform-settings.routes.js';
@@ -18,7 +19,7 @@ import { tenantsRoutes } from './tenants.routes.js';
 export default definePack({
   name: 'tenant-admin',
   description: 'Tenants and their administration',
-  migrations: [tenantAdminMigration],
+  migrations: [tenantAdminMigration, dropProvisioningKeysMigration],
   provides: tenantAdminServices,
   routes(router, pack) {
     tenantsRoutes(router, pack);

@@ -43,7 +43,7 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
     description: 'Mails a link to INVITE_LOGIN_URL?invitation=<token> (text and HTML) through the outbox in the same transaction, and emits '
       + `tenant.member.invited. 409 already_member for a member or a pending invitation; at most ${INVITATION_RATE.limit} invitations per tenant `
       + `in ${INVITATION_RATE.windowMs / 60000} minutes (429 with Retry-After). The invitation is valid for 7 days.`,
-    tags: ['members'], auth: 'tenant', tenantParam: 'id', role: 'admin', status: 201,
+    tags: ['members'], auth: 'tenant', tenantParam: 'id', role: 'admin', status: 201, idempotent: true,
     body: {
       type: 'object', required: ['email', 'role'], additionalProperties: false,
       properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: roleSchema },

@@ -1,4 +1,4 @@
-import { type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
+import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
@@ -40,8 +40,6 @@ const provisionBody = {
   },
 };
 
-const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
-
 /** The provisioning wizard. */
 export function provisioningRoutes(router: PackRouter, pack: PackContext): void {
   const provisioning = pack.use('tenant-admin.provisioning');
@@ -49,9 +47,8 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
     summary: 'Provision a tenant',
     description: 'Tenant, domains, navigation, branding, the optional Healthcare seed and optional invitations (beyond the contract: '
       + '`invitations: [{ email, role }]`, mailed only when provisioning commits) in one transaction: when any step fails nothing remains. '
-      + 'An `Idempotency-Key` header (1-200 visible ASCII characters) makes retries safe: the same key returns the first result; '
-      + 'the same key with another body answers 409.',
-    tags: ['tenants'], auth: 'superadmin', status: 201, body: provisionBody,
+      + 'An `Idempotency-Key` header makes retries safe: the same key and body replay the first answer; another body answers 422.',
+    tags: ['tenants'], auth: 'superadmin', status: 201, idempotent: true, body: provisionBody,
     response: {
       type: 'object',
       properties: {
@@ -61,11 +58,5 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
       },
     },
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found', 'already_member'],
-  }, async (ctx) => {
-    const key = ctx.get('Idempotency-Key') || null;
-    if (key !== null && !IDEMPOTENCY_KEY.test(key)) {
-      throw ValidationFailed('Invalid Idempotency-Key', [{ path: 'header/Idempotency-Key', message: 'must be 1 to 200 visible ASCII characters' }]);
-    }
-    return provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput, key);
-  });
+  }, async (ctx) => provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput));
 }

@@ -1,9 +1,7 @@
-import { createHash } from 'node:crypto';
-import { Conflict, nowIso, type PackContext, type RequestContext, type TenantPlan, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext, TenantPlan, TenantRecord, TenantRole } from '../../core/pack-api.js';
 import type { DomainsService } from './domains.service.js';
 import type { InvitationsService, InvitationView } from './invitations.service.js';
 import { HEALTHCARE_BRANDING, HEALTHCARE_NAVIGATION } from './healthcare-profile.js';
-import { IdempotencyRepository } from './idempotency.repository.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
 
 export interface ProvisionInput {
@@ -25,61 +23,26 @@ export interface ProvisionResult {
   invitations: Array<Omit<InvitationView, 'createdAt'> & { delivery: 'sent' | 'queued' }>;
 }
 
-const IDEMPOTENCY_SCOPE = '_platform';
-const OPERATION = 'tenant.provision';
-
-/** JSON with sorted keys, so that the same request hashes the same whatever the key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
 /**
  * The provisioning wizard: tenant, branding, site config with navigation, the Healthcare seed, optional
  * invitations and the domains in ONE transaction; any failure leaves nothing (no tenant, domain, record,
  * event or mail).
- * Domains are written last, so that a taken domain also rolls back the seed. With an Idempotency-Key the
- * first result is stored in the same transaction and returned again for the same key and request.
+ * Domains are written last, so that a taken domain also rolls back the seed. The route honours
+ * Idempotency-Key through the kernel (core/http/idempotency.ts).
  */
 export class ProvisioningService {
-  private readonly idempotency: IdempotencyRepository;
-
   constructor(
     private readonly pack: PackContext,
     private readonly documents: TenantDocumentsService,
     private readonly domains: DomainsService,
     private readonly invitations: InvitationsService,
-  ) {
-    this.idempotency = new IdempotencyRepository(pack.db);
+  ) {}
+
+  provision(rc: RequestContext, input: ProvisionInput): Promise<ProvisionResult> {
+    return this.pack.db.transaction(rc, (rc) => this.run(rc, input));
   }
 
-  async provision(rc: RequestContext, input: ProvisionInput, idempotencyKey: string | null): Promise<ProvisionResult> {
-    const requestHash = createHash('sha256').update(canonical(input)).digest('hex');
-    const replay = async (): Promise<ProvisionResult | null> => {
-      if (!idempotencyKey) return null;
-      const stored = await this.idempotency.find(null, IDEMPOTENCY_SCOPE, idempotencyKey);
-      if (!stored) return null;
-      if (stored.operation !== OPERATION || stored.requestHash !== requestHash) {
-        throw Conflict('This Idempotency-Key was used with a different request');
-      }
-      return stored.response as ProvisionResult;
-    };
-    const first = await replay();
-    if (first) return first;
-    try {
-      return await this.pack.db.transaction(rc, (rc) => this.run(rc, input, idempotencyKey, requestHash));
-    } catch (err) {
-      // A concurrent request with the same key may have won the race: answer with its result.
-      const stored = await replay();
-      if (stored) return stored;
-      throw err;
-    }
-  }
-
-  private async run(rc: RequestContext, input: ProvisionInput, idempotencyKey: string | null, requestHash: string): Promise<ProvisionResult> {
+  private async run(rc: RequestContext, input: ProvisionInput): Promise<ProvisionResult> {
     const tenant = await this.pack.tenants.create(rc, input.tenant);
     const trc: RequestContext = { ...rc, tenantId: tenant.id };
     const healthcare = input.seed?.healthcare === true;
@@ -105,10 +68,6 @@ export class ProvisioningService {
       name: 'tenant.provisioned',
       payload: { tenantId: tenant.id, plan: tenant.plan, domains, seeded },
     });
-    const result: ProvisionResult = { tenant, domains, navigation, branding, seeded, invitations };
-    if (idempotencyKey) {
-      await this.idempotency.insert(trc, IDEMPOTENCY_SCOPE, idempotencyKey, OPERATION, { requestHash, status: 201, response: result }, nowIso());
-    }
-    return result;
+    return { tenant, domains, navigation, branding, seeded, invitations };
   }
 }

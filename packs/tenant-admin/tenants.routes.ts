@@ -52,7 +52,7 @@ const listQuery = {
 export function tenantsRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/admin/tenants', {
     summary: 'Create a tenant', description: 'Without `id`, one is made from the name. Every licensed module starts enabled.',
-    tags: ['tenants'], auth: 'superadmin', status: 201, body: createTenantBody,
+    tags: ['tenants'], auth: 'superadmin', status: 201, idempotent: true, body: createTenantBody,
     response: tenantSchema, errors: ['validation_failed', 'conflict', 'unauthenticated', 'superadmin_required'],
   }, async (ctx) => {
     const body = ctx.state.body as { id?: string; name: string; plan?: TenantPlan };

@@ -1,8 +1,8 @@
-import { createServer } from 'node:http';
 import Koa from 'koa';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/metadata/ajv.js';
+import { serveComparator } from './harness.js';
 import { BENCH_SCHEMA } from './bench-schema.js';
 import { openBaselineStore, type BaselineRow } from './baseline-store.js';
 
@@ -51,11 +51,4 @@ app.use(async (ctx) => {
   ctx.body = { status: 'success', data: { items, pagination: { limit, offset: 0, total: null, hasMore, nextCursor } } };
 });
 
-const server = createServer(app.callback());
-server.keepAliveTimeout = 65_000;
-server.listen(Number(process.env.PORT), '127.0.0.1');
-process.on('SIGTERM', () => {
-  server.close();
-  server.closeAllConnections();
-  void store.close().then(() => process.exit(0));
-});
+serveComparator(app.callback(), () => store.close());

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type RequestListener } from 'node:http';
 import { createScratchDatabase, type Engine } from '../../test/helpers/engine.js';
 import { freePort } from '../../test/helpers/service-process.js';
 
@@ -55,5 +56,17 @@ export async function stopProcess(child: ChildProcess): Promise<void> {
   await new Promise<void>((resolve) => {
     child.once('exit', () => resolve());
     child.kill('SIGTERM');
+  });
+}
+
+/** Serves a comparator on PORT (loopback) until SIGTERM, then closes its store and exits. */
+export function serveComparator(listener: RequestListener, close: () => Promise<void>): void {
+  const server = createServer(listener);
+  server.keepAliveTimeout = 65_000;
+  server.listen(Number(process.env.PORT), '127.0.0.1');
+  process.on('SIGTERM', () => {
+    server.close();
+    server.closeAllConnections();
+    void close().then(() => process.exit(0));
   });
 }

@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|filtered] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|filtered|order|storefront] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
@@ -45,7 +45,15 @@ for (let i = 0; i < Number(args.records); i++) {
   await fetch(collection, { method: 'POST', headers, body: JSON.stringify(benchBody(i)) });
 }
 
+// Three products for the commerce scenarios: a 3-line order, and the storefront's read by sku.
+for (const n of [1, 2, 3]) {
+  await fetch(`${base}/erp/products`, { method: 'POST', headers, body: JSON.stringify({ sku: `SKU-${n}`, name: `Product ${n}`, priceCents: 1999, physicalStock: 1_000_000_000 }) });
+}
+const order = { clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n) => ({ productId: n, quantity: 1, unitPrice: 1999 })) };
+
 const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
+  order: { url: `${base}/erp/orders`, method: 'POST', body: JSON.stringify(order) },
+  storefront: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
   create: { url: collection, method: 'POST', body: JSON.stringify(benchBody(424242)) },
   list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
   filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },

@@ -9,16 +9,18 @@ import { newId } from '../../core/db/ids.js';
 import { systemContext } from '../../core/kernel/request-context.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { benchCommerce, type CommerceRow, type Measured } from './commerce.js';
 import { loadBaseline, type BaselineRecord } from './baseline-store.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres]
+ * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres --scenarios data,commerce --products 100000]
  *
  * For each engine: loads `records` records for tenant A and as many for tenant B (directly, in one
  * transaction), starts the service (`core/main.ts`, production mode) and a hand-written Koa endpoint
  * (scripts/bench/baseline-server.ts) side by side in their own processes, and drives each with autocannon,
- * scenario by scenario, comparator then service. Prints a table and writes bench-results/<time>.json and .md.
+ * scenario by scenario, comparator then service. Then the commerce scenarios (scripts/bench/commerce.ts):
+ * orders and the storefront against a hand-written twin. Prints a table and writes bench-results/<time>.json and .md.
  */
 const { values: args } = parseArgs({
   options: {
@@ -26,6 +28,8 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     records: { type: 'string', default: '100000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
+    scenarios: { type: 'string', default: 'data,commerce' },
+    products: { type: 'string', default: '100000' },
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
   },
 });
@@ -33,25 +37,11 @@ const DURATION = Number(args.duration);
 const CONNECTIONS = Number(args.connections);
 const RECORDS = Number(args.records);
 const ENGINES = args.engines!.split(',') as Engine[];
+const SCENARIOS = new Set(args.scenarios!.split(','));
 const TENANT_A = 'bench-a';
 const TENANT_B = 'bench-b';
 
-interface Measured {
-  rps: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-}
-
-interface Row {
-  engine: string;
-  scenario: string;
-  baseline: Measured | null;
-  kernel: Measured;
-  target: string;
-  met: boolean | null;
-}
+type Row = CommerceRow;
 
 /** Loads both tenants' records into the kernel's tables and the comparator's table. */
 async function load(url: string): Promise<void> {
@@ -153,7 +143,10 @@ function table(rows: Row[]): string {
 }
 
 const all: Row[] = [];
-for (const engine of ENGINES) all.push(...(await benchEngine(engine)));
+for (const engine of ENGINES) {
+  if (SCENARIOS.has('data')) all.push(...(await benchEngine(engine)));
+  if (SCENARIOS.has('commerce')) all.push(...(await benchCommerce(engine, Number(args.products), measure, args.postgres)));
+}
 let commit = 'unknown';
 try {
   const { execSync } = await import('node:child_process');
@@ -161,7 +154,7 @@ try {
 } catch {
   // not a git checkout
 }
-const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario, ${RECORDS} records per tenant, 2 tenants.\n` +
+const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario, ${RECORDS} records per tenant, 2 tenants; commerce: ${args.products} products per tenant.\n` +
   'In the deep-page row the comparator columns hold the service\'s own page 1.\n';
 const md = `${header}\n${table(all)}\n`;
 console.log(`\n${md}`);

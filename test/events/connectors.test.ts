@@ -79,14 +79,14 @@ describe('connectors API', () => {
     it('answers 202 with the number of deliveries queued for matching active connectors', async () => {
       const make = (body: Record<string, unknown>) => t.http.post('/api/v1/connectors').set(as(tenant, 'admin')).send({ url: 'http://127.0.0.1:9/', ...body });
       await make({ events: ['erp.*'] });
-      await make({ events: ['erp.order.created', 'erp.order.created'] });
+      await make({ events: ['erp.shipment.created', 'erp.shipment.created'] });
       await make({ events: ['crm.*'] });
       await make({ events: ['erp.*'], product: 'other' });
       await make({ events: ['erp.*'], product: 'shop' });
       await make({ events: ['erp.*'], active: false });
-      const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event: 'erp.order.created', payload: { n: 1 }, product: 'shop' });
+      const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event: 'erp.shipment.created', payload: { n: 1 }, product: 'shop' });
       expect(res.status).to.equal(202);
-      expect(res.body.data).to.include({ event: 'erp.order.created', product: 'shop', deliveries: 3 });
+      expect(res.body.data).to.include({ event: 'erp.shipment.created', product: 'shop', deliveries: 3 });
       expect(res.body.data.id).to.be.a('string');
     });
 
@@ -98,7 +98,7 @@ describe('connectors API', () => {
     });
 
     it('answers 403 forbidden for names the platform raises itself, and takes other names', async () => {
-      const reserved = ['tenant.member.invited', 'tenant.anything_new', 'platform.settings.updated', 'cms.form.submitted', 'crm.deal.updated', 'crm.deal.created', 'erp.invoice.deleted'];
+      const reserved = ['tenant.member.invited', 'tenant.anything_new', 'platform.settings.updated', 'cms.form.submitted', 'crm.deal.updated', 'crm.deal.created', 'erp.invoice.deleted', 'erp.order.created', 'erp.inventory.updated'];
       for (const event of reserved) {
         const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor'))
           .send({ event, payload: { record: { id: '00000000-0000-7000-8000-000000000000', stage: 'won' } } });
@@ -106,7 +106,7 @@ describe('connectors API', () => {
         expect(res.body.error.code).to.equal('forbidden');
         expect(res.body.message).to.contain(event);
       }
-      for (const event of ['erp.order.created', 'crm.deal.won_externally', 'shop.deal.updated']) {
+      for (const event of ['erp.shipment.created', 'crm.deal.won_externally', 'shop.deal.updated']) {
         const res = await t.http.post('/api/v1/events/publish').set(as(tenant, 'editor')).send({ event, payload: {} });
         expect(res.status, event).to.equal(202);
       }

@@ -128,7 +128,7 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect((await rpcError(call(client, 'get_content', { contentType: 'page', slug: 'home' }))).code).to.equal(-32602);
       expect(toolError(await call(client, 'query_records', { namespace: 'cms', schema: 'page' })).code).to.equal('module_disabled');
       const pub = (await (await connect(`/api/v1/public/tenant/${tenant}/mcp`)).listTools()).tools.map((x) => x.name);
-      expect(pub).to.deep.equal(['search_knowledge']);
+      expect(pub.sort()).to.deep.equal(['product_availability', 'search_knowledge']);
     });
   });
 
@@ -195,6 +195,30 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect(toolError(await call(client, 'update_record', { namespace: 'shop', schema: 'note', id: '0190f0f0-0000-7000-8000-000000000000', patch: {} })).code).to.equal('not_found');
       const read = await t.http.get(`/api/v1/data/shop/note/${id}`).set(as(tenant, 'viewer'));
       expect(read.body.data.item).to.include({ title: 'v2', version: 2 });
+    });
+
+    it('create_record honours idempotencyKey like Idempotency-Key on POST /data, sharing its keys', async () => {
+      const client = await connect(MCP, as(tenant, 'editor'));
+      const args = { namespace: 'shop', schema: 'note', data: { title: 'Once', stars: 2 }, idempotencyKey: 'agent-retry-1' };
+      const first = (await call(client, 'create_record', args)).structuredContent as { item: { id: string } };
+      const again = await call(client, 'create_record', { ...args, data: { stars: 2, title: 'Once' } });
+      expect(again.structuredContent).to.deep.equal(first);
+      const reused = toolError(await call(client, 'create_record', { ...args, data: { title: 'Twice' } }));
+      expect(reused.code).to.equal('idempotency_key_reused');
+      const rest = await t.http.post('/api/v1/data/shop/note').set({ ...as(tenant, 'editor'), 'Idempotency-Key': 'agent-retry-1' }).send({ title: 'Once', stars: 2 });
+      expect(rest.status).to.equal(201);
+      expect(rest.headers['idempotent-replayed']).to.equal('true');
+      expect(rest.headers.etag).to.equal('"1"');
+      expect(rest.body.data.item.id).to.equal(first.item.id);
+      // A failure is kept too: the same invalid body under a new key answers the same error again.
+      const bad = { namespace: 'shop', schema: 'note', data: { stars: 1 }, idempotencyKey: 'agent-retry-2' };
+      expect(toolError(await call(client, 'create_record', bad)).code).to.equal('validation_failed');
+      const badAgain = toolError(await call(client, 'create_record', bad));
+      expect(badAgain.code).to.equal('validation_failed');
+      expect(badAgain.details.map((d) => d.path)).to.deep.equal(['/title']);
+      expect(toolError(await call(client, 'create_record', { ...args, idempotencyKey: 'k'.repeat(256) })).code).to.equal('validation_failed');
+      const items = (await t.http.get('/api/v1/data/shop/note').set(as(tenant, 'viewer'))).body.data.items;
+      expect(items.map((i: { id: string }) => i.id)).to.deep.equal([first.item.id]);
     });
 
     it('a viewer cannot call a write tool: JSON-RPC error -32602, nothing written', async () => {
@@ -286,6 +310,32 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
     });
   });
 
+  describe('product_availability (ERP)', () => {
+    it('answers a product\'s price and stock in real time, on both endpoints, and disappears with the erp module', async () => {
+      const product = await t.http.post('/api/v1/erp/products').set(as(tenant, 'editor')).send({ sku: 'MUG-1', name: 'Mug', priceCents: 1999, physicalStock: 3 });
+      expect(product.status, JSON.stringify(product.body)).to.equal(201);
+      const viewer = await connect(MCP, as(tenant, 'viewer'));
+      const seen = (await call(viewer, 'product_availability', { sku: 'MUG-1' })).structuredContent;
+      expect(seen).to.include({ sku: 'MUG-1', name: 'Mug', priceCents: 1999, grossPriceCents: 2379, currency: 'EUR', inStock: true, availableStock: 3 });
+
+      const adjusted = await t.http.post(`/api/v1/erp/products/${product.body.data.id}/stock-adjustments`).set(as(tenant, 'admin')).send({ delta: -3, reason: 'damage' });
+      expect(adjusted.status, JSON.stringify(adjusted.body)).to.equal(201);
+      const pub = await connect(`/api/v1/public/tenant/${tenant}/mcp`);
+      expect((await call(pub, 'product_availability', { sku: 'MUG-1' })).structuredContent).to.include({ inStock: false, availableStock: 0 });
+      expect(toolError(await call(pub, 'product_availability', { sku: 'NOPE-1' })).code).to.equal('not_found');
+      expect(toolError(await call(pub, 'product_availability', { sku: '../etc' })).code).to.equal('validation_failed');
+
+      const other = await createTenant(t, 'mcp');
+      expect(toolError(await call(await connect(`/api/v1/public/tenant/${other}/mcp`), 'product_availability', { sku: 'MUG-1' })).code).to.equal('not_found');
+
+      await t.http.patch(`/api/v1/tenants/${tenant}/licensed-modules`).set(superadmin()).send({ appCode: 'erp', isEnabled: false }).expect(200);
+      const after = await connect(`/api/v1/public/tenant/${tenant}/mcp`);
+      expect((await after.listTools()).tools.map((x) => x.name)).not.to.include('product_availability');
+      expect((await rpcError(call(after, 'product_availability', { sku: 'MUG-1' }))).code).to.equal(-32602);
+      expect((await rpcError(call(await connect(MCP, as(tenant, 'viewer')), 'product_availability', { sku: 'MUG-1' }))).code).to.equal(-32602);
+    });
+  });
+
   describe('tenant isolation', () => {
     it('never reaches another tenant\'s records or knowledge: by token, by X-Tenant-Id, by the public path', async () => {
       const other = await createTenant(t, 'mcp');
@@ -325,7 +375,7 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
         .send({ title: 'Unreleased hours', slug: 'unreleased', content: 'We open at nine tomorrow.' }).expect(201);
       const client = await connect(`/api/v1/public/tenant/${tenant}/mcp`);
       const tools = (await client.listTools()).tools;
-      expect(tools.map((x) => x.name).sort()).to.deep.equal(['get_content', 'search_knowledge']);
+      expect(tools.map((x) => x.name).sort()).to.deep.equal(['get_content', 'product_availability', 'search_knowledge']);
       expect(tools.every((x) => x.annotations?.readOnlyHint === true)).to.equal(true);
       const hits = (await call(client, 'search_knowledge', { query: 'nine' })).structuredContent as { items: Array<{ title: string; sourceModule: string }> };
       expect(hits.items.map((h) => h.title)).to.deep.equal(['Opening hours']);

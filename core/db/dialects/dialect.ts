@@ -35,6 +35,11 @@ export interface Dialect {
   readonly name: 'sqlite' | 'postgres';
   /** SQL expression reading a top-level JSON field of column `data`, typed. `field` is pre-validated. */
   jsonField(field: string, type: JsonScalarType, column?: string): string;
+  /**
+   * SQL expression of the JSON document `column` with the top-level `field` set to the value of the SQL
+   * expression `value` (an integer or a string, as `type` says). `field` is pre-validated.
+   */
+  jsonSet(column: string, field: string, value: string, type: 'integer' | 'string'): string;
   /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
   jsonText(column: string): string;
   /** Serialises a JSON document for a json/jsonb column. */

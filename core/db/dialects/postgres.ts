@@ -135,6 +135,10 @@ export const postgresDialect: Dialect = {
     if (type === 'boolean') return `(${text}::boolean)`;
     return text;
   },
+  jsonSet(column: string, field: string, value: string, type: 'integer' | 'string') {
+    assertSafeField(field);
+    return `jsonb_set(${column}, '{${field}}', to_jsonb((${value})::${type === 'integer' ? 'bigint' : 'text'}))`;
+  },
   jsonText: (column: string) => `${column}::text`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,

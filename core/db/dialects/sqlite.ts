@@ -81,6 +81,10 @@ export const sqliteDialect: Dialect = {
     // json_extract yields SQL integers/reals/text and 1/0 for booleans, so one expression serves every type.
     return `json_extract(${column}, '$.${field}')`;
   },
+  jsonSet(column: string, field: string, value: string) {
+    assertSafeField(field);
+    return `json_set(${column}, '$.${field}', ${value})`;
+  },
   jsonText: (column: string) => column,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,

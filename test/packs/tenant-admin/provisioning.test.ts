@@ -120,6 +120,7 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     expect(first.status, JSON.stringify(first.body)).to.equal(201);
     const second = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send(body);
     expect(second.status).to.equal(201);
+    expect(second.headers['idempotent-replayed']).to.equal('true');
     expect(second.body.data).to.deep.equal(first.body.data);
     const pages = await t.http.get('/api/v1/data/cms/page').set(as(first.body.data.tenant.id, 'viewer'));
     expect(pages.body.data.items).to.have.length(4);
@@ -130,18 +131,22 @@ describe('POST /api/v1/admin/tenants/provision', () => {
     const body = { tenant: { id: uniqueTenantId('race'), name: 'Race Clinic' }, seed: { healthcare: true } };
     const send = () => t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send(body);
     const [a, b] = await Promise.all([send(), send()]);
-    expect([a.status, b.status]).to.deep.equal([201, 201]);
-    expect(a.body.data).to.deep.equal(b.body.data);
+    // The second either finds the first still running (409 conflict) or replays its answer.
+    expect([[201, 201], [201, 409]].map((x) => String(x))).to.include(String([a.status, b.status].sort()));
+    const again = await send();
+    expect(again.status).to.equal(201);
+    expect(again.headers['idempotent-replayed']).to.equal('true');
+    expect(again.body.data).to.deep.equal((a.status === 201 ? a : b).body.data);
     const pages = await t.http.get('/api/v1/data/cms/page').set(as(body.tenant.id, 'viewer'));
     expect(pages.body.data.items).to.have.length(4);
   });
 
-  it('answers 409 conflict for an Idempotency-Key reused with another body', async () => {
+  it('answers 422 idempotency_key_reused for an Idempotency-Key reused with another body', async () => {
     const key = `key-${uniqueTenantId()}`;
     await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send({ tenant: { name: `A ${key}` } }).expect(201);
     const res = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).set('Idempotency-Key', key).send({ tenant: { name: `B ${key}` } });
-    expect(res.status).to.equal(409);
-    expect(res.body.error.code).to.equal('conflict');
+    expect(res.status).to.equal(422);
+    expect(res.body.error.code).to.equal('idempotency_key_reused');
   });
 
   it('answers 409 conflict for an existing tenant id', async () => {

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
-import { type AppContext, bffSuccess, matchesEtag } from '../../core/pack-api.js';
+import type { AppContext } from './app-state.js';
+import { bffSuccess } from './envelope.js';
+import { matchesEtag } from './conditional.js';
 
 /**
  * Renders a public response with `Cache-Control` and a strong `ETag` over the body, and answers a

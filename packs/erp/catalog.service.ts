@@ -1,0 +1,250 @@
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RequestContext } from '../../core/pack-api.js';
+import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
+import { lineTaxCents } from './invoice-totals.js';
+
+export type Product = DataRecord & {
+  number: number;
+  sku: string;
+  name: string;
+  description?: string;
+  priceCents: number;
+  currency: string;
+  physicalStock: number;
+  taxRateBasisPoints: number;
+  status: 'active' | 'archived';
+  imageKeys?: string[];
+};
+
+export interface StockAdjustment {
+  delta: number;
+  reason: Extract<MovementReason, 'restock' | 'correction' | 'damage' | 'return'>;
+  note?: string;
+}
+
+/** What a storefront shows of a product (CONTRACT 11.1). */
+export interface StorefrontProduct {
+  number: number;
+  sku: string;
+  name: string;
+  description: string | null;
+  priceCents: number;
+  currency: string;
+  taxRateBasisPoints: number;
+  grossPriceCents: number;
+  inStock: boolean;
+  availableStock: number;
+  imageUrls: string[];
+}
+
+/** The fields whose change (or the creation) is announced as `erp.inventory.updated`. */
+const INVENTORY_FIELDS = ['physicalStock', 'priceCents', 'taxRateBasisPoints', 'status'] as const;
+
+/**
+ * The product catalogue: products are `erp.product` records (the records service runs validation, hooks and
+ * the record events); this adds what the generic API cannot say — numbers, the stock ledger, stock taken and
+ * given back by one conditional statement each, `erp.inventory.updated`, and the storefront's view.
+ */
+export class Catalog {
+  readonly repository: CatalogRepository;
+
+  constructor(private readonly pack: PackContext) {
+    this.repository = new CatalogRepository(pack.db, pack.records.repository);
+  }
+
+  schema(rc: RequestContext): Promise<CompiledSchema> {
+    return this.pack.schemas.resolve(rc, 'erp', 'product');
+  }
+
+  /** A product by UUID or number; 404 not_found. */
+  async get(rc: RequestContext, ref: string): Promise<Product> {
+    const parsed = parseRef(ref);
+    const [found] = parsed === null ? [] : await this.repository.findByRefs(rc, await this.schema(rc), [parsed]);
+    if (!found) throw NotFound(`No product "${ref.slice(0, 40)}"`);
+    return found as Product;
+  }
+
+  /** Products by UUID or number, keyed by the reference given. */
+  async findMany(rc: RequestContext, refs: Array<string | number>): Promise<Map<string | number, Product>> {
+    const found = (await this.repository.findByRefs(rc, await this.schema(rc), refs)) as Product[];
+    const byRef = new Map<string | number, Product>();
+    for (const p of found) {
+      byRef.set(p.id, p);
+      byRef.set(p.number, p);
+    }
+    return byRef;
+  }
+
+  list(rc: RequestContext, query: Record<string, string | string[] | undefined>): Promise<Page<Record<string, unknown>>> {
+    return this.pack.records.list(rc, 'erp', 'product', query);
+  }
+
+  async create(rc: RequestContext, input: unknown): Promise<Product> {
+    return (await this.pack.records.create(rc, 'erp', 'product', input)) as Product;
+  }
+
+  async update(rc: RequestContext, ref: string, patch: unknown, ifMatch: string | null): Promise<Product> {
+    const product = await this.get(rc, ref);
+    return (await this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch })) as Product;
+  }
+
+  /** A stock adjustment by hand: one conditional update and one movement, or 409 insufficient_stock and nothing. */
+  async adjust(rc: RequestContext, ref: string, input: StockAdjustment): Promise<{ product: Product; movement: StockMovement }> {
+    const product = await this.get(rc, ref);
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null });
+      if (!changed) {
+        const now = await this.get(rc, product.id);
+        throw InsufficientStock(`Stock of ${now.sku} is ${now.physicalStock}; a change of ${input.delta} would take it below 0`,
+          [{ path: '/delta', message: `must be at least ${-now.physicalStock}`, sku: now.sku, available: now.physicalStock }]);
+      }
+      return changed;
+    });
+  }
+
+  async movements(rc: RequestContext, ref: string, limit: number, offset: number): Promise<Page<StockMovement>> {
+    const product = await this.get(rc, ref);
+    const { items, total } = await this.repository.listMovements(rc, product.id, limit, offset);
+    const publicItems = items.map(({ productId: _p, ...m }) => m) as StockMovement[];
+    return { items: publicItems, pagination: { limit, offset, total, hasMore: offset + items.length < total, nextCursor: null } };
+  }
+
+  /**
+   * Adds `delta` to a product's stock in one conditional statement (never below 0; `expect` adds
+   * conditions, such as the price an order was placed at), writes the movement and raises
+   * `erp.product.updated` and `erp.inventory.updated` in the caller's transaction. Null when the product is
+   * missing or a condition failed: then nothing was written.
+   */
+  async changeStock(
+    rc: RequestContext, productId: string, delta: number, reason: MovementReason,
+    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean } } = {},
+  ): Promise<{ product: Product; movement: StockMovement } | null> {
+    const where: Array<[string, '=' | '>=', number | string]> = [];
+    if (delta < 0) where.push(['physicalStock', '>=', -delta]);
+    if (options.expect?.active) where.push(['status', '=', 'active']);
+    if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
+    const now = nowIso();
+    const product = (await this.pack.records.repository.changeWhere(rc, await this.schema(rc), productId,
+      { add: { physicalStock: delta }, where }, now)) as Product | null;
+    if (!product) return null;
+    const movement = await this.repository.addMovement(rc, {
+      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: now,
+    });
+    const previous = { ...product, physicalStock: product.physicalStock - delta, version: product.version - 1 };
+    await this.publishUpdate(rc, product, previous);
+    await this.publishInventory(rc, product);
+    return { product, movement };
+  }
+
+  /** `erp.product.updated` for a change made outside the records service (stock taken or given back). */
+  private async publishUpdate(rc: RequestContext, record: Product, previous: Record<string, unknown>): Promise<void> {
+    await this.pack.events.publish(rc, {
+      name: 'erp.product.updated',
+      payload: { namespace: 'erp', schema: 'product', id: record.id, record, previous },
+    });
+  }
+
+  /** `erp.inventory.updated` with the payload of CONTRACT 11.1. */
+  async publishInventory(rc: RequestContext, p: Omit<Product, 'createdAt' | 'updatedAt'>): Promise<void> {
+    await this.pack.events.publish(rc, {
+      name: 'erp.inventory.updated',
+      payload: {
+        productId: p.id, number: p.number, sku: p.sku, physicalStock: p.physicalStock, priceCents: p.priceCents,
+        currency: p.currency, taxRateBasisPoints: p.taxRateBasisPoints, status: p.status, version: p.version,
+      },
+    });
+  }
+
+  /**
+   * `erp.product.create`, in the write transaction: the server assigns the number, a duplicate sku is 409
+   * (the unique index is the backstop), the initial stock is the ledger's first movement.
+   */
+  async beforeCreate(rc: RequestContext, id: string, data: Record<string, unknown>): Promise<Record<string, unknown>> {
+    if (data.number !== undefined) throw ValidationFailed('number is assigned by the server', [{ path: '/number', message: 'may not be set' }]);
+    await this.assertSkuFree(rc, id, data.sku as string);
+    const number = await this.repository.nextNumber(rc, 'product');
+    const product = { id, ...data, number, version: 1 } as Product;
+    if (product.physicalStock) {
+      await this.repository.addMovement(rc, {
+        productId: id, delta: product.physicalStock, reason: 'initial', orderId: null, note: null, stockAfter: product.physicalStock, createdAt: nowIso(),
+      });
+    }
+    await this.publishInventory(rc, product);
+    return { ...data, number };
+  }
+
+  /**
+   * `erp.product.update`, in the write transaction (the records service writes only if the version it read
+   * is still current, so a racing order makes this fail whole): number stays, a stock change needs `admin`
+   * and becomes a `patch` movement, a change of stock, price, tax rate or status raises erp.inventory.updated.
+   */
+  async beforeUpdate(rc: RequestContext, id: string, data: Record<string, unknown>, previous: Record<string, unknown>): Promise<void> {
+    if (data.number !== previous.number) throw ValidationFailed('number is assigned by the server', [{ path: '/number', message: 'may not change' }]);
+    if (data.sku !== previous.sku) await this.assertSkuFree(rc, id, data.sku as string);
+    const delta = Number(data.physicalStock) - Number(previous.physicalStock);
+    if (delta !== 0) {
+      assertMayChangeStock(rc);
+      await this.repository.addMovement(rc, {
+        productId: id, delta, reason: 'patch', orderId: null, note: null, stockAfter: Number(data.physicalStock), createdAt: nowIso(),
+      });
+    }
+    if (INVENTORY_FIELDS.some((f) => data[f] !== previous[f])) {
+      const stored = await this.pack.records.find(rc, 'erp', 'product', id);
+      await this.publishInventory(rc, { id, ...data, version: (stored?.version ?? 0) + 1 } as Product);
+    }
+  }
+
+  private async assertSkuFree(rc: RequestContext, id: string, sku: string): Promise<void> {
+    const page = await this.pack.records.list(rc, 'erp', 'product', { 'filter[sku]': sku, limit: '1', count: 'false', fields: 'sku' });
+    const other = page.items[0];
+    if (other && other.id !== id) {
+      throw new AppError('conflict', 409, `Another product has the sku "${sku}"`, [{ path: '/sku', message: 'must be unique for the tenant' }]);
+    }
+  }
+
+  /** The storefront's product: active only; gross price and image URLs of public objects. */
+  async storefrontProduct(rc: RequestContext, sku: string): Promise<StorefrontProduct> {
+    const product = (await this.repository.findActiveBySku(rc, await this.schema(rc), sku)) as Product | null;
+    if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
+    return this.storefrontView(rc, product);
+  }
+
+  async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {
+    const { items, total } = await this.repository.listActive(rc, await this.schema(rc), query);
+    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p as Product)));
+    return { items: views, pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total, nextCursor: null } };
+  }
+
+  private async storefrontView(rc: RequestContext, p: Product): Promise<StorefrontProduct> {
+    const tax = lineTaxCents(BigInt(p.priceCents), BigInt(p.taxRateBasisPoints));
+    return {
+      number: p.number, sku: p.sku, name: p.name, description: p.description ?? null, priceCents: p.priceCents, currency: p.currency,
+      taxRateBasisPoints: p.taxRateBasisPoints, grossPriceCents: Number(BigInt(p.priceCents) + tax),
+      inStock: p.physicalStock > 0, availableStock: p.physicalStock, imageUrls: await this.imageUrls(rc.tenantId!, p.imageKeys ?? []),
+    };
+  }
+
+  /** URLs of the product's images that are public objects of the tenant (others are left out). */
+  private async imageUrls(tenantId: string, keys: string[]): Promise<string[]> {
+    const prefix = `tenants/${tenantId}/`;
+    const urls = await Promise.all(keys.map(async (key) => {
+      const path = key.startsWith(prefix) ? key.slice(prefix.length) : key;
+      const object = await this.pack.storage.findPublic(tenantId, path).catch(() => null);
+      return object ? this.pack.storage.publicUrl(tenantId, object.key) : null;
+    }));
+    return urls.filter((u): u is string => u !== null);
+  }
+}
+
+/** Changing stock by hand (a PATCH of physicalStock, an adjustment) needs `admin`. */
+export function assertMayChangeStock(rc: RequestContext): void {
+  const p = rc.principal;
+  if (p && !p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK.admin) throw Forbidden('Changing stock by hand needs the admin role');
+}
+
+/** A product reference of a path: a UUID, or a number. */
+export function parseRef(ref: string | number): string | number | null {
+  if (typeof ref === 'number') return Number.isSafeInteger(ref) && ref >= 1 ? ref : null;
+  if (UUID_PATTERN.test(ref)) return ref;
+  if (/^[1-9][0-9]{0,15}$/.test(ref)) return Number(ref);
+  return null;
+}

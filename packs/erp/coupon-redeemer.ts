@@ -1,0 +1,10 @@
+
+/**
+ * The coupon service order placement calls inside its transaction (the CRM pack provides it as
+ * `crm.coupons`). `redeem` marks the coupon used for this order by one conditional statement and answers
+ * the percentage to take off each line's net, or throws 409 coupon_invalid with the reason in the message.
+ */
+export interface CouponRedeemer {
+  redeem(rc: RequestContext, input: { code: string; customerRef: string; orderId: string }): Promise<{ percentOff: number }>;
+}import type { RequestContext } from '../../core/pack-api.js';
+

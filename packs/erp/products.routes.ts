@@ -1,0 +1,80 @@
+import { listQuerySchema, pageResponse, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
+
+const product = recordResponse(productDefinition);
+const { number: _number, ...writable } = productDefinition.schema.properties;
+
+const movement = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', format: 'uuid' }, delta: { type: 'integer' },
+    reason: { type: 'string', enum: ['initial', 'order', 'cancel', 'patch', 'restock', 'correction', 'damage', 'return'] },
+    orderId: { type: ['string', 'null'] }, note: { type: ['string', 'null'] }, stockAfter: { type: 'integer' },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+const adjustmentBody = {
+  type: 'object',
+  required: ['delta', 'reason'],
+  additionalProperties: false,
+  properties: {
+    delta: { type: 'integer', minimum: -1000000000, maximum: 1000000000, not: { const: 0 } },
+    reason: { type: 'string', enum: ['restock', 'correction', 'damage', 'return'] },
+    note: { type: 'string', maxLength: 2000 },
+  },
+};
+
+const pagingQuery = {
+  type: 'object',
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
+};
+
+/** Products (`erp.product` records) with server numbers, and the stock ledger. `{id}` is the UUID or the number. */
+export function productsRoutes(router: PackRouter, pack: PackContext): void {
+  const catalog = pack.use('erp.catalog');
+  const tags = ['erp'];
+  const withEtag = <T extends { version: number }>(ctx: { set(k: string, v: string): void }, item: T) => {
+    ctx.set('ETag', `"${item.version}"`);
+    return item;
+  };
+
+  router.get('/erp/products', {
+    summary: 'List products (filter[status]=active, filter[sku]=…, sort=-priceCents, limit, offset, cursor, fields, count)',
+    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(product),
+    errors: ['invalid_filter', 'invalid_cursor'],
+  }, async (ctx) => catalog.list(ctx.state.rc, ctx.query));
+
+  router.post('/erp/products', {
+    summary: 'Create a product (the server assigns its number; an initial physicalStock is the first movement of its ledger)',
+    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true,
+    body: { type: 'object', required: productDefinition.schema.required, additionalProperties: false, properties: writable },
+    response: product, errors: ['conflict'],
+  }, async (ctx) => withEtag(ctx, await catalog.create(ctx.state.rc, ctx.state.body)));
+
+  router.get('/erp/products/:id', {
+    summary: 'Read a product by UUID or number', tags, auth: 'tenant', response: product, errors: ['not_found'],
+  }, async (ctx) => withEtag(ctx, await catalog.get(ctx.state.rc, ctx.params.id)));
+
+  router.patch('/erp/products/:id', {
+    summary: 'Change a product with a JSON merge patch (If-Match optional); changing physicalStock needs admin and is a `patch` movement',
+    tags, auth: 'tenant', role: 'editor',
+    body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', properties: writable },
+    response: product, errors: ['not_found', 'conflict', 'version_mismatch', 'forbidden'],
+  }, async (ctx) => withEtag(ctx, await catalog.update(ctx.state.rc, ctx.params.id, ctx.state.body, ctx.get('If-Match') || null)));
+
+  router.post('/erp/products/:id/stock-adjustments', {
+    summary: 'Adjust a product\'s stock by hand (admin): one movement; below 0 answers 409 insufficient_stock and writes nothing',
+    tags, auth: 'tenant', role: 'admin', status: 201, idempotent: true, body: adjustmentBody,
+    response: { type: 'object', properties: { product, movement } }, errors: ['not_found', 'insufficient_stock'],
+  }, async (ctx) => {
+    const { product: p, movement: m } = await catalog.adjust(ctx.state.rc, ctx.params.id, ctx.state.body);
+    const { productId: _p, ...shown } = m;
+    return { product: p, movement: shown };
+  });
+
+  router.get('/erp/products/:id/stock-movements', {
+    summary: 'The stock ledger of a product, oldest first: { id, delta, reason, orderId, note, stockAfter, createdAt }',
+    tags, auth: 'tenant', query: pagingQuery, response: pageResponse(movement), errors: ['not_found'],
+  }, async (ctx) => catalog.movements(ctx.state.rc, ctx.params.id, ctx.state.query.limit, ctx.state.query.offset));
+}

@@ -1,0 +1,52 @@
+import { NotFound, pageResponse, sendCacheable, type PackContext, type PackRouter } from '../../core/pack-api.js';
+
+/** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
+const MAX_AGE = 5;
+
+export const storefrontProduct = {
+  type: 'object',
+  properties: {
+    number: { type: 'integer' }, sku: { type: 'string' }, name: { type: 'string' }, description: { type: ['string', 'null'] },
+    priceCents: { type: 'integer' }, currency: { type: 'string' }, taxRateBasisPoints: { type: 'integer' },
+    grossPriceCents: { type: 'integer', description: 'priceCents plus its VAT rounded half up' },
+    inStock: { type: 'boolean' }, availableStock: { type: 'integer' }, imageUrls: { type: 'array', items: { type: 'string', format: 'uri' } },
+  },
+};
+
+/** The storefront catalogue of the public runtime: active products, real time, cacheable for a few seconds. */
+export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
+  const catalog = pack.use('erp.catalog');
+  const tags = ['public'];
+  // Without `erp` the storefront does not exist for the tenant: 404, not 403 (CONTRACT 11.1).
+  // The tenant look-up (kept in memory, told of changes by every process) answers for the module too.
+  const requireErp = async (tenantId: string) => {
+    if (!(await pack.tenants.lookup(null, tenantId, 'erp'))?.moduleEnabled) throw NotFound('No storefront');
+  };
+  const rcOf = (tenantId: string, requestId: string) => ({ tenantId, principal: null, requestId, logger: pack.logger });
+
+  router.get('/public/tenant/:tenantId/products', {
+    summary: 'Active products of a storefront (?sku=, ?q= case-insensitive on name and sku, limit, offset)',
+    tags, auth: 'public', tenantParam: 'tenantId', module: null,
+    query: {
+      type: 'object',
+      properties: {
+        sku: { type: 'string', maxLength: 64 }, q: { type: 'string', minLength: 1, maxLength: 200 },
+        limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, offset: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
+      },
+    },
+    response: pageResponse(storefrontProduct), errors: ['not_found'],
+  }, async (ctx) => {
+    const tenantId = ctx.params.tenantId;
+    await requireErp(tenantId);
+    sendCacheable(ctx, await catalog.storefrontList(rcOf(tenantId, ctx.state.requestId), ctx.state.query), MAX_AGE);
+  });
+
+  router.get('/public/tenant/:tenantId/products/:sku', {
+    summary: 'One active product of a storefront by sku, with gross price and stock (ETag; If-None-Match answers 304)',
+    tags, auth: 'public', tenantParam: 'tenantId', module: null, response: storefrontProduct, errors: ['not_found'],
+  }, async (ctx) => {
+    const tenantId = ctx.params.tenantId;
+    await requireErp(tenantId);
+    sendCacheable(ctx, await catalog.storefrontProduct(rcOf(tenantId, ctx.state.requestId), ctx.params.sku), MAX_AGE);
+  });
+}
