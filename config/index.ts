@@ -34,6 +34,10 @@ export interface Config {
   readonly settingsEncryptionKey: string;
   readonly publicBaseUrl: string;
   readonly platformBaseDomain: string;
+  /** Largest body of POST /data/{ns}/{schema}/import (CONTRACT.md 12.3). */
+  readonly importMaxBytes: number;
+  /** Live change streams (CONTRACT.md 12.4): the comment line's interval, and how often other processes' events are looked for. */
+  readonly changes: { readonly heartbeatMs: number; readonly pollMs: number };
   readonly storage: {
     readonly driver: 'local' | 's3';
     readonly dir: string;
@@ -197,6 +201,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),
     platformBaseDomain: v.PLATFORM_BASE_DOMAIN,
+    importMaxBytes: v.IMPORT_MAX_BYTES,
+    changes: { heartbeatMs: v.CHANGES_HEARTBEAT_MS, pollMs: v.CHANGES_POLL_MS },
     storage: {
       driver: v.STORAGE_DRIVER,
       dir: v.STORAGE_DIR,

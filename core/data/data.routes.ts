@@ -4,17 +4,19 @@ import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
 
+/** The namespace and schema of a /data/:ns/:schema route, checked (400 invalid_identifier). */
+export function target(ctx: AppContext): readonly [string, string] {
+  assertIdentifier('namespace', ctx.params.ns);
+  assertIdentifier('schema', ctx.params.schema);
+  return [ctx.params.ns, ctx.params.schema] as const;
+}
+
 /**
  * The one generic router of the universal data API. The namespace's licensed module gates every route,
  * the schema is resolved first (404 schema_not_found) and the record service does the rest.
  */
 export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService): void {
   const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
-  const target = (ctx: AppContext) => {
-    assertIdentifier('namespace', ctx.params.ns);
-    assertIdentifier('schema', ctx.params.schema);
-    return [ctx.params.ns, ctx.params.schema] as const;
-  };
   const withEtag = (ctx: AppContext, item: DataRecord) => {
     ctx.set('ETag', `"${item.version}"`);
     return { item };

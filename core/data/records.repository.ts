@@ -69,6 +69,30 @@ export class RecordsRepository {
   }
 
   /**
+   * Inserts many new records in the transaction, queued until commit like `insert` (with their events, one
+   * group commit), as multi-row statements: the bulk writes of the data API (core/data/bulk.ts).
+   */
+  async insertMany(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
+    if (!records.length) return;
+    this.touch(schema.tableName);
+    const columns = '(tenant_id, id, data, version, created_at, updated_at)';
+    // SQLite caps a compound insert at 500 rows.
+    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    for (let i = 0; i < records.length; i += batch) {
+      const chunk = records.slice(i, i + batch);
+      const bindings: unknown[] = [];
+      for (const { id, createdAt, updatedAt, version, ...data } of chunk) {
+        bindings.push(rc.tenantId!, id, this.db.dialect.toJson(data), version, createdAt, updatedAt);
+      }
+      await this.db.writeAtCommit(rc, {
+        sql: `INSERT INTO ${schema.tableName} ${columns} VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+        bindings,
+        done: () => this.touch(schema.tableName),
+      });
+    }
+  }
+
+  /**
    * Inserts many stored records at once (imports, seeding, benchmarks): no validation, hooks or events.
    * Call inside a transaction; rows go in batches that stay under both engines' parameter limits.
    */

@@ -143,7 +143,8 @@ export class RecordsService {
     return record;
   }
 
-  private validate(schema: CompiledSchema, input: unknown): Record<string, unknown> {
+  /** The schema's validation of a record body (defaults applied to a copy); also used by core/data/bulk.ts. */
+  validate(schema: CompiledSchema, input: unknown): Record<string, unknown> {
     const data = structuredClone(input);
     if (!schema.validate(data)) {
       throw ValidationFailed(`The record does not match ${schema.namespace}.${schema.name}`, toIssues(schema.validate.errors));
@@ -151,22 +152,33 @@ export class RecordsService {
     return data as Record<string, unknown>;
   }
 
-  private async runHooks(rc: RequestContext, schema: CompiledSchema, action: RecordAction, id: string, data: Record<string, unknown>, previous: Record<string, unknown> | null) {
+  /** Runs the filter hooks of a write inside its transaction; also used by core/data/bulk.ts. */
+  async runHooks(rc: RequestContext, schema: CompiledSchema, action: RecordAction, id: string, data: Record<string, unknown>, previous: Record<string, unknown> | null) {
     if (!this.hooks.has(action, schema.namespace, schema.name)) return data;
     const changed = await this.hooks.run({ action, namespace: schema.namespace, schema: schema.name, id, data, previous }, rc);
     // A hook may add computed fields; what it returns must still match the schema.
     return action === 'delete' ? changed : this.validate(schema, changed);
   }
 
-  private async publish(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
-    await this.events.publish(rc, {
-      name: `${schema.namespace}.${schema.name}.${PAST_TENSE[action]}`,
-      payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
-    });
+  /** Queues a record's event in the write's transaction; also used by core/data/bulk.ts. */
+  async publish(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
+    await this.events.publish(rc, recordEvent(schema, action, record, previous));
+  }
+
+  /** The events of many writes of one transaction (core/data/bulk.ts), written to the outbox together. */
+  async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
+    await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
   }
 }
 
-function refuseServerFields(input: unknown): unknown {
+function recordEvent(schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
+  return {
+    name: `${schema.namespace}.${schema.name}.${PAST_TENSE[action]}`,
+    payload: { namespace: schema.namespace, schema: schema.name, id: record.id, record, previous },
+  };
+}
+
+export function refuseServerFields(input: unknown): unknown {
   if (!isPlainObject(input)) {
     throw ValidationFailed('The body must be a JSON object', [{ path: '/', message: 'must be object' }]);
   }
@@ -175,7 +187,7 @@ function refuseServerFields(input: unknown): unknown {
   return input;
 }
 
-function stripServerFields(record: DataRecord): Record<string, unknown> {
+export function stripServerFields(record: DataRecord): Record<string, unknown> {
   const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...data } = record;
   return data;
 }

@@ -115,6 +115,13 @@ export class ConnectorsService {
     await this.deliveries.queueWebhooks({ ...rc, tenantId: event.tenantId }, event, queued);
   }
 
+  /** `fanout` for many events of one tenant and transaction (bulk writes). */
+  async fanoutMany(rc: RequestContext, events: PlatformEvent[]): Promise<void> {
+    const tenantId = events[0]?.tenantId;
+    if (!tenantId) return;
+    await this.deliveries.queueWebhooksMany({ ...rc, tenantId }, events);
+  }
+
   /** The secret a connector's deliveries are signed with: its own, else SIGNING_SECRET. */
   signingSecret(connector: ConnectorRow): string {
     return connector.sealedSecret ? this.box.open(connector.sealedSecret, CONNECTOR_SECRET) : this.config.signingSecret;

@@ -8,14 +8,32 @@ export class EventsRepository {
 
   async insert(rc: RequestContext, event: PlatformEvent): Promise<void> {
     // On every write of the product: queued until commit (one round trip with the change that raised it).
-    await this.db.insertAtCommit(rc, 'outbox_events', {
+    await this.db.insertAtCommit(rc, 'outbox_events', this.row(event));
+  }
+
+  /** Many events, queued as multi-row statements (bulk writes). */
+  async insertMany(rc: RequestContext, events: PlatformEvent[]): Promise<void> {
+    // SQLite caps a compound insert at 500 rows.
+    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    for (let i = 0; i < events.length; i += batch) {
+      const rows = events.slice(i, i + batch).map((e) => this.row(e));
+      const columns = Object.keys(rows[0]);
+      await this.db.writeAtCommit(rc, {
+        sql: `INSERT INTO outbox_events (${columns.join(', ')}) VALUES ${rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ')}`,
+        bindings: rows.flatMap((r) => columns.map((c) => r[c as keyof typeof r])),
+      });
+    }
+  }
+
+  private row(event: PlatformEvent) {
+    return {
       tenant_id: event.tenantId ?? '',
       id: event.id,
       name: event.name,
       product: event.product,
       payload: this.db.dialect.toJson(event.payload),
       occurred_at: event.occurredAt,
-    });
+    };
   }
 
   /** Events of one tenant by id (the dispatcher builds envelopes from them). */

@@ -22,6 +22,9 @@ export interface PublishInput {
  */
 export type OutboxFanout = (rc: RequestContext, event: PlatformEvent, queued: (count: number) => void) => Promise<void>;
 
+/** A fan-out's form for many events of one transaction (EventsService.publishMany). */
+export type OutboxBatchFanout = (rc: RequestContext, events: PlatformEvent[]) => Promise<void>;
+
 /**
  * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
  * lets the fan-outs queue deliveries in it, and hands the event to in-process subscribers after commit
@@ -30,7 +33,7 @@ export type OutboxFanout = (rc: RequestContext, event: PlatformEvent, queued: (c
 export class EventsService {
   readonly bus: EventBus;
   private readonly repository: EventsRepository;
-  private readonly fanouts: OutboxFanout[] = [];
+  private readonly fanouts: Array<{ one: OutboxFanout; many?: OutboxBatchFanout }> = [];
   private readonly reserved = new Set<string>();
 
   constructor(private readonly db: Database, logger: import('pino').Logger) {
@@ -39,8 +42,8 @@ export class EventsService {
   }
 
   /** Registers a fan-out that queues work for each event inside the publishing transaction. */
-  addFanout(fanout: OutboxFanout): void {
-    this.fanouts.push(fanout);
+  addFanout(fanout: OutboxFanout, many?: OutboxBatchFanout): void {
+    this.fanouts.push({ one: fanout, many });
   }
 
   /** Reserves event names a pack raises (its `events`): POST /events/publish refuses them. */
@@ -62,20 +65,13 @@ export class EventsService {
    * committed: when publish runs inside a caller's transaction it is null.
    */
   async publish(rc: RequestContext, input: PublishInput): Promise<{ event: PlatformEvent; deliveries: number | null }> {
-    const event: PlatformEvent = {
-      id: newId(),
-      name: input.name,
-      tenantId: rc.tenantId,
-      product: input.product ?? null,
-      occurredAt: nowIso(),
-      payload: input.payload,
-    };
+    const event = this.eventOf(rc, input);
     let deliveries = 0;
     let written = 0;
     await this.db.transaction(rc, async (rc) => {
       await this.repository.insert(rc, event);
-      for (const fanout of this.fanouts) {
-        await fanout(rc, event, (count) => {
+      for (const { one } of this.fanouts) {
+        await one(rc, event, (count) => {
           deliveries += count;
           written += 1;
         });
@@ -83,5 +79,33 @@ export class EventsService {
       if (input.source !== 'api') rc.afterCommit!(() => this.bus.emit(event));
     });
     return { event, deliveries: written === this.fanouts.length ? deliveries : null };
+  }
+
+  /**
+   * `publish` for many events of one transaction (bulk writes): the same fan-outs and in-process
+   * delivery, with the events written to the outbox as multi-row statements.
+   */
+  async publishMany(rc: RequestContext, inputs: PublishInput[]): Promise<void> {
+    const events = inputs.map((input) => this.eventOf(rc, input));
+    await this.db.transaction(rc, async (rc) => {
+      await this.repository.insertMany(rc, events);
+      for (const { one, many } of this.fanouts) {
+        if (many) await many(rc, events);
+        else for (const event of events) await one(rc, event, () => {});
+      }
+      const local = events.filter((_, i) => inputs[i].source !== 'api');
+      if (local.length) rc.afterCommit!(() => { for (const event of local) this.bus.emit(event); });
+    });
+  }
+
+  private eventOf(rc: RequestContext, input: PublishInput): PlatformEvent {
+    return {
+      id: newId(),
+      name: input.name,
+      tenantId: rc.tenantId,
+      product: input.product ?? null,
+      occurredAt: nowIso(),
+      payload: input.payload,
+    };
   }
 }

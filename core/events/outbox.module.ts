@@ -38,6 +38,9 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
     rc.afterCommit?.(() => {
       if (count) poke();
     });
+  }, async (rc, events) => {
+    await connectors.fanoutMany(rc, events);
+    rc.afterCommit?.(poke);
   });
   kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher, mailSeal));
   kernel.background.register(dispatcher);

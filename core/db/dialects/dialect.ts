@@ -69,6 +69,11 @@ export interface Dialect {
    * under the alias given.
    */
   jsonArrayValues(column: string, alias: string): string;
+  /**
+   * SQL expression: the transaction id (outbox_events.txid) below which every transaction has committed or
+   * rolled back, so that no row with a smaller txid can still appear (live change streams read below it).
+   */
+  readonly commitHorizon: string;
   /** Statement that opens a write transaction on a held connection. */
   readonly beginSql: string;
   /** Runs a statement without results (BEGIN, COMMIT, ROLLBACK) straight on a driver connection. */

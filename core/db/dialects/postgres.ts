@@ -146,6 +146,8 @@ export const postgresDialect: Dialect = {
   isUniqueViolation: (error) => (error as { code?: string })?.code === '23505',
   isForeignKeyViolation: (error) => (error as { code?: string })?.code === '23503',
   beginSql: 'BEGIN',
+  // The oldest transaction still running; outbox_events.txid defaults to pg_current_xact_id().
+  commitHorizon: '(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint',
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },

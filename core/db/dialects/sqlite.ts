@@ -121,6 +121,8 @@ export const sqliteDialect: Dialect = {
   },
   // IMMEDIATE takes the write lock at once, so two processes on one file never deadlock upgrading a read lock.
   beginSql: 'BEGIN IMMEDIATE',
+  // One writer at a time: a row is visible only once committed, in commit order; txid is always 0.
+  commitHorizon: '1',
   async exec(connection: unknown, sql: string) {
     prepared(connection as BetterSqliteConnection, sql).run();
   },

@@ -6,10 +6,11 @@ import { rateLimitsMigration } from './0002-rate-limits.js';
 import { outboxRetentionMigration } from './0101-outbox-retention.js';
 import { idFunctionMigration } from './0003-id-function.js';
 import { outboxEventsByIdMigration } from './0102-outbox-events-by-id.js';
+import { outboxPositionsMigration } from './0103-outbox-positions.js';
 import { platformSettingsMigration } from '../../settings/platform-settings.migration.js';
 import { knowledgeMigration } from '../../knowledge/knowledge.migration.js';
 import { idempotencyMigration } from './0004-idempotency.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
 export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration,
-  platformSettingsMigration, knowledgeMigration];
+  outboxPositionsMigration, platformSettingsMigration, knowledgeMigration];

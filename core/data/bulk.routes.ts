@@ -1,0 +1,123 @@
+import type { Config } from '../../config/index.js';
+import type { Database } from '../db/database.js';
+import type { AppContext } from '../http/app-state.js';
+import { successEnvelope } from '../http/envelope.js';
+import { PayloadTooLarge, ValidationFailed } from '../http/errors.js';
+import type { PackRouter } from '../http/route.js';
+import type { SchemaRegistry } from '../metadata/schema-registry.js';
+import { BULK_LIMIT, BulkWriter, itemDetails, ItemsFailed, type ItemError } from './bulk.js';
+import { target } from './data.routes.js';
+import { RecordTransfer, transferFormat } from './import-export.js';
+import type { RecordsService } from './records.service.js';
+
+/** A bulk body of 1000 records of a few KiB each. */
+const BULK_BODY_LIMIT = 16 * 1024 * 1024;
+
+/**
+ * The bulk routes of the data API (CONTRACT.md 12.3). Mounted before the generic record routes, so that
+ * `/data/{ns}/{schema}/export` is not read as a record id.
+ */
+export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, db: Database, config: Config): void {
+  const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
+  const bulk = new BulkWriter(db, records);
+  const transfer = new RecordTransfer(db, records, bulk);
+  const tags = ['data'];
+  const errors = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
+
+  router.post('/data/:ns/:schema/bulk', {
+    summary: 'Create (or, with upsert, create or update) up to 1000 records at once, all or none',
+    description: 'Body `{ "items": [ ... ] }`. Every item goes through the validation, hooks and events of a single write, in one transaction. '
+      + 'Errors name `/items/<i>/<path>`. With `?upsert=<field>` (a field declared unique on its own) an item whose value is stored already '
+      + 'updates that record as a JSON merge patch; the answer is then 200 with `{ items, created, updated }`.',
+    tags, auth: 'tenant', role: 'editor', module, status: 201, bodyLimit: BULK_BODY_LIMIT, idempotent: true,
+    body: {
+      type: 'object', required: ['items'], additionalProperties: false,
+      properties: { items: { type: 'array', minItems: 1, maxItems: BULK_LIMIT } },
+    },
+    query: { type: 'object', properties: { upsert: { type: 'string', maxLength: 64 } } },
+    response: {
+      type: 'object', required: ['items'],
+      properties: { items: { type: 'array', items: { type: 'object' } }, created: { type: 'integer' }, updated: { type: 'integer' } },
+    },
+    errors: [...errors, 'validation_failed', 'conflict', 'payload_too_large'],
+  }, async (ctx) => {
+    const [ns, name] = target(ctx);
+    const rc = ctx.state.rc;
+    const schema = await registry.resolve(rc, ns, name);
+    const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
+    const items = (ctx.state.body as { items: unknown[] }).items;
+    const failed: ItemError[] = [];
+    const checked: Array<Record<string, unknown>> = [];
+    items.forEach((item, index) => {
+      const outcome = bulk.check(schema, item, upsert);
+      if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
+      else checked.push(outcome.data);
+    });
+    if (failed.length) throw itemsFailed(failed, items.length);
+    let result;
+    try {
+      result = await bulk.write(rc, schema, checked, upsert);
+    } catch (err) {
+      if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
+      throw err;
+    }
+    if (!upsert) return { items: result.items };
+    ctx.status = 200;
+    ctx.body = successEnvelope('jsend', result);
+    return undefined;
+  });
+
+  router.get('/data/:ns/:schema/export', {
+    summary: 'Export every record matching the list\'s filters and sort, as NDJSON or CSV (streamed, no page limit)',
+    description: 'Takes the list\'s `filter[...]` and `sort` (paging parameters are ignored). NDJSON: one record per line, as the API returns it. '
+      + 'CSV: a header row `id`, the schema\'s top-level properties, `createdAt`, `updatedAt`, `version`; nested values as JSON text.',
+    tags, auth: 'tenant', module, produces: 'application/x-ndjson',
+    query: { type: 'object', properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' } } },
+    errors: [...errors, 'invalid_filter', 'validation_failed'],
+  }, async (ctx) => {
+    const [ns, name] = target(ctx);
+    const format = transferFormat((ctx.state.query as { format?: string }).format);
+    const schema = await registry.resolve(ctx.state.rc, ns, name);
+    const stream = transfer.export(ctx.state.rc, schema, ctx.query, format);
+    ctx.status = 200;
+    ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
+    ctx.set('Content-Disposition', `attachment; filename="${ns}-${name}.${format}"`);
+    ctx.body = stream;
+    return undefined;
+  });
+
+  router.post('/data/:ns/:schema/import', {
+    summary: 'Import records from an NDJSON or CSV body (streamed, written in batches of up to 1000)',
+    description: 'Each record is validated on its own and written through the hooks and events of a single write. The answer counts '
+      + '`created`, `updated` and `failed` and lists up to 100 `errors` `{ line, path, message }` (`line` counts records from 1; a CSV header '
+      + 'is not counted). CSV values are read as the schema types them, objects and arrays as JSON text. `id`, `createdAt`, `updatedAt` '
+      + 'and `version` in the input are ignored, so an export imports back. `?upsert=<field>` updates records whose unique value is stored; '
+      + '`?atomic=true` writes nothing when any record fails (400 `validation_failed` with the errors). Body up to IMPORT_MAX_BYTES.',
+    tags, auth: 'tenant', role: 'editor', module, body: 'raw',
+    query: {
+      type: 'object',
+      properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' }, upsert: { type: 'string', maxLength: 64 }, atomic: { type: 'boolean', default: false } },
+    },
+    response: {
+      type: 'object', required: ['created', 'updated', 'failed', 'errors'],
+      properties: {
+        created: { type: 'integer' }, updated: { type: 'integer' }, failed: { type: 'integer' },
+        errors: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, path: { type: 'string' }, message: { type: 'string' } } } },
+      },
+    },
+    errors: [...errors, 'validation_failed', 'payload_too_large'],
+  }, async (ctx) => {
+    const [ns, name] = target(ctx);
+    const query = ctx.state.query as { format?: string; upsert?: string; atomic?: boolean };
+    const format = transferFormat(query.format);
+    const schema = await registry.resolve(ctx.state.rc, ns, name);
+    const length = ctx.request.length;
+    if (length !== undefined && length > config.importMaxBytes) throw PayloadTooLarge(config.importMaxBytes, [], { Connection: 'close' });
+    return transfer.import(ctx.state.rc, schema, ctx.req, { format, upsert: query.upsert ?? null, atomic: query.atomic === true, maxBytes: config.importMaxBytes });
+  });
+}
+
+function itemsFailed(errors: ItemError[], total: number) {
+  const items = new Set(errors.map((e) => e.index)).size;
+  return ValidationFailed(`${items} of ${total} items failed; nothing was written`, itemDetails(errors));
+}

@@ -1,0 +1,169 @@
+import type { Database } from '../db/database.js';
+import { newId, nowIso } from '../db/ids.js';
+import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../http/errors.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { CompiledSchema } from '../metadata/schema-registry.js';
+import { applyMergePatch, isPlainObject } from './merge-patch.js';
+import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
+import type { RecordRow } from './records.repository.js';
+
+/** Items per bulk request (CONTRACT.md 12.3), and per write batch of an import. */
+export const BULK_LIMIT = 1000;
+/** Errors listed in one answer, at most. */
+export const MAX_LISTED_ERRORS = 100;
+/** Keys per lookup statement of an upsert (well under both engines' parameter limits). */
+const LOOKUP_CHUNK = 500;
+
+export interface BulkResult {
+  /** The written records, in the order of the items. */
+  items: DataRecord[];
+  created: number;
+  updated: number;
+}
+
+/** An item that failed, by its index among the items given; `path` within the item. */
+export interface ItemError {
+  index: number;
+  path: string;
+  message: string;
+}
+
+/** Thrown by `write` when items fail: every failing item's errors, nothing written. */
+export class ItemsFailed extends Error {
+  constructor(readonly errors: ItemError[]) {
+    super('Some items failed');
+  }
+}
+
+/**
+ * Writes many records of one schema at once, all or none: the same validation, filter hooks and events
+ * as single writes (RecordsService), in one transaction, with the rows inserted as multi-row statements.
+ * With `upsert` (a field that a declared unique set consists of), an item whose value is stored already
+ * updates that record as a JSON merge patch instead.
+ */
+export class BulkWriter {
+  constructor(private readonly db: Database, private readonly records: RecordsService) {}
+
+  /**
+   * The field an upsert matches on: it must be the single field of a declared unique set, so that it
+   * names at most one record.
+   */
+  upsertField(schema: CompiledSchema, field: string | null | undefined): string | null {
+    if (field === undefined || field === null || field === '') return null;
+    if (!schema.unique.some((set) => set.length === 1 && set[0] === field)) {
+      throw ValidationFailed(`upsert needs a field with a unique constraint of its own in ${schema.namespace}.${schema.name}`, [
+        { path: 'query/upsert', message: `"${field.slice(0, 64)}" is not declared unique on its own` },
+      ]);
+    }
+    return field;
+  }
+
+  /**
+   * Checks one item as a create would (server-managed fields refused, the schema's validation) and
+   * returns it with defaults applied; in upsert mode an item may be a partial patch of a stored record,
+   * so only the key and server-managed fields are checked here and the rest once it is merged.
+   */
+  check(schema: CompiledSchema, item: unknown, upsert: string | null): { data: Record<string, unknown> } | { errors: ErrorDetail[] } {
+    try {
+      refuseServerFields(item);
+      if (upsert) {
+        const key = (item as Record<string, unknown>)[upsert];
+        if (key === undefined || key === null || isPlainObject(key) || Array.isArray(key)) {
+          return { errors: [{ path: `/${upsert}`, message: 'is required to upsert' }] };
+        }
+        return { data: item as Record<string, unknown> };
+      }
+      return { data: this.records.validate(schema, item) };
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'validation_failed') return { errors: err.details.length ? err.details : [{ path: '/', message: err.message }] };
+      throw err;
+    }
+  }
+
+  /**
+   * Writes checked items in one transaction (joins rc's transaction when there is one). Throws
+   * ItemsFailed when a hook or a merged document refuses an item; Conflict (409) when a unique value
+   * is taken.
+   */
+  async write(rc: RequestContext, schema: CompiledSchema, items: Array<Record<string, unknown>>, upsert: string | null): Promise<BulkResult> {
+    if (upsert) {
+      const seen = new Map<string, number>();
+      const errors: ItemError[] = [];
+      items.forEach((item, index) => {
+        const key = keyOf(item[upsert]);
+        const first = seen.get(key);
+        if (first !== undefined) errors.push({ index, path: `/${upsert}`, message: `repeats the value of item ${first}` });
+        else seen.set(key, index);
+      });
+      if (errors.length) throw new ItemsFailed(errors);
+    }
+    return this.db.transaction(rc, async (rc) => {
+      const stored = upsert ? await this.findByKeys(rc, schema, upsert, items.map((i) => i[upsert])) : new Map<string, DataRecord>();
+      const now = nowIso();
+      const errors: ItemError[] = [];
+      const written: Array<{ record: DataRecord; previous: DataRecord | null }> = [];
+      for (const [index, item] of items.entries()) {
+        const previous = upsert ? stored.get(keyOf(item[upsert])) ?? null : null;
+        try {
+          written.push({ record: await this.prepare(rc, schema, item, previous, upsert !== null, now), previous });
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
+          const details = err.details.length ? err.details : [{ path: '/', message: err.message }];
+          errors.push(...details.map((d) => ({ index, ...d })));
+        }
+      }
+      if (errors.length) throw new ItemsFailed(errors);
+      const created = written.filter((w) => !w.previous).map((w) => w.record);
+      for (const { record, previous } of written) {
+        if (!previous) continue;
+        if (!(await this.records.repository.update(rc, schema, record.id, previous.version, stripServerFields(record), now))) {
+          throw Conflict('A record was changed by another request meanwhile; send the items again');
+        }
+      }
+      await this.records.repository.insertMany(rc, schema, created);
+      await this.records.publishMany(rc, schema, written.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
+      return { items: written.map((w) => w.record), created: created.length, updated: written.length - created.length };
+    });
+  }
+
+  /** The record an item becomes: validated (after merging into the stored one, for an update) and through the hooks. */
+  private async prepare(rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string): Promise<DataRecord> {
+    if (previous) {
+      const before = stripServerFields(previous);
+      const merged = this.records.validate(schema, applyMergePatch(before, item));
+      const final = await this.records.runHooks(rc, schema, 'update', previous.id, merged, before);
+      return { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 };
+    }
+    const id = newId();
+    const data = unvalidated ? this.records.validate(schema, item) : item;
+    const final = await this.records.runHooks(rc, schema, 'create', id, data, null);
+    return { id, ...final, createdAt: now, updatedAt: now, version: 1 };
+  }
+
+  /** Stored records whose `field` holds one of `keys`, by key. */
+  private async findByKeys(rc: RequestContext, schema: CompiledSchema, field: string, keys: unknown[]): Promise<Map<string, DataRecord>> {
+    const found = new Map<string, DataRecord>();
+    const type = schema.types.get(field);
+    const expression = this.db.dialect.jsonField(field, type === 'number' || type === 'integer' || type === 'boolean' ? type : 'string');
+    for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
+      const chunk = keys.slice(i, i + LOOKUP_CHUNK);
+      const rows = await this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${expression} IN (${chunk.map(() => '?').join(', ')})`,
+        [rc.tenantId!, ...chunk]);
+      for (const row of rows) {
+        const record = this.records.repository.toRecord(row);
+        found.set(keyOf(record[field]), record);
+      }
+    }
+    return found;
+  }
+}
+
+function keyOf(value: unknown): string {
+  return typeof value === 'string' ? `s:${value}` : `v:${JSON.stringify(value)}`;
+}
+
+/** Item errors as the contract's error details: `/items/<i>/<path>`. */
+export function itemDetails(errors: ItemError[]): ErrorDetail[] {
+  return errors.slice(0, MAX_LISTED_ERRORS).map((e) => ({ path: `/items/${e.index}${e.path === '/' ? '' : e.path}`, message: e.message }));
+}

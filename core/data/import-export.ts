@@ -1,0 +1,297 @@
+import { Readable, Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { parse as parseCsv } from 'csv-parse';
+import { stringify as stringifyCsv } from 'csv-stringify';
+import type { Database } from '../db/database.js';
+import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js';
+import type { CompiledSchema } from '../metadata/schema-registry.js';
+import { BULK_LIMIT, BulkWriter, ItemsFailed, MAX_LISTED_ERRORS } from './bulk.js';
+import { parseListQuery } from './list-query.js';
+import type { RecordsService } from './records.service.js';
+
+export type TransferFormat = 'ndjson' | 'csv';
+
+/** Rows per keyset page of an export: one page in memory at a time. */
+const EXPORT_PAGE = 1000;
+
+export interface ImportError {
+  line: number;
+  path: string;
+  message: string;
+}
+
+export interface ImportResult {
+  created: number;
+  updated: number;
+  failed: number;
+  errors: ImportError[];
+}
+
+export interface ImportOptions {
+  format: TransferFormat;
+  upsert: string | null;
+  atomic: boolean;
+  maxBytes: number;
+}
+
+/**
+ * Export and import of a schema's records (CONTRACT.md 12.3). An export walks the list's filters and sort
+ * in keyset pages and is read by the client at its own pace (a Readable pulls the next page only when
+ * the response has room), so memory stays flat whatever the number of records. An import reads the body
+ * as a stream, checks each record as it comes and writes them in batches of up to 1000 through the bulk
+ * writer (validation, hooks, events).
+ */
+export class RecordTransfer {
+  constructor(private readonly db: Database, private readonly records: RecordsService, private readonly bulk: BulkWriter) {}
+
+  /** The records matching `query` (the list's filter and sort; paging ignored) as NDJSON or CSV text. */
+  export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Readable {
+    const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, ...rest } = query;
+    const parsed = { ...parseListQuery(rest, schema.types), limit: EXPORT_PAGE, offset: 0, count: false, fields: null };
+    const repository = this.records.repository;
+    async function* pages() {
+      for (;;) {
+        const { rows } = await repository.list(rc, schema, parsed);
+        const page = rows.slice(0, EXPORT_PAGE);
+        if (page.length) yield page;
+        if (rows.length <= EXPORT_PAGE) return;
+        const last = repository.toRecord(page[page.length - 1]);
+        parsed.cursor = parsed.sort.map((s) => (last[s.field] ?? null) as unknown);
+      }
+    }
+    if (format === 'ndjson') {
+      return Readable.from((async function* ndjson() {
+        for await (const page of pages()) yield `${page.map((row) => repository.toRecordJson(row)).join('\n')}\n`;
+      })(), { objectMode: false });
+    }
+    const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
+    // csv-stringify writes false as an empty cell by default: booleans are written as true/false.
+    const csv = stringifyCsv({ header: true, columns, cast: { boolean: (v) => String(v) } });
+    const rows = Readable.from((async function* csvRows() {
+      for await (const page of pages()) {
+        for (const row of page) {
+          const record = repository.toRecord(row);
+          yield columns.map((c) => csvCell(record[c]));
+        }
+      }
+    })());
+    pipeline(rows, csv).catch((err) => csv.destroy(err));
+    return csv;
+  }
+
+  /** Reads records from `body` and writes them; see CONTRACT.md 12.3 for the answer. */
+  async import(rc: RequestContext, schema: CompiledSchema, body: Readable, options: ImportOptions): Promise<ImportResult> {
+    const upsert = this.bulk.upsertField(schema, options.upsert);
+    const result: ImportResult = { created: 0, updated: 0, failed: 0, errors: [] };
+    const fail = (line: number, path: string, message: string) => {
+      if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, path, message });
+    };
+    const limited = body.pipe(new ByteLimit(options.maxBytes));
+    body.on('error', (err) => limited.destroy(err));
+    const run = async (rc: RequestContext) => {
+      let batch: Array<{ line: number; data: Record<string, unknown> }> = [];
+      const keys = new Set<string>();
+      const flush = async () => {
+        const lines = batch;
+        batch = [];
+        keys.clear();
+        // atomic: once anything failed, nothing more is written (the transaction is rolled back).
+        if (!lines.length || (options.atomic && result.failed)) return;
+        await this.writeBatch(rc, schema, lines, upsert, options.atomic, result, fail);
+      };
+      for await (const { line, value } of records(limited, options.format, schema.types)) {
+        if (value instanceof Error) {
+          result.failed += 1;
+          fail(line, '/', value.message);
+          continue;
+        }
+        const checked = this.bulk.check(schema, withoutServerFields(value), upsert);
+        if ('errors' in checked) {
+          result.failed += 1;
+          for (const e of checked.errors) fail(line, e.path, e.message);
+          continue;
+        }
+        if (upsert) {
+          // A key seen in this batch already: write the batch first, so this line updates what it wrote.
+          const key = JSON.stringify(checked.data[upsert]);
+          if (keys.has(key)) await flush();
+          keys.add(key);
+        }
+        batch.push({ line, data: checked.data });
+        if (batch.length >= BULK_LIMIT) await flush();
+      }
+      await flush();
+      if (options.atomic && result.failed) {
+        throw new AppError('validation_failed', 400, `${result.failed} records failed; nothing was imported`, result.errors as never);
+      }
+    };
+    if (options.atomic) await this.db.transaction(rc, run);
+    else await run(rc);
+    return result;
+  }
+
+  /**
+   * Writes one batch. Items that a hook or a merged document refuses are reported and the rest written
+   * again; when a unique value is taken, each record is written on its own to find the lines that fail.
+   * Atomic imports stop at the first failure (their transaction is rolled back at the end).
+   */
+  private async writeBatch(
+    rc: RequestContext, schema: CompiledSchema, lines: Array<{ line: number; data: Record<string, unknown> }>, upsert: string | null,
+    atomic: boolean, result: ImportResult, fail: (line: number, path: string, message: string) => void,
+  ): Promise<void> {
+    let pending = lines;
+    while (pending.length) {
+      try {
+        const written = await this.bulk.write(rc, schema, pending.map((l) => l.data), upsert);
+        // Inside the import's transaction the writes wait in a queue: run them now, so that a taken
+        // unique value shows in this batch and the queue never holds more than one batch.
+        if (atomic) await this.db.dialect.rows(this.db.conn(rc), 'SELECT 1 AS one', []);
+        result.created += written.created;
+        result.updated += written.updated;
+        return;
+      } catch (err) {
+        if (err instanceof ItemsFailed) {
+          const bad = new Set(err.errors.map((e) => e.index));
+          for (const e of err.errors) fail(pending[e.index].line, e.path, e.message);
+          result.failed += bad.size;
+          if (atomic) return;
+          pending = pending.filter((_, i) => !bad.has(i));
+          continue;
+        }
+        if (!this.isConflict(err)) throw err;
+        if (atomic || pending.length === 1) {
+          const first = pending[0].line;
+          const last = pending[pending.length - 1].line;
+          result.failed += 1;
+          fail(first, upsert ? `/${upsert}` : '/', `a record with the same unique values exists already${last > first ? ` (one of lines ${first}-${last})` : ''}`);
+          return;
+        }
+        for (const one of pending) await this.writeBatch(rc, schema, [one], upsert, atomic, result, fail);
+        return;
+      }
+    }
+  }
+
+  private isConflict(err: unknown): boolean {
+    return (err instanceof AppError && err.code === Conflict.code) || this.db.dialect.isUniqueViolation(err);
+  }
+}
+
+/** A cell of an exported CSV row: scalars as they are, objects and arrays as JSON text, absent as empty. */
+function csvCell(value: unknown): unknown {
+  if (value === undefined || value === null) return '';
+  return typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+function withoutServerFields(value: Record<string, unknown>): Record<string, unknown> {
+  // An export imports back: the server-managed columns it carries are ignored, not refused.
+  if (!SERVER_FIELDS.some((f) => Object.hasOwn(value, f))) return value;
+  const copy = { ...value };
+  for (const f of SERVER_FIELDS) delete copy[f];
+  return copy;
+}
+
+/** The records of a body, numbered from 1; a line that cannot be read yields an Error in its place. */
+async function* records(body: Readable, format: TransferFormat, types: Map<string, FieldType>): AsyncGenerator<{ line: number; value: Record<string, unknown> | Error }> {
+  let line = 0;
+  if (format === 'ndjson') {
+    body.setEncoding('utf8');
+    let rest = '';
+    const read = (text: string): { line: number; value: Record<string, unknown> | Error } | null => {
+      if (text.trim() === '') return null;
+      line += 1;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        return { line, value: new Error(`not valid JSON: ${(err as Error).message}`) };
+      }
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, value: new Error('must be a JSON object') };
+      return { line, value: value as Record<string, unknown> };
+    };
+    for await (const chunk of body as AsyncIterable<string>) {
+      const text = rest + chunk;
+      let from = 0;
+      for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', from)) {
+        const record = read(text.slice(from, at));
+        from = at + 1;
+        if (record) yield record;
+      }
+      rest = text.slice(from);
+    }
+    const record = read(rest);
+    if (record) yield record;
+    return;
+  }
+  const parser = body.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }));
+  body.on('error', (err) => parser.destroy(err));
+  try {
+    for await (const row of parser as AsyncIterable<Record<string, string>>) {
+      line += 1;
+      yield { line, value: typedRow(row, types) };
+    }
+  } catch (err) {
+    if (err instanceof AppError) throw err;
+    // The CSV itself is malformed: nothing after this point can be read reliably.
+    yield { line: line + 1, value: new Error(`unreadable CSV: ${(err as Error).message}`) };
+  }
+}
+
+/**
+ * A CSV row as a record: each value read as the schema types its column (numbers, booleans; objects and
+ * arrays as JSON text); an empty cell leaves the field out. A value that does not read as its type stays
+ * text, so the schema's validation names it.
+ */
+function typedRow(row: Record<string, string>, types: Map<string, FieldType>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [column, text] of Object.entries(row)) {
+    if (text === '' || text === undefined) continue;
+    out[column] = typedCell(text, types.get(column));
+  }
+  return out;
+}
+
+function typedCell(text: string, type: FieldType | undefined): unknown {
+  switch (type) {
+    case 'integer':
+    case 'number': {
+      const n = Number(text.trim());
+      return text.trim() !== '' && Number.isFinite(n) ? n : text;
+    }
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    case 'object':
+    case 'array':
+      try {
+        return JSON.parse(text);
+      } catch {
+        return text;
+      }
+    default:
+      return text;
+  }
+}
+
+/** Passes bytes through until `limit`, then fails with 413 payload_too_large. */
+class ByteLimit extends Transform {
+  private seen = 0;
+
+  constructor(private readonly limit: number) {
+    super();
+  }
+
+  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
+    this.seen += chunk.length;
+    if (this.seen > this.limit) callback(PayloadTooLarge(this.limit, [], { Connection: 'close' }));
+    else callback(null, chunk);
+  }
+}
+
+/** `format` of an import or export query: ndjson (default) or csv, else 400. */
+export function transferFormat(value: unknown): TransferFormat {
+  if (value === undefined || value === '' || value === 'ndjson') return 'ndjson';
+  if (value === 'csv') return 'csv';
+  throw ValidationFailed('format must be ndjson or csv', [{ path: 'query/format', message: 'must be ndjson or csv' }]);
+}
