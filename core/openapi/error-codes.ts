@@ -35,6 +35,7 @@ export function routeErrorCodes(spec: RouteSpec, hasBody: boolean, hasModule: bo
   if (hasModule && (tenantScoped || spec.tenantParam)) codes.add('module_disabled');
   if (hasBody) codes.add('invalid_json').add('validation_failed').add('payload_too_large').add('unsupported_media_type');
   if (spec.query) codes.add('validation_failed');
+  if (spec.idempotent) codes.add('idempotency_key_reused').add('conflict').add('validation_failed');
   codes.add('internal');
   return [...codes];
 }

@@ -59,6 +59,11 @@ export function buildPlatformDocument(routes: RouteEntry[], config: Config, pack
           name: 'X-Tenant-Id', in: 'header', required: false, schema: { type: 'string' },
           description: 'The tenant to act for. Superadmins name it here; other callers act for the tenant of their token and may omit it.',
         },
+        IdempotencyKey: {
+          name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 },
+          description: 'Makes a retry safe: the same key and body replay the first answer (header `Idempotent-Replayed: true`); '
+            + 'another body answers 422 idempotency_key_reused, a request while the first runs 409 conflict. Kept 24 h.',
+        },
       },
       headers: {
         RequestId: { description: 'Id of the request, also in the logs', schema: { type: 'string' } },
@@ -111,6 +116,7 @@ function buildOperation(
     ...(wildcard ? { description: 'The rest of the path; may contain slashes', 'x-wildcard': true } : {}),
   }));
   if (spec.auth === 'tenant' && !spec.tenantParam) parameters.push({ $ref: '#/components/parameters/TenantHeader' });
+  if (spec.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   const query = spec.query as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     const isObject = schema.type === 'object';

@@ -91,7 +91,7 @@ export class Catalog {
   async adjust(rc: RequestContext, ref: string, input: StockAdjustment): Promise<{ product: Product; movement: StockMovement }> {
     const product = await this.get(rc, ref);
     return this.pack.db.transaction(rc, async (rc) => {
-      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null });
+      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null, before: product });
       if (!changed) {
         const now = await this.get(rc, product.id);
         throw InsufficientStock(`Stock of ${now.sku} is ${now.physicalStock}; a change of ${input.delta} would take it below 0`,
@@ -111,12 +111,13 @@ export class Catalog {
   /**
    * Adds `delta` to a product's stock in one conditional statement (never below 0; `expect` adds
    * conditions, such as the price an order was placed at), writes the movement and raises
-   * `erp.product.updated` and `erp.inventory.updated` in the caller's transaction. Null when the product is
+   * `erp.product.updated` (with `before` as `previous` when it is the version just replaced) and
+   * `erp.inventory.updated` in the caller's transaction. Null when the product is
    * missing or a condition failed: then nothing was written.
    */
   async changeStock(
     rc: RequestContext, productId: string, delta: number, reason: MovementReason,
-    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean } } = {},
+    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean }; before?: Product } = {},
   ): Promise<{ product: Product; movement: StockMovement } | null> {
     const where: Array<[string, '=' | '>=', number | string]> = [];
     if (delta < 0) where.push(['physicalStock', '>=', -delta]);
@@ -129,7 +130,10 @@ export class Catalog {
     const movement = await this.repository.addMovement(rc, {
       productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: now,
     });
-    const previous = { ...product, physicalStock: product.physicalStock - delta, version: product.version - 1 };
+    // The product as read before, when nothing else changed it since; else the same minus this change.
+    const previous = options.before?.version === product.version - 1
+      ? options.before
+      : { ...product, physicalStock: product.physicalStock - delta, version: product.version - 1 };
     await this.publishUpdate(rc, product, previous);
     await this.publishInventory(rc, product);
     return { product, movement };

@@ -103,7 +103,7 @@ export class OrdersService {
       const taken = new Map<string, Product>();
       for (const line of [...lines].sort((a, b) => (a.product.id < b.product.id ? -1 : 1))) {
         const changed = await this.catalog.changeStock(rc, line.product.id, -line.quantity, 'order', {
-          orderId, expect: { priceCents: line.unitPrice, active: true },
+          orderId, expect: { priceCents: line.unitPrice, active: true }, before: line.product,
         });
         if (!changed) await this.refuseLine(rc, line);
         taken.set(line.product.id, changed!.product);

@@ -3,6 +3,8 @@ import productDefinition from '../../schemas/erp/product.schema.json' with { typ
 
 const product = recordResponse(productDefinition);
 const { number: _number, ...writable } = productDefinition.schema.properties;
+/** A merge patch may also set a field to null (to remove it). */
+const patchable = Object.fromEntries(Object.entries(writable).map(([name, schema]) => [name, { anyOf: [schema, { type: 'null' }] }]));
 
 const movement = {
   type: 'object',
@@ -59,7 +61,7 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
   router.patch('/erp/products/:id', {
     summary: 'Change a product with a JSON merge patch (If-Match optional); changing physicalStock needs admin and is a `patch` movement',
     tags, auth: 'tenant', role: 'editor',
-    body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', properties: writable },
+    body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', properties: patchable },
     response: product, errors: ['not_found', 'conflict', 'version_mismatch', 'forbidden'],
   }, async (ctx) => withEtag(ctx, await catalog.update(ctx.state.rc, ctx.params.id, ctx.state.body, ctx.get('If-Match') || null)));
 

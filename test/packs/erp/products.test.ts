@@ -111,6 +111,13 @@ describe('ERP products and the stock ledger', () => {
       expect(await shop.expectLedgerConsistent(p.id)).to.equal(9);
     });
 
+    it('removes a field patched to null (merge patch)', async () => {
+      const p = await shop.product({ description: 'Blue' });
+      const res = await t.http.patch(`${PRODUCTS}/${p.id}`).set(as(tenant, 'editor')).send({ description: null });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.data).to.not.have.property('description');
+    });
+
     it('refuses a change of number (400) and honours If-Match (412)', async () => {
       const p = await shop.product();
       const res = await t.http.patch(`${PRODUCTS}/${p.id}`).set(as(tenant, 'editor')).send({ number: 77 });
