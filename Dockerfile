@@ -7,6 +7,16 @@ RUN apt-get update && apt-get install -y --no-install-recommends python3 make g+
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
+# The admin console (admin/ -> admin/dist) is built with the development tools, which the image leaves out.
+FROM node:20-bookworm-slim AS console
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json tsconfig.json ./
+COPY scripts ./scripts
+COPY admin ./admin
+COPY core/admin-console ./core/admin-console
+RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild esbuild && npm run build:admin
+
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
@@ -19,6 +29,7 @@ COPY core ./core
 COPY packs ./packs
 COPY schemas ./schemas
 COPY scripts ./scripts
+COPY --from=console /app/admin/dist ./admin/dist
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 8080

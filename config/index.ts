@@ -29,6 +29,8 @@ export interface Config {
     readonly issuer: string | null;
     readonly audience: string | null;
     readonly tenantClaim: string;
+    /** The admin console's public OIDC client id at the identity provider (AUTH_ISSUER); null: no OIDC sign-in. */
+    readonly consoleClientId: string | null;
   };
   readonly signingSecret: string;
   readonly settingsEncryptionKey: string;
@@ -196,6 +198,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       issuer: v.AUTH_ISSUER ?? null,
       audience: v.AUTH_AUDIENCE ?? null,
       tenantClaim: v.AUTH_TENANT_CLAIM,
+      consoleClientId: v.ADMIN_OIDC_CLIENT_ID ?? null,
     },
     signingSecret: v.SIGNING_SECRET ?? DEVELOPMENT_SIGNING_SECRET,
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,

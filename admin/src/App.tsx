@@ -1,0 +1,74 @@
+import { lazy } from 'react';
+import { AdminContext, AdminUI, CustomRoutes, Resource, defaultTheme, memoryStore, type RaThemeOptions } from 'react-admin';
+import polyglotI18nProvider from 'ra-i18n-polyglot';
+import englishMessages from 'ra-language-english';
+import { BrowserRouter, Route } from 'react-router-dom';
+import { dataProvider } from './api/data-provider.js';
+import { resourceOf, useSchemas } from './api/schemas.js';
+import { session } from './api/session.js';
+import { authProvider } from './auth/auth-provider.js';
+import { LoginPage } from './auth/LoginPage.js';
+import { Dashboard } from './layout/Dashboard.js';
+import { Layout } from './layout/Layout.js';
+import { useSession } from './layout/TenantPicker.js';
+import { WRITTEN_BY_PACK } from './commerce/CommercePanels.js';
+import { RecordCreate, RecordEdit, RecordList, RecordShow } from './records/Records.js';
+import { SchemaList, SchemaShow } from './schemas/Schemas.js';
+
+// Screens that not every visit needs are loaded on demand (smaller first load).
+const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaCreate })));
+const TenantSettings = lazy(() => import('./tenant/TenantSettings.js'));
+const Connectors = lazy(() => import('./events/Connectors.js'));
+const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
+const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
+const PlatformSettings = lazy(() => import('./platform/PlatformSettings.js'));
+const SiteImport = lazy(() => import('./content/SiteImport.js'));
+
+/** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
+const theme: RaThemeOptions = {
+  ...defaultTheme,
+  palette: { primary: { main: '#1565c0' }, secondary: { main: '#0d3c78' }, error: { main: '#b71c1c' }, text: { secondary: 'rgba(0, 0, 0, 0.7)' } },
+  components: {
+    ...defaultTheme.components,
+    MuiTextField: { defaultProps: { variant: 'outlined', margin: 'dense', size: 'small' } },
+    MuiFormControl: { defaultProps: { variant: 'outlined', margin: 'dense', size: 'small' } },
+  },
+};
+
+const i18nProvider = polyglotI18nProvider(() => englishMessages, 'en', { allowMissing: true });
+
+/** Resources come from the tenant's schemas; the rest are screens a schema cannot describe. */
+function ConsoleUI() {
+  useSession();
+  const { schemas } = useSchemas();
+  const editor = session.can('editor');
+  const admin = session.can('admin');
+  return (
+    <AdminUI layout={Layout} loginPage={LoginPage} dashboard={Dashboard} title="Admin console" requireAuth disableTelemetry>
+      <Resource name="schemas" list={SchemaList} show={SchemaShow} create={admin ? SchemaCreate : undefined} options={{ label: 'Schemas' }} />
+      <Resource name="connectors" list={Connectors} create={admin ? ConnectorCreate : undefined} show={ConnectorShow} options={{ label: 'Connectors' }} />
+      {schemas.map((s) => (
+        <Resource
+          key={resourceOf(s)} name={resourceOf(s)} options={{ label: s.title || s.name }}
+          list={RecordList} show={RecordShow}
+          edit={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordEdit : undefined} create={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordCreate : undefined}
+        />
+      ))}
+      <CustomRoutes>
+        <Route path="/tenant" element={<TenantSettings />} />
+        <Route path="/platform" element={<PlatformSettings />} />
+        <Route path="/content/import" element={<SiteImport />} />
+      </CustomRoutes>
+    </AdminUI>
+  );
+}
+
+export function App() {
+  return (
+    <BrowserRouter basename="/admin">
+      <AdminContext dataProvider={dataProvider} authProvider={authProvider} i18nProvider={i18nProvider} store={memoryStore()} theme={theme}>
+        <ConsoleUI />
+      </AdminContext>
+    </BrowserRouter>
+  );
+}

@@ -1,0 +1,155 @@
+import type { DataProvider, GetListParams, GetListResult, RaRecord } from 'react-admin';
+import { api, call, query } from './client.js';
+import { session } from './session.js';
+
+/** Fields the server manages on every record; never sent back. */
+export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'];
+
+/** A filter key in the console: `field` (equals) or `field|op` with op of the query language. */
+export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'exists'] as const;
+
+/**
+ * Cursor per page of a list: page n+1 of the same filter and sort is read with the `nextCursor` page n
+ * answered (keyset paging, as fast on page 2,000 as on page 1); a page reached otherwise uses offset.
+ */
+const cursors = new Map<string, string>();
+const cursorKey = (resource: string, params: GetListParams, page: number) =>
+  JSON.stringify([session.tenant, resource, params.filter, params.sort, params.pagination?.perPage, page]);
+
+function listQuery(params: GetListParams, cursor: string | undefined): Record<string, string | number> {
+  const { page = 1, perPage = 25 } = params.pagination ?? {};
+  const q: Record<string, string | number> = { limit: perPage };
+  if (cursor) q.cursor = cursor;
+  else if (page > 1) q.offset = (page - 1) * perPage;
+  if (params.sort?.field) q.sort = `${params.sort.order === 'DESC' ? '-' : ''}${params.sort.field}`;
+  for (const [key, value] of Object.entries(params.filter ?? {})) {
+    if (value === undefined || value === null || value === '') continue;
+    const [field, op] = key.split('|');
+    q[op ? `filter[${field}][${op}]` : `filter[${field}]`] = Array.isArray(value) ? value.join(',') : String(value);
+  }
+  return q;
+}
+
+interface Page { items: RaRecord[]; pagination: { total: number | null; hasMore: boolean; nextCursor: string | null } }
+
+/** The records of `ns.name` through the universal data API (/data/{ns}/{name}). */
+async function listRecords(resource: string, params: GetListParams): Promise<GetListResult> {
+  const [ns, name] = resource.split('.');
+  const page = params.pagination?.page ?? 1;
+  const cursor = cursors.get(cursorKey(resource, params, page));
+  const data = await api<Page>(`/data/${ns}/${name}${query(listQuery(params, cursor))}`);
+  if (data.pagination.nextCursor) cursors.set(cursorKey(resource, params, page + 1), data.pagination.nextCursor);
+  return data.pagination.total === null
+    ? { data: data.items, pageInfo: { hasNextPage: data.pagination.hasMore, hasPreviousPage: page > 1 } }
+    : { data: data.items, total: data.pagination.total };
+}
+
+/** A JSON merge patch (RFC 7396) from the form's values: changed fields, removed ones as null. */
+export function mergePatch(next: Record<string, unknown>, previous: Record<string, unknown>): Record<string, unknown> {
+  const patch: Record<string, unknown> = {};
+  for (const key of new Set([...Object.keys(next), ...Object.keys(previous)])) {
+    if (SERVER_FIELDS.includes(key)) continue;
+    const value = next[key] === undefined || next[key] === '' ? null : next[key];
+    if (JSON.stringify(value) !== JSON.stringify(previous[key] ?? null)) patch[key] = value;
+  }
+  return patch;
+}
+
+/** Drops empty inputs so that optional fields are left out rather than sent as "" or null. */
+export function compact(values: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(values).filter(([key, v]) => !SERVER_FIELDS.includes(key) && v !== undefined && v !== null && v !== ''));
+}
+
+interface Endpoint {
+  list: (params: GetListParams) => Promise<GetListResult>;
+  path: (id?: string | number) => string;
+  /** The item of a one-record answer. */
+  item?: (data: any) => RaRecord;
+}
+
+const bffList = (path: () => string) => async (params: GetListParams): Promise<GetListResult> => {
+  const { page = 1, perPage = 25 } = params.pagination ?? {};
+  const data = await api<{ items: RaRecord[]; pagination?: { total: number } } | RaRecord[]>(
+    `${path()}${query({ limit: perPage, offset: (page - 1) * perPage })}`);
+  const items = Array.isArray(data) ? data : data.items;
+  return { data: items, total: Array.isArray(data) ? items.length : data.pagination?.total ?? items.length };
+};
+
+/** Resources that are not records of a schema, each over its own public endpoint. */
+const ENDPOINTS: Record<string, Endpoint> = {
+  schemas: {
+    list: async () => {
+      const data = await api<{ items: any[] }>('/metadata/schemas');
+      const items = data.items.map((s) => ({ ...s, id: `${s.namespace}.${s.name}` }));
+      return { data: items, total: items.length };
+    },
+    path: (id) => (id === undefined ? '/metadata/schemas' : `/metadata/schemas/${String(id).replace('.', '/')}`),
+    item: (data) => ({ ...data.item, id: `${data.item.namespace}.${data.item.name}` }),
+  },
+  connectors: {
+    list: bffList(() => '/connectors'),
+    path: (id) => (id === undefined ? '/connectors' : `/connectors/${id}`),
+  },
+};
+
+export const dataProvider: DataProvider = {
+  async getList(resource, params) {
+    const endpoint = ENDPOINTS[resource];
+    return endpoint ? endpoint.list(params) : listRecords(resource, params);
+  },
+  async getOne(resource, params) {
+    const endpoint = ENDPOINTS[resource];
+    if (endpoint) {
+      const data = await api(endpoint.path(params.id));
+      return { data: endpoint.item ? endpoint.item(data) : data };
+    }
+    const [ns, name] = resource.split('.');
+    return { data: (await api<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}`)).item };
+  },
+  async getMany(resource, params) {
+    const results = await Promise.all(params.ids.map((id) => dataProvider.getOne(resource, { id })));
+    return { data: results.map((r) => r.data) };
+  },
+  async getManyReference(resource, params) {
+    return dataProvider.getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } });
+  },
+  async create(resource, params) {
+    const endpoint = ENDPOINTS[resource];
+    if (endpoint) {
+      const data = await api(endpoint.path(), { method: 'POST', body: params.data });
+      return { data: endpoint.item ? endpoint.item(data) : data };
+    }
+    const [ns, name] = resource.split('.');
+    return { data: (await api<{ item: RaRecord }>(`/data/${ns}/${name}`, { method: 'POST', body: compact(params.data) })).item } as any;
+  },
+  async update(resource, params) {
+    const endpoint = ENDPOINTS[resource];
+    if (endpoint) {
+      const data = await api(endpoint.path(params.id), { method: 'PATCH', body: mergePatch(params.data, params.previousData) });
+      return { data: endpoint.item ? endpoint.item(data) : data };
+    }
+    const [ns, name] = resource.split('.');
+    // If-Match: the version the form was loaded with; a change made meanwhile answers 412.
+    const result = await call<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}`, {
+      method: 'PATCH', body: mergePatch(params.data, params.previousData), headers: { 'If-Match': `"${params.previousData.version}"` },
+    });
+    return { data: result.data.item } as any;
+  },
+  async updateMany(resource, params) {
+    for (const id of params.ids) {
+      const { data } = await dataProvider.getOne(resource, { id });
+      await dataProvider.update(resource, { id, data: { ...data, ...params.data }, previousData: data });
+    }
+    return { data: params.ids };
+  },
+  async delete(resource, params) {
+    const endpoint = ENDPOINTS[resource];
+    const [ns, name] = resource.split('.');
+    await api(endpoint ? endpoint.path(params.id) : `/data/${ns}/${name}/${params.id}`, { method: 'DELETE' });
+    return { data: params.previousData ?? ({ id: params.id } as any) };
+  },
+  async deleteMany(resource, params) {
+    for (const id of params.ids) await dataProvider.delete(resource, { id });
+    return { data: params.ids };
+  },
+};

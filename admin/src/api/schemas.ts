@@ -1,0 +1,93 @@
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { api } from './client.js';
+import { session } from './session.js';
+
+export interface JsonSchema {
+  type?: string | string[];
+  title?: string;
+  description?: string;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  items?: JsonSchema;
+  enum?: unknown[];
+  format?: string;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  default?: unknown;
+  [key: string]: unknown;
+}
+
+export interface SchemaItem {
+  namespace: string;
+  name: string;
+  version: number;
+  scope: 'platform' | 'tenant';
+  title: string | null;
+  description: string | null;
+  schema: JsonSchema;
+  indexes: string[][];
+  unique: string[][];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The record resource of a schema: `shop.product`. */
+export const resourceOf = (s: Pick<SchemaItem, 'namespace' | 'name'>) => `${s.namespace}.${s.name}`;
+
+/** Namespaces whose records only their pack writes; the console lists them read-only or leaves them out. */
+const HIDDEN = new Set(['cms.form_submission']);
+
+interface State { tenant: string | null; schemas: SchemaItem[]; loaded: boolean }
+let state: State = { tenant: null, schemas: [], loaded: false };
+const listeners = new Set<() => void>();
+
+/**
+ * The tenant's schemas (platform and its own), from GET /metadata/schemas: the console's menu and its
+ * record screens come from them. Loaded at sign-in and tenant change, and again when a schema is
+ * registered or the window regains focus, so a schema registered elsewhere a second ago shows up.
+ */
+export async function refreshSchemas(): Promise<void> {
+  const tenant = session.tenant;
+  if (!session.token || !tenant) {
+    state = { tenant, schemas: [], loaded: true };
+  } else {
+    try {
+      const data = await api<{ items: SchemaItem[] }>('/metadata/schemas');
+      state = { tenant, schemas: data.items.filter((s) => !HIDDEN.has(resourceOf(s))), loaded: true };
+    } catch {
+      state = { tenant, schemas: [], loaded: true };
+    }
+  }
+  for (const listener of listeners) listener();
+}
+
+function subscribe(listener: () => void) {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function findSchema(resource: string): SchemaItem | undefined {
+  return state.schemas.find((s) => resourceOf(s) === resource);
+}
+
+export function useSchemas(): State {
+  const current = useSyncExternalStore(subscribe, () => state);
+  const [started, setStarted] = useState(false);
+  useEffect(() => {
+    if (!started) {
+      setStarted(true);
+      void refreshSchemas();
+    }
+    const unsubscribe = session.subscribe(() => void refreshSchemas());
+    const onFocus = () => void refreshSchemas();
+    window.addEventListener('focus', onFocus);
+    return () => {
+      unsubscribe();
+      window.removeEventListener('focus', onFocus);
+    };
+  }, [started]);
+  return current;
+}

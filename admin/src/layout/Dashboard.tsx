@@ -1,0 +1,29 @@
+import { Title } from 'react-admin';
+import { Card, CardContent, Link, List, ListItem, Typography } from '@mui/material';
+import { resourceOf, useSchemas } from '../api/schemas.js';
+import { session } from '../api/session.js';
+import { useSession } from './TenantPicker.js';
+
+export function Dashboard() {
+  useSession();
+  const { schemas } = useSchemas();
+  const me = session.me;
+  return (
+    <Card sx={{ mt: 2 }}>
+      <Title title="Admin console" />
+      <CardContent>
+        <Typography component="h2" variant="h5" gutterBottom>Welcome{me?.name ? `, ${me.name}` : ''}</Typography>
+        <Typography>
+          Signed in as {me?.email ?? me?.userId} ({me?.isSuperadmin ? 'platform superadmin' : me?.role}), acting on tenant{' '}
+          <strong data-testid="dashboard-tenant">{session.tenant ?? '(none picked)'}</strong>.
+        </Typography>
+        <Typography component="h3" variant="h6" sx={{ mt: 2 }}>Schemas ({schemas.length})</Typography>
+        <List dense>
+          {schemas.map((s) => (
+            <ListItem key={resourceOf(s)}><Link href={`/admin/${resourceOf(s)}`}>{s.namespace}.{s.name}</Link>{s.title ? ` — ${s.title}` : ''}</ListItem>
+          ))}
+        </List>
+      </CardContent>
+    </Card>
+  );
+}

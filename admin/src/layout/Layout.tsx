@@ -1,0 +1,79 @@
+import type { ReactNode } from 'react';
+import { AppBar, Layout as RaLayout, TitlePortal, useSidebarState, type LayoutProps } from 'react-admin';
+import { Link, useLocation } from 'react-router-dom';
+import { Box, List, ListItem, ListItemButton, ListItemText, Typography } from '@mui/material';
+import { resourceOf, useSchemas } from '../api/schemas.js';
+import { session } from '../api/session.js';
+import { TenantPicker, useSession } from './TenantPicker.js';
+
+function ConsoleAppBar() {
+  return (
+    <AppBar toolbar={<Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}><TenantPicker /></Box>}>
+      <TitlePortal />
+    </AppBar>
+  );
+}
+
+/** A link of the side menu, marked as the current page when it is. */
+function Item({ to, label }: { to: string; label: string }) {
+  const location = useLocation();
+  const current = location.pathname === to || location.pathname.startsWith(`${to}/`);
+  return (
+    <ListItem disablePadding>
+      <ListItemButton component={Link} to={to} selected={current} aria-current={current ? 'page' : undefined} sx={{ py: 0.25 }}>
+        <ListItemText primary={label} />
+      </ListItemButton>
+    </ListItem>
+  );
+}
+
+function Section({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <Box component="section" aria-label={title}>
+      <Typography component="h2" sx={{ px: 2, pt: 1, fontSize: 12, fontWeight: 600, color: 'text.secondary', textTransform: 'uppercase' }}>{title}</Typography>
+      <List dense disablePadding>{children}</List>
+    </Box>
+  );
+}
+
+/**
+ * The side menu, generated from the tenant's schemas (one section per namespace) plus the hand-made
+ * screens. Plain links in lists (not an ARIA menu): it is navigation.
+ */
+function ConsoleMenu() {
+  useSession();
+  const [open] = useSidebarState();
+  const { schemas } = useSchemas();
+  const namespaces = [...new Set(schemas.map((s) => s.namespace))].sort();
+  const me = session.me;
+  if (!open) return null;
+  return (
+    <Box component="nav" aria-label="Console" sx={{ width: 220, pb: 4 }}>
+      <List dense><Item to="/" label="Dashboard" /></List>
+      <Section title="Build"><Item to="/schemas" label="Schemas" /></Section>
+      {namespaces.map((ns) => (
+        <Section key={ns} title={`Records: ${ns}`}>
+          {schemas.filter((s) => s.namespace === ns).map((s) => <Item key={resourceOf(s)} to={`/${resourceOf(s)}`} label={s.title || s.name} />)}
+        </Section>
+      ))}
+      <Section title="Content"><Item to="/content/import" label="Site import" /></Section>
+      <Section title="Administration">
+        <Item to="/tenant" label="Tenant settings" />
+        <Item to="/connectors" label="Connectors" />
+        {me?.isSuperadmin && <Item to="/platform" label="Platform settings" />}
+      </Section>
+    </Box>
+  );
+}
+
+export function Layout({ children }: LayoutProps) {
+  useSession();
+  return (
+    <RaLayout appBar={ConsoleAppBar} menu={ConsoleMenu}>
+      {!session.tenant && (
+        <Typography role="status" sx={{ p: 2 }}>Pick a tenant in the bar above: every screen acts on one tenant.</Typography>
+      )}
+      {children}
+    </RaLayout>
+  );
+}

@@ -1,0 +1,35 @@
+import { useEffect, useState, useSyncExternalStore } from 'react';
+import { Autocomplete, Chip, TextField } from '@mui/material';
+import { api } from '../api/client.js';
+import { session } from '../api/session.js';
+
+export const useSession = () => useSyncExternalStore(session.subscribe, () => `${session.token}|${session.tenant}`);
+
+/**
+ * Which tenant every screen acts on (X-Tenant-Id). A superadmin picks any tenant; anyone else acts on the
+ * tenant of their token and sees it as a chip.
+ */
+export function TenantPicker() {
+  useSession();
+  const me = session.me;
+  const tenant = session.tenant;
+  const [tenants, setTenants] = useState<string[]>([]);
+  useEffect(() => {
+    if (me?.isSuperadmin) {
+      api<{ items: Array<{ id: string }> } | Array<{ id: string }>>('/admin/tenants?limit=200', { noTenant: true })
+        .then((data) => setTenants((Array.isArray(data) ? data : data.items).map((t) => t.id)), () => setTenants([]));
+    }
+  }, [me?.isSuperadmin]);
+
+  if (!me?.isSuperadmin) {
+    return <Chip color="secondary" label={`Tenant: ${tenant ?? 'none'}`} data-testid="current-tenant" />;
+  }
+  return (
+    <Autocomplete
+      id="tenant-picker" size="small" sx={{ width: 240, bgcolor: 'background.paper', borderRadius: 1 }} freeSolo
+      options={tenants} value={tenant ?? ''}
+      onChange={(_, value) => session.setTenant(value || null)}
+      renderInput={(params) => <TextField {...params} label="Tenant" />}
+    />
+  );
+}

@@ -1,0 +1,128 @@
+import { lazy, Suspense, type ReactElement } from 'react';
+import {
+  ArrayInput, BooleanField, BooleanInput, DateField, DateInput, DateTimeInput, FunctionField, NumberField, NumberInput,
+  SelectArrayInput, SelectInput, SimpleFormIterator, TextField, TextInput, required, type Validator,
+} from 'react-admin';
+import { Box, Typography } from '@mui/material';
+import type { JsonSchema } from '../api/schemas.js';
+
+/**
+ * JSON Schema → react-admin fields, inputs and filters: a small mapping, not a form engine. The form only
+ * checks `required` itself; every other rule (limits, patterns, formats) is judged by the server, whose
+ * errors appear at their field.
+ */
+
+const MarkdownInput = lazy(() => import('../content/MarkdownInput.js'));
+
+const typeOf = (s: JsonSchema): string => (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') ?? 'string' : s.type ?? 'string');
+const choices = (values: unknown[]) => values.map((v) => ({ id: v as string, name: String(v) }));
+export const labelOf = (name: string, s: JsonSchema) => s.title ?? name;
+
+/** Properties shown as table columns and filters: scalar ones. */
+export const isScalar = (s: JsonSchema) => ['string', 'integer', 'number', 'boolean'].includes(typeOf(s));
+
+/** Long text: Markdown for content (`contentMediaType: text/markdown`, or a `content` field of the cms namespace). */
+const isMarkdown = (name: string, s: JsonSchema, ns: string) => s.contentMediaType === 'text/markdown' || (ns === 'cms' && name === 'content');
+
+export function inputFor(name: string, s: JsonSchema, ns: string, source = name, isRequired = false, inIterator = false): ReactElement {
+  const label = labelOf(name, s);
+  const validate: Validator[] = isRequired ? [required()] : [];
+  const common = { key: source || name, source, label, ...(inIterator ? {} : { id: source }), validate, helperText: s.description ?? false, ...(s.default !== undefined && s.default !== '' ? { defaultValue: s.default } : {}) };
+  const type = typeOf(s);
+  if (s.enum) return <SelectInput {...common} choices={choices(s.enum)} emptyText="(none)" />;
+  if (type === 'boolean') return <BooleanInput {...common} />;
+  if (type === 'integer' || type === 'number') return <NumberInput {...common} step={type === 'integer' ? 1 : 'any'} />;
+  if (type === 'string') {
+    if (isMarkdown(name, s, ns)) return <Suspense key={source} fallback={<TextInput {...common} multiline />}><MarkdownInput {...common} /></Suspense>;
+    if (s.format === 'date') return <DateInput {...common} />;
+    if (s.format === 'date-time') return <DateTimeInput {...common} />;
+    const long = (s.maxLength ?? 0) > 200 || ['description', 'notes', 'body', 'text', 'content', 'message'].includes(name);
+    return <TextInput {...common} multiline={long} type={s.format === 'email' ? 'email' : 'text'} />;
+  }
+  if (type === 'array' && s.items) {
+    const items = s.items;
+    if (items.enum) return <SelectArrayInput {...common} choices={choices(items.enum)} />;
+    if (typeOf(items) === 'object' && items.properties) {
+      return (
+        <ArrayInput {...common}>
+          <SimpleFormIterator inline>
+            {Object.entries(items.properties).map(([child, cs]) => inputFor(child, cs, ns, child, (items.required ?? []).includes(child), true))}
+          </SimpleFormIterator>
+        </ArrayInput>
+      );
+    }
+    if (isScalar(items)) {
+      return (
+        <ArrayInput {...common}>
+          <SimpleFormIterator inline disableReordering>
+            {inputFor('value', items, ns, '', false, true)}
+          </SimpleFormIterator>
+        </ArrayInput>
+      );
+    }
+  }
+  if (type === 'object' && s.properties) {
+    return (
+      <Box key={source} component="fieldset" sx={{ border: 1, borderColor: 'divider', borderRadius: 1, p: 1, mb: 1, width: '100%' }}>
+        <Typography component="legend" variant="body2">{label}</Typography>
+        {Object.entries(s.properties).map(([child, cs]) => inputFor(child, cs, ns, `${source}.${child}`, (s.required ?? []).includes(child), inIterator))}
+      </Box>
+    );
+  }
+  // Anything else (free objects, mixed types): JSON text.
+  return (
+    <TextInput
+      {...common} multiline helperText="JSON"
+      format={(v: unknown) => (v === undefined || v === null ? '' : typeof v === 'string' ? v : JSON.stringify(v, null, 2))}
+      parse={(text: string) => { try { return text ? JSON.parse(text) : null; } catch { return text; } }}
+    />
+  );
+}
+
+export function fieldFor(name: string, s: JsonSchema): ReactElement {
+  const label = labelOf(name, s);
+  const type = typeOf(s);
+  if (type === 'boolean') return <BooleanField key={name} source={name} label={label} />;
+  if (type === 'integer' || type === 'number') return <NumberField key={name} source={name} label={label} />;
+  if (type === 'string' && (s.format === 'date-time' || s.format === 'date')) return <DateField key={name} source={name} label={label} showTime={s.format === 'date-time'} />;
+  if (isScalar(s)) return <TextField key={name} source={name} label={label} sx={{ display: 'inline-block', maxWidth: 280, overflow: 'hidden', textOverflow: 'ellipsis', whiteSpace: 'nowrap' }} />;
+  return (
+    <FunctionField
+      key={name} source={name} label={label} sortable={false}
+      render={(record: Record<string, unknown>) => summary(record[name])}
+    />
+  );
+}
+
+function summary(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  const text = JSON.stringify(value);
+  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
+}
+
+const OP_LABEL: Record<string, string> = { ne: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', like: 'like (% wildcard)', in: 'in', exists: 'exists' };
+
+/** Filters per property with the query language's operators: `field` (eq) and `field|op`. */
+export function filtersFor(properties: Record<string, JsonSchema>): ReactElement[] {
+  const filters: ReactElement[] = [];
+  for (const [name, s] of Object.entries(properties)) {
+    if (!isScalar(s)) continue;
+    const label = labelOf(name, s);
+    const type = typeOf(s);
+    const at = (op: string) => `${label} ${OP_LABEL[op]}`;
+    if (s.enum) {
+      filters.push(<SelectInput key={name} source={name} label={label} choices={choices(s.enum)} />);
+      filters.push(<SelectArrayInput key={`${name}|in`} source={`${name}|in`} label={at('in')} choices={choices(s.enum)} />);
+    } else if (type === 'boolean') {
+      filters.push(<SelectInput key={name} source={name} label={label} choices={[{ id: 'true', name: 'yes' }, { id: 'false', name: 'no' }]} />);
+    } else if (type === 'integer' || type === 'number') {
+      filters.push(<NumberInput key={name} source={name} label={label} />);
+      for (const op of ['gte', 'lte', 'gt', 'lt', 'ne']) filters.push(<NumberInput key={`${name}|${op}`} source={`${name}|${op}`} label={at(op)} />);
+    } else {
+      filters.push(<TextInput key={name} source={name} label={label} />);
+      filters.push(<TextInput key={`${name}|like`} source={`${name}|like`} label={at('like')} />);
+      filters.push(<TextInput key={`${name}|ne`} source={`${name}|ne`} label={at('ne')} />);
+    }
+  }
+  return filters;
+}

@@ -1,0 +1,17 @@
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+// Built by `npm run build:admin` (run by `npm install`) into admin/dist, served by the service at /admin.
+export default defineConfig({
+  root: import.meta.dirname,
+  base: '/admin/',
+  plugins: [react()],
+  logLevel: 'warn',
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    // No inline scripts or data: modules: the console runs under script-src 'self'.
+    assetsInlineLimit: 0,
+    chunkSizeWarningLimit: 2000,
+  },
+});

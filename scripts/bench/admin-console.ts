@@ -1,0 +1,143 @@
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import jwt from 'jsonwebtoken';
+import { loadConfig } from '../../config/index.js';
+import { createApp } from '../../core/app.js';
+import { CONSOLE_DIST } from '../../core/admin-console/console-files.js';
+import type { DataRecord } from '../../core/data/records.repository.js';
+import { newId } from '../../core/db/ids.js';
+import { systemContext } from '../../core/kernel/request-context.js';
+import { ensureConsoleBuilt, launchBrowser } from '../../test/helpers/browser.js';
+import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+
+/**
+ * npm run bench:console [-- --records 100000 --engine sqlite --runs 5]: the admin console's figures.
+ * - first-load JavaScript: the entry script and the modules it preloads, gzipped, as the service sends them;
+ * - first screen usable: from navigation to the sign-in form (cold), and to a records table with its rows
+ *   for a signed-in user (cold cache, fresh browser context each run);
+ * - paging a records table of `records` records: click on "next page" until the new rows show, per page.
+ * The service runs as its own process in production mode on a fresh database.
+ */
+const { values: args } = parseArgs({
+  options: {
+    records: { type: 'string', default: '100000' },
+    engine: { type: 'string', default: 'sqlite' },
+    runs: { type: 'string', default: '5' },
+    pages: { type: 'string', default: '20' },
+  },
+});
+const RECORDS = Number(args.records);
+const ENGINE = args.engine as Engine;
+const TENANT = 'console-bench';
+
+const FIRST_SKU = "document.querySelector('tbody tr td.column-sku')?.textContent";
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const p95 = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.ceil(xs.length * 0.95) - 1)];
+const ms = (x: number) => `${x.toFixed(0)} ms`;
+
+function firstLoadBytes(): { files: string[]; gzip: number; raw: number } {
+  const html = readFileSync(join(CONSOLE_DIST, 'index.html'), 'utf8');
+  const files = [...html.matchAll(/(?:src|href)="\/admin\/(assets\/[^"]+\.(?:js|css))"/g)].map((m) => m[1]);
+  let gzip = 0;
+  let raw = 0;
+  for (const file of files) {
+    raw += statSync(join(CONSOLE_DIST, file)).size;
+    gzip += statSync(join(CONSOLE_DIST, `${file}.gz`)).size;
+  }
+  return { files, gzip, raw };
+}
+
+async function load(url: string): Promise<void> {
+  const app = await createApp(loadConfig({ ...serviceEnv(url, 0), LOG_LEVEL: 'warn' }));
+  await app.kernel.tenants.create(systemContext(null), { id: TENANT, name: TENANT });
+  const rc = systemContext(TENANT);
+  const schema = await app.kernel.schemas.registerForTenant(rc, BENCH_SCHEMA);
+  const base = Date.now() - RECORDS * 1000;
+  const records: DataRecord[] = [];
+  for (let i = 0; i < RECORDS; i++) {
+    const at = new Date(base + i * 1000).toISOString();
+    records.push({ id: newId(), ...benchBody(i), createdAt: at, updatedAt: at, version: 1 });
+  }
+  await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, schema, records));
+  await app.kernel.records.repository.analyze(schema);
+  await app.close();
+}
+
+ensureConsoleBuilt();
+const bundle = firstLoadBytes();
+console.log(`first-load JavaScript: ${(bundle.gzip / 1024).toFixed(0)} KiB gzipped (${(bundle.raw / 1024).toFixed(0)} KiB raw) in ${bundle.files.length} file(s): ${bundle.files.join(', ')}`);
+
+const db = await makeDatabase(ENGINE);
+const started = Date.now();
+await load(db.url);
+console.log(`loaded ${RECORDS} records of bench.item on ${ENGINE} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+const port = await freePort();
+const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn', DISPATCHER_ENABLED: 'false' }, port);
+const base = `http://127.0.0.1:${port}`;
+const token = jwt.sign({ sub: 'bench-admin', roles: ['superadmin'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+const me = { userId: 'bench-admin', email: null, name: null, tenantId: null, isSuperadmin: true, role: 'viewer', roles: ['superadmin'] };
+// A signed-in session, as the sign-in page leaves it in sessionStorage.
+const session = Object.entries({ 'console.token': token, 'console.me': JSON.stringify(me), 'console.tenant': TENANT })
+  .map(([key, value]) => `sessionStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n');
+const browser = await launchBrowser();
+try {
+  const signIn: number[] = [];
+  const table: number[] = [];
+  for (let run = 0; run < Number(args.runs); run++) {
+    const cold = await browser.newContext();
+    const page = await cold.newPage();
+    let t0 = Date.now();
+    await page.goto(`${base}/admin/`, { waitUntil: 'commit' });
+    await page.locator('#token').waitFor();
+    signIn.push(Date.now() - t0);
+    await cold.close();
+
+    const signedIn = await browser.newContext();
+    await signedIn.addInitScript({ content: session });
+    const tablePage = await signedIn.newPage();
+    t0 = Date.now();
+    await tablePage.goto(`${base}/admin/bench.item`, { waitUntil: 'commit' });
+    await tablePage.locator('tbody tr td.column-sku').first().waitFor();
+    table.push(Date.now() - t0);
+    await signedIn.close();
+  }
+  console.log(`first screen usable (cold cache, median of ${signIn.length}): sign-in form ${ms(median(signIn))} (max ${ms(Math.max(...signIn))}); records table with rows ${ms(median(table))} (max ${ms(Math.max(...table))})`);
+
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript({ content: session });
+  const page = await context.newPage();
+  await page.goto(`${base}/admin/bench.item`);
+  const firstSku = page.locator('tbody tr td.column-sku').first();
+  await firstSku.waitFor();
+  const totalText = await page.getByText(/of [\d,]+$/).first().innerText();
+  const pages: number[] = [];
+  const urls: string[] = [];
+  for (let i = 0; i < Number(args.pages); i++) {
+    const before = await page.evaluate(FIRST_SKU);
+    const t0 = Date.now();
+    const answered = page.waitForResponse((r) => r.url().includes('/api/v1/data/bench/item?'));
+    await page.getByRole('button', { name: 'Go to next page' }).click();
+    urls.push((await answered).url());
+    // Polled over CDP (a round trip is a millisecond or two): locator waits back off to 500 ms steps, and
+    // waitForFunction evaluates strings in the page, which the console's CSP forbids.
+    while ((await page.evaluate(FIRST_SKU)) === before) await new Promise((r) => setTimeout(r, 2));
+    pages.push(Date.now() - t0);
+  }
+  console.log(`paging ${totalText} (25 a page, next page with the keyset cursor): median ${ms(median(pages))}, p95 ${ms(p95(pages))}, max ${ms(Math.max(...pages))} over ${pages.length} pages`);
+  // The same list requests again, from Node: the API's share of a page.
+  const api: number[] = [];
+  for (const url of urls) {
+    const t0 = performance.now();
+    const res = await fetch(url, { headers: { Authorization: `Bearer ${token}`, 'X-Tenant-Id': TENANT } });
+    await res.text();
+    api.push(performance.now() - t0);
+  }
+  console.log(`  of which the list request itself (the same ${urls.length} URLs fetched again from Node): median ${ms(median(api))}, p95 ${ms(p95(api))}`);
+  await context.close();
+} finally {
+  await browser.close();
+  await stopProcess(service);
+  await db.drop();
+}

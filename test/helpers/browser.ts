@@ -1,0 +1,39 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CONSOLE_DIST } from '../../core/admin-console/console-files.js';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+
+/** Headless Chromium (Debian's), started once per test file. */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** The console is built by `npm install`; a checkout installed with --ignore-scripts builds it here once. */
+export function ensureConsoleBuilt(): void {
+  if (existsSync(join(CONSOLE_DIST, 'index.html'))) return;
+  const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-admin.ts'], { stdio: 'inherit' });
+  if (result.status !== 0) throw new Error('building the admin console failed');
+}
+
+/** axe-core's serious and critical violations on the page as it is now (rule id: the elements it names). */
+export async function seriousViolations(page: Page): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** A screenshot into test-artifacts/admin/ (the docs copy a few of them). */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  const dir = join(ARTIFACTS, 'admin');
+  mkdirSync(dir, { recursive: true });
+  await page.screenshot({ path: join(dir, `${name}.png`) });
+}
