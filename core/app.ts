@@ -13,6 +13,7 @@ import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health.routes.js';
 import { accessLog } from './http/access-log.js';
 import { requestId } from './http/request-id.js';
+import { countQuery, queryCountHeader } from './db/query-count.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
@@ -95,6 +96,10 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   koa.use(requestId());
   koa.use(errorHandler(logger));
   koa.use(accessLog(logger));
+  if (config.nodeEnv === 'test') {
+    koa.use(queryCountHeader());
+    kernel.db.knex.on('query', countQuery);
+  }
   if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);

@@ -43,28 +43,30 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
   }, async (ctx) => {
     const [ns, name] = target(ctx);
     const rc = ctx.state.rc;
-    const schema = await registry.resolve(rc, ns, name);
-    const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
-    const items = (ctx.state.body as { items: unknown[] }).items;
-    const failed: ItemError[] = [];
-    const checked: Array<Record<string, unknown>> = [];
-    items.forEach((item, index) => {
-      const outcome = bulk.check(schema, item, upsert);
-      if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
-      else checked.push(outcome.data);
+    // Through the schema's gate, as single writes: while the schema migrates, the items wait (CONTRACT.md 12.1).
+    return registry.writing(rc, ns, name, async (schema) => {
+      const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
+      const items = (ctx.state.body as { items: unknown[] }).items;
+      const failed: ItemError[] = [];
+      const checked: Array<Record<string, unknown>> = [];
+      items.forEach((item, index) => {
+        const outcome = bulk.check(schema, item, upsert);
+        if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
+        else checked.push(outcome.data);
+      });
+      if (failed.length) throw itemsFailed(failed, items.length);
+      let result;
+      try {
+        result = await bulk.write(rc, schema, checked, upsert);
+      } catch (err) {
+        if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
+        throw err;
+      }
+      if (!upsert) return { items: result.items };
+      ctx.status = 200;
+      ctx.body = successEnvelope('jsend', result);
+      return undefined;
     });
-    if (failed.length) throw itemsFailed(failed, items.length);
-    let result;
-    try {
-      result = await bulk.write(rc, schema, checked, upsert);
-    } catch (err) {
-      if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
-      throw err;
-    }
-    if (!upsert) return { items: result.items };
-    ctx.status = 200;
-    ctx.body = successEnvelope('jsend', result);
-    return undefined;
   });
 
   router.get('/data/:ns/:schema/export', {

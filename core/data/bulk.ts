@@ -132,11 +132,13 @@ export class BulkWriter {
       const before = stripServerFields(previous);
       const merged = this.records.validate(schema, applyMergePatch(before, item));
       const final = await this.records.runHooks(rc, schema, 'update', previous.id, merged, before);
+      await this.records.relations.checkReferences(rc, schema, final, before);
       return { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 };
     }
     const id = newId();
     const data = unvalidated ? this.records.validate(schema, item) : item;
     const final = await this.records.runHooks(rc, schema, 'create', id, data, null);
+    await this.records.relations.checkReferences(rc, schema, final, null);
     return { id, ...final, createdAt: now, updatedAt: now, version: 1 };
   }
 

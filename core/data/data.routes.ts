@@ -33,7 +33,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.get('/data/:ns/:schema', {
-    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count',
+    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand',
     tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
@@ -41,10 +41,10 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.get('/data/:ns/:schema/:id', {
-    summary: 'Read a record', tags, auth: 'tenant', module, errors: [...errors, 'not_found'],
+    summary: 'Read a record (expand=a,b.c embeds referenced records)', tags, auth: 'tenant', module, errors: [...errors, 'not_found', 'invalid_filter'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id));
+    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand }));
   });
 
   router.patch('/data/:ns/:schema/:id', {
@@ -57,8 +57,8 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.delete('/data/:ns/:schema/:id', {
-    summary: 'Delete a record (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
-    errors: [...errors, 'not_found', 'version_mismatch'],
+    summary: 'Delete a record (If-Match optional); relations to it are restricted, cleared or cascaded', tags, auth: 'tenant', role: 'editor', module,
+    errors: [...errors, 'not_found', 'version_mismatch', 'conflict'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });

@@ -33,6 +33,8 @@ export interface ListQuery {
   filters: Filter[];
   fields: string[] | null;
   count: boolean;
+  /** count=estimated: the planner's estimate may stand in for a large total (CONTRACT.md 12.5). */
+  estimated: boolean;
 }
 
 /** Columns of every record table, by API name. */
@@ -89,11 +91,14 @@ function convert(field: string, type: FieldType, raw: string): unknown {
   }
 }
 
-export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): ListQuery {
+/** `manyRefs`: array fields that hold references (12.2), where filter[field]=<id> means "contains". */
+export function parseListQuery(query: RawQuery, types: Map<string, FieldType>, manyRefs: ReadonlySet<string> = new Set()): ListQuery {
   const limit = parseInteger('limit', single('limit', query.limit), 1, LIST_LIMITS.maxLimit, LIST_LIMITS.defaultLimit);
   const offset = parseInteger('offset', single('offset', query.offset), 0, LIST_LIMITS.maxOffset, 0);
   const countRaw = single('count', query.count);
-  if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false') throw InvalidFilter('count must be true or false');
+  if (countRaw !== undefined && countRaw !== 'true' && countRaw !== 'false' && countRaw !== 'estimated') {
+    throw InvalidFilter('count must be true, false or estimated');
+  }
 
   const sortRaw = single('sort', query.sort) ?? '-createdAt';
   const sort: SortKey[] = [];
@@ -121,7 +126,10 @@ export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): 
     const type = typeOfField(field, types);
     if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
     const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
-    for (const raw of values) filters.push({ field, op, value: filterValue(field, type, op, raw) });
+    for (const raw of values) {
+      const contains = op === 'eq' && manyRefs.has(field);
+      filters.push({ field, op, value: contains ? raw : filterValue(field, type, op, raw) });
+    }
   }
 
   const fieldsRaw = single('fields', query.fields);
@@ -142,6 +150,7 @@ export function parseListQuery(query: RawQuery, types: Map<string, FieldType>): 
     filters,
     fields,
     count: countRaw !== 'false',
+    estimated: countRaw === 'estimated',
   };
 }
 
@@ -219,7 +228,11 @@ export class SqlParts implements SqlSink {
 
 /** Translates a parsed query into SQL clauses. */
 export class SqlListQuery {
-  constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>) {}
+  /**
+   * `plainFields`: fields whose stored values have exactly the filter's type (one JSON type, or it and
+   * null), for which equality may also be asked of the document index (PostgreSQL's GIN index).
+   */
+  constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>, private readonly plainFields: ReadonlySet<string> = new Set()) {}
 
   /** SQL expression for a field: a column for server fields, a typed JSON extraction otherwise. */
   expression(field: string): { sql: string; nullable: boolean; type: JsonScalarType } {
@@ -240,7 +253,18 @@ export class SqlListQuery {
       const { sql } = this.expression(field);
       const v = this.bind(value);
       switch (op) {
-        case 'eq': builder.whereRaw(`${sql} = ?`, [v]); break;
+        case 'eq': {
+          if (this.types.get(field) === 'array') {
+            // A many-relation: the array holds the id (parseListQuery lets eq through only for those).
+            const refers = this.dialect.refersTo(field, true, String(value));
+            builder.whereRaw(refers.sql, refers.bindings);
+            break;
+          }
+          builder.whereRaw(`${sql} = ?`, [v]);
+          const served = this.plainFields.has(field) ? this.dialect.documentEquals(field, value as string | number | boolean) : null;
+          if (served) builder.whereRaw(served.sql, served.bindings);
+          break;
+        }
         case 'ne': builder.whereRaw(`(${sql} IS NULL OR ${sql} <> ?)`, [v]); break;
         case 'gt': builder.whereRaw(`${sql} > ?`, [v]); break;
         case 'gte': builder.whereRaw(`${sql} >= ?`, [v]); break;

@@ -2,6 +2,8 @@ import type { Database } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
 import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
+import { slowListAdvice } from './slow-list.js';
+import { ESTIMATE_ABOVE, TotalsRepository } from './totals.repository.js';
 
 /** A stored record, flat as the API returns it. */
 export interface DataRecord {
@@ -22,6 +24,8 @@ export interface RecordRow {
   updated_at: string;
 }
 
+/** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
+const SLOW_LIST_MS = 200;
 /** A conditional change of top-level fields (see RecordsRepository.changeWhere). */
 export interface FieldChange {
   /** Integer fields to add to. */
@@ -43,10 +47,13 @@ export class RecordsRepository {
    * over a large collection is the most expensive part of a list, and on SQLite it holds the only
    * connection while it runs.
    */
-  private readonly totals = new Map<string, { generation: number; token: number; total: number }>();
+  private readonly counted = new Map<string, { generation: number; token: number; total: number }>();
   private readonly generations = new Map<string, number>();
+  readonly totals: TotalsRepository;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.totals = new TotalsRepository(db);
+  }
 
   /** Marks every remembered total of a table as stale (call on every write to it). */
   private touch(table: string): void {
@@ -65,6 +72,7 @@ export class RecordsRepository {
     await this.db.insertAtCommit(rc, schema.tableName, {
       tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version: 1, created_at: now, updated_at: now,
     }, () => this.touch(schema.tableName));
+    await this.totals.add(rc, schema.id, 1);
     return { id, ...data, createdAt: now, updatedAt: now, version: 1 };
   }
 
@@ -90,6 +98,7 @@ export class RecordsRepository {
         done: () => this.touch(schema.tableName),
       });
     }
+    await this.totals.add(rc, schema.id, records.length);
   }
 
   /**
@@ -105,6 +114,7 @@ export class RecordsRepository {
     // SQLite caps a compound insert at 500 rows.
     const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
     for (let i = 0; i < rows.length; i += batch) await conn(schema.tableName).insert(rows.slice(i, i + batch));
+    if (rows.length) await this.totals.add(rc, schema.id, rows.length);
   }
 
   /** Refreshes the planner statistics of a schema's table (after a bulk load). */
@@ -163,13 +173,19 @@ export class RecordsRepository {
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
     this.touch(schema.tableName);
     const deleted = await this.db.conn(rc)(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete();
+    if (deleted === 1) await this.totals.add(rc, schema.id, -1);
     return deleted === 1;
   }
 
-  /** One page (limit + 1 rows, to know whether more follow) and, unless count=false, the total. */
-  async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: Array<Omit<RecordRow, 'tenant_id'>>; total: number | null }> {
+  /**
+   * One page (limit + 1 rows, to know whether more follow) and, unless count=false, the total
+   * (CONTRACT.md 12.5): unfiltered from the tenant's counter, filtered by counting through the indexes,
+   * and with count=estimated on PostgreSQL the planner's estimate once it is above ESTIMATE_ABOVE.
+   */
+  async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: Array<Omit<RecordRow, 'tenant_id'>>; total: number | null; totalEstimated: boolean }> {
+    const started = performance.now();
     const conn = this.db.conn(rc);
-    const sql = new SqlListQuery(this.db.dialect, schema.types);
+    const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
     sql.applyFilters(filters, query.filters);
     const page = new SqlParts();
@@ -180,13 +196,25 @@ export class RecordsRepository {
     const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${schema.tableName} `
       + `WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
     const rows = this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
-    let total: Promise<number | null> = Promise.resolve(null);
-    if (query.count) {
-      const countSql = `SELECT count(*) AS n FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
-      total = this.count(rc, schema.tableName, countSql, [rc.tenantId!, ...filters.bindings]);
+    const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
+    const [found, counted] = await Promise.all([rows, total]);
+    const ms = performance.now() - started;
+    if (ms >= SLOW_LIST_MS) {
+      const advice = slowListAdvice(schema, query, ms);
+      if (advice) rc.logger?.warn(advice.log, advice.message);
     }
-    const [found, n] = await Promise.all([rows, total]);
-    return { rows: found, total: n };
+    return { rows: found, total: counted.total, totalEstimated: counted.estimated };
+  }
+
+  private async total(rc: RequestContext, schema: CompiledSchema, query: ListQuery, filters: SqlParts): Promise<{ total: number; estimated: boolean }> {
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
+    const bindings = [rc.tenantId!, ...filters.bindings];
+    if (query.estimated) {
+      const estimate = await this.db.dialect.estimateRows(this.db.conn(rc), `SELECT 1 ${where}`, bindings);
+      if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
+    }
+    if (!query.filters.length) return { total: await this.totals.exact(rc, schema.id), estimated: false };
+    return { total: await this.count(rc, schema.tableName, `SELECT count(*) AS n ${where}`, bindings), estimated: false };
   }
 
   /**
@@ -208,13 +236,13 @@ export class RecordsRepository {
     const token = await this.db.dialect.externalChangeToken(conn);
     if (token === null) return run();
     const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
-    const known = this.totals.get(key);
+    const known = this.counted.get(key);
     if (known && known.generation === generation && known.token === token) return known.total;
     const total = await run();
     // Remembered only if no write to the table began meanwhile.
     if ((this.generations.get(table) ?? 0) === generation) {
-      if (this.totals.size >= 1000) this.totals.delete(this.totals.keys().next().value!);
-      this.totals.set(key, { generation, token, total });
+      if (this.counted.size >= 1000) this.counted.delete(this.counted.keys().next().value!);
+      this.counted.set(key, { generation, token, total });
     }
     return total;
   }

@@ -13,12 +13,19 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { encodeCursor, parseListQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type RecordRow } from './records.repository.js';
+import { Relations } from './relations.js';
+import { RelationsRepository } from './relations.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 
 export interface WriteOptions {
   /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
   ifMatch?: string | null;
+}
+
+export interface ReadOptions {
+  /** `expand=a,b.c` (CONTRACT.md 12.2): referenced records in place of their ids. */
+  expand?: unknown;
 }
 
 const PAST_TENSE: Record<RecordAction, string> = { create: 'created', update: 'updated', delete: 'deleted' };
@@ -29,6 +36,8 @@ const PAST_TENSE: Record<RecordAction, string> = { create: 'created', update: 'u
  */
 export class RecordsService {
   readonly repository: RecordsRepository;
+  /** References between records (CONTRACT.md 12.2); also a guard of schema changes and deletions. */
+  readonly relations: Relations;
 
   constructor(
     private readonly db: Database,
@@ -37,23 +46,29 @@ export class RecordsService {
     private readonly events: EventsService,
   ) {
     this.repository = new RecordsRepository(db);
+    this.relations = new Relations(new RelationsRepository(db), schemas);
   }
 
   async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
-    const data = this.validate(schema, refuseServerFields(input));
-    const id = newId();
-    return this.db.transaction(rc, async (rc) => {
-      const final = await this.runHooks(rc, schema, 'create', id, data, null);
-      const record = await this.repository.insert(rc, schema, id, final, nowIso());
-      await this.publish(rc, schema, 'create', record, null);
-      return record;
+    return this.schemas.writing(rc, namespace, name, async (schema) => {
+      const data = this.validate(schema, refuseServerFields(input));
+      const id = newId();
+      return this.db.transaction(rc, async (rc) => {
+        const final = await this.runHooks(rc, schema, 'create', id, data, null);
+        await this.relations.checkReferences(rc, schema, final, null);
+        const record = await this.repository.insert(rc, schema, id, final, nowIso());
+        await this.publish(rc, schema, 'create', record, null);
+        return record;
+      });
     });
   }
 
-  async get(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord> {
+  async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    return this.require(rc, schema, id);
+    const expand = await this.relations.parseExpand(rc, schema, options.expand);
+    const record = await this.require(rc, schema, id);
+    if (expand) await this.relations.expand(rc, schema, [record], expand, (row) => this.repository.toRecord(row));
+    return record;
   }
 
   /** A record or null, without throwing (for packs). */
@@ -64,7 +79,10 @@ export class RecordsService {
 
   /** Applies a JSON merge patch, validates the merged document and writes a new version. */
   async update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions = {}): Promise<DataRecord> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.schemas.writing(rc, namespace, name, (schema) => this.updateIn(rc, schema, id, patch, options));
+  }
+
+  private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions): Promise<DataRecord> {
     if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
     refuseServerFields(patch);
     return this.db.transaction(rc, async (rc) => {
@@ -73,6 +91,7 @@ export class RecordsService {
       const previous = stripServerFields(current);
       const merged = this.validate(schema, applyMergePatch(previous, patch));
       const final = await this.runHooks(rc, schema, 'update', id, merged, previous);
+      await this.relations.checkReferences(rc, schema, final, previous);
       const now = nowIso();
       if (!(await this.repository.update(rc, schema, id, current.version, final, now))) {
         throw Conflict('The record was changed by another request; read it again and retry');
@@ -84,7 +103,10 @@ export class RecordsService {
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.schemas.writing(rc, namespace, name, (schema) => this.deleteIn(rc, schema, id, options));
+  }
+
+  private async deleteIn(rc: RequestContext, schema: CompiledSchema, id: string, options: WriteOptions): Promise<void> {
     await this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
@@ -93,13 +115,36 @@ export class RecordsService {
         throw Conflict('The record was changed by another request; read it again and retry');
       }
       await this.publish(rc, schema, 'delete', current, current);
+      await this.deleteReferences(rc, schema, id);
     });
+  }
+
+  /**
+   * The on-delete behaviour of the relations that point at a deleted record, in its transaction: `restrict`
+   * refuses (409), `set_null` clears the referring field (or takes the id out of the array), `cascade`
+   * deletes the referring records; each as a write of its own with its hooks and event.
+   */
+  private async deleteReferences(rc: RequestContext, schema: CompiledSchema, id: string): Promise<void> {
+    for (const { schema: source, relation, ids } of await this.relations.onDelete(rc, schema, id)) {
+      for (const referring of ids) {
+        const current = await this.repository.findById(rc, source, referring);
+        // Gone already: a cascade reached it first.
+        if (!current) continue;
+        if (relation.onDelete === 'cascade') {
+          await this.deleteIn(rc, source, referring, {});
+          continue;
+        }
+        const held = current[relation.field];
+        const cleared = relation.many && Array.isArray(held) ? held.filter((v) => v !== id) : null;
+        await this.updateIn(rc, source, referring, { [relation.field]: cleared }, {});
+      }
+    }
   }
 
   /** Lists with the query language of CONTRACT.md section 3; `query` is the raw query string object. */
   async list(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<Page<Record<string, unknown>>> {
-    const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
-    return { items: this.items(rows, parsed.fields), pagination };
+    const { parsed, rows, pagination, schema, expand } = await this.page(rc, namespace, name, query);
+    return { items: await this.items(rc, schema, rows, parsed.fields, expand), pagination };
   }
 
   /**
@@ -108,23 +153,25 @@ export class RecordsService {
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
   async listJson(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined> = {}): Promise<{ items: RawJson; pagination: Pagination }> {
-    const { parsed, rows, pagination } = await this.page(rc, namespace, name, query);
-    const text = parsed.fields
-      ? JSON.stringify(this.items(rows, parsed.fields))
+    const { parsed, rows, pagination, schema, expand } = await this.page(rc, namespace, name, query);
+    const text = parsed.fields || expand
+      ? JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand))
       : `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
     return { items: new RawJson(text), pagination };
   }
 
   /** Rows as the records the API returns, projected to `fields` when given. */
-  private items(rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null): Array<Record<string, unknown>> {
+  private async items(rc: RequestContext, schema: CompiledSchema, rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null, expand: string[][] | null): Promise<Array<Record<string, unknown>>> {
     const records = rows.map((r) => this.repository.toRecord(r));
+    if (expand) await this.relations.expand(rc, schema, records, expand, (row) => this.repository.toRecord(row));
     return fields ? records.map((r) => project(r, fields)) : records;
   }
 
   private async page(rc: RequestContext, namespace: string, name: string, query: Record<string, string | string[] | undefined>) {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    const parsed = parseListQuery(query, schema.types);
-    const { rows, total } = await this.repository.list(rc, schema, parsed);
+    const parsed = parseListQuery(query, schema.types, this.relations.manyFields(schema));
+    const expand = await this.relations.parseExpand(rc, schema, query.expand);
+    const { rows, total, totalEstimated } = await this.repository.list(rc, schema, parsed);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;
     const last = page[page.length - 1];
@@ -133,8 +180,8 @@ export class RecordsService {
       const record = this.repository.toRecord(last);
       nextCursor = encodeCursor(parsed.sort.map((s) => (record[s.field] ?? null) as unknown));
     }
-    const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, hasMore, nextCursor };
-    return { parsed, rows: page, pagination };
+    const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, totalEstimated, hasMore, nextCursor };
+    return { parsed, rows: page, pagination, schema, expand };
   }
 
   private async require(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord> {

@@ -2,11 +2,11 @@ import { AppError } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 
-const RESERVED_PREFIXES = ['tenant.', 'platform.'];
+const RESERVED_PREFIXES = ['tenant.', 'platform.', 'metadata.'];
 const RECORD_EVENT = /^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)\.(created|updated|deleted)$/;
 
 /**
- * Whether the platform itself raises events of this name, so an integrator may not publish it: `tenant.*`,
+ * Whether the platform itself raises events of this name, so an integrator may not publish it: `tenant.*`, `metadata.*`,
  * `platform.*`, the events packs declare (`events` in definePack), and the record events `<ns>.<schema>.created|updated|deleted` of a
  * schema the tenant sees. Other names (`erp.order.created`: there is no erp.order schema) stay open.
  */

@@ -8,6 +8,8 @@ export interface Pagination {
   limit: number;
   offset: number;
   total: number | null;
+  /** Lists of the data API: whether `total` is the planner's estimate (count=estimated) rather than exact. */
+  totalEstimated?: boolean;
   hasMore: boolean;
   nextCursor: string | null;
 }

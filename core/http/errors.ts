@@ -6,6 +6,8 @@
 export interface ErrorDetail {
   path: string;
   message: string;
+  /** The record a detail is about (schema_incompatible, conflict over references). */
+  id?: string;
   /** price_changed: the current price in cents. */
   expected?: number;
   /** insufficient_stock: the product short of stock, and how much of it there is. */
@@ -74,6 +76,7 @@ export const MethodNotAllowed = defineError<string>('method_not_allowed', 405, (
 export const Conflict = defineError<string | void>('conflict', 409, (m) => m || 'The request conflicts with the current state');
 export const SchemaExists = defineError<{ ns: string; name: string }>('schema_exists', 409, ({ ns, name }) => `The schema ${ns}.${name} exists already`);
 export const DomainTaken = defineError<string>('domain_taken', 409, (d) => `The domain "${d}" is held by another tenant`);
+export const SchemaIncompatible = defineError<string>('schema_incompatible', 409, (m) => m);
 export const AlreadyMember = defineError<string>('already_member', 409, (e) => `${e} is a member or has a pending invitation already`);
 export const InsufficientStock = defineError<string>('insufficient_stock', 409, (m) => m);
 export const PriceChanged = defineError<string | void>('price_changed', 409, (m) => m || 'A price changed since the client read it');
@@ -85,6 +88,8 @@ export const InvitationExpired = defineError<string>('invitation_expired', 410, 
 export const VersionMismatch = defineError<{ expected: string; actual: number }>(
   'version_mismatch', 412, ({ expected, actual }) => `If-Match ${expected} does not match the current version "${actual}"`,
 );
+// 428
+export const PreconditionRequired = defineError<string>('precondition_required', 428, (what) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 413
 export const PayloadTooLarge = defineError<number>('payload_too_large', 413, (limit) => `The body exceeds the limit of ${limit} bytes`);
 // 415
@@ -100,5 +105,6 @@ export const SmtpFailed = defineError<string>('smtp_failed', 502, (m) => `The SM
 export const UpstreamFailed = defineError<string>('upstream_failed', 502, (m) => m);
 // 503
 export const NotReady = defineError<string | void>('not_ready', 503, (m) => m || 'The service is not ready');
+export const Unavailable = defineError<string | void>('unavailable', 503, (m) => m || 'The service is unavailable; retry shortly');
 // 500
 export const Internal = defineError('internal', 500, () => 'Internal server error');

@@ -11,7 +11,7 @@ import { mountStorageRoutes } from '../storage/storage.routes.js';
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
 export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
-  (router, kernel) => metadataRoutes(router, kernel.schemas),
+  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
   (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.db, config),
   (router, kernel, config) => {

@@ -8,6 +8,7 @@ import { Authenticator } from '../http/auth.js';
 import { MailService } from '../mail/mail.service.js';
 import { SchemaRegistry } from '../metadata/schema-registry.js';
 import { PlatformSettingsService } from '../settings/platform-settings.service.js';
+import { SchemaEvolution } from '../metadata/schema-evolution.js';
 import { TenantsService } from '../tenants/tenants.service.js';
 import { FetchService } from '../fetch/fetch.service.js';
 import { StorageService } from '../storage/storage.service.js';
@@ -43,6 +44,8 @@ export interface KernelInternals extends KernelServices {
   readonly logger: Logger;
   /** Prometheus metrics: counters to increment and `registerGauge` for gauges read at scrape time. */
   readonly metrics: Metrics;
+  /** Schema changes and deletions (CONTRACT.md 12.1). */
+  readonly evolution: SchemaEvolution;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
@@ -52,6 +55,8 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
+  schemas.guard(records.relations);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
   const authenticator = new Authenticator(config);
@@ -62,5 +67,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const seeds = new Seeds();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits };
+  return { db, tenants, schemas, hooks, events, records, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits };
 }

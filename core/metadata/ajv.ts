@@ -45,6 +45,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   };
   const ajv = new Ajv2020(opts);
   addFormats(ajv);
+  // Relations (CONTRACT.md 12.2) are annotations to ajv; core/data/relations.ts reads them.
+  ajv.addVocabulary(['x-ref', 'x-on-delete']);
   return ajv;
 }
 

@@ -1,6 +1,8 @@
 import type { PackRouter } from '../http/route.js';
 import { toSchemaItem } from './schema-definition.js';
 import type { SchemaRegistry } from './schema-registry.js';
+import type { SchemaEvolution } from './schema-evolution.js';
+import { relationsOf, type Relations } from '../data/relations.js';
 import { assertIdentifier } from './schema-registry.js';
 
 const identifier = { type: 'string' };
@@ -19,8 +21,21 @@ const registerBody = {
   },
 };
 
+const changeBody = {
+  ...registerBody,
+  required: ['schema'],
+  properties: {
+    ...registerBody.properties,
+    migrate: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { set: { type: 'object' }, unset: { type: 'array', items: { type: 'string' }, maxItems: 100 } },
+    },
+  },
+};
+
 /** The schema registry's endpoints (JSend). */
-export function metadataRoutes(router: PackRouter, registry: SchemaRegistry): void {
+export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution, relations: Relations): void {
   router.post('/metadata/schemas', {
     summary: 'Register a JSON Schema; its records are served at once under /data/{namespace}/{name}',
     tags: ['metadata'], auth: 'tenant', role: 'admin', status: 201, body: registerBody,
@@ -45,9 +60,40 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry): vo
   });
 
   router.get('/metadata/schemas/:ns/:name', {
-    summary: 'Read one schema', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
+    summary: 'Read one schema, with its relations and the relations that point at it', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
   }, async (ctx) => {
     const schema = await registry.resolve(ctx.state.rc, ctx.params.ns, ctx.params.name);
-    return { item: toSchemaItem(schema) };
+    ctx.set('ETag', `"${schema.version}"`);
+    const relationList = relationsOf(schema.schema).map(({ field, target, many, onDelete }) => ({ field, target, many, onDelete }));
+    return { item: { ...toSchemaItem(schema), relations: relationList, referencedBy: await relations.referencedBy(ctx.state.rc, schema) } };
+  });
+
+  router.put('/metadata/schemas/:ns/:name', {
+    summary: 'Register the next version of a schema (If-Match required); incompatible changes need "migrate"',
+    tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody,
+    errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'schema_not_found', 'superadmin_required',
+      'precondition_required', 'version_mismatch', 'schema_incompatible', 'conflict'],
+  }, async (ctx) => {
+    await evolution.change(ctx.state.rc, ctx.params.ns, ctx.params.name, ctx.get('If-Match') || undefined, ctx.state.body);
+    const current = await registry.resolveStored(ctx.state.rc, ctx.params.ns, ctx.params.name);
+    ctx.set('ETag', `"${current.version}"`);
+    return { item: toSchemaItem(current) };
+  });
+
+  router.delete('/metadata/schemas/:ns/:name', {
+    summary: 'Delete a schema and every record of it (If-Match required); one metadata.schema.deleted event',
+    tags: ['metadata'], auth: 'tenant', role: 'admin',
+    errors: ['invalid_identifier', 'schema_not_found', 'superadmin_required', 'precondition_required', 'version_mismatch', 'conflict'],
+  }, async (ctx) => {
+    await evolution.remove(ctx.state.rc, ctx.params.ns, ctx.params.name, ctx.get('If-Match') || undefined);
+    return null;
+  });
+
+  router.get('/metadata/schemas/:ns/:name/versions', {
+    summary: 'Every version of a schema, oldest first', tags: ['metadata'], auth: 'tenant',
+    errors: ['schema_not_found', 'invalid_identifier'],
+  }, async (ctx) => {
+    const items = await evolution.versions(ctx.state.rc, ctx.params.ns, ctx.params.name);
+    return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
   });
 }

@@ -61,6 +61,16 @@ export function fieldTypes(schema: Record<string, any>): Map<string, FieldType> 
   return types;
 }
 
+/** Top-level properties declared with exactly one scalar JSON type (or it and null): `{ "type": "string" }`. */
+export function plainScalarFields(schema: Record<string, any>): Set<string> {
+  const plain = new Set<string>();
+  for (const [name, prop] of Object.entries((schema.properties ?? {}) as Record<string, any>)) {
+    const declared = Array.isArray(prop?.type) ? prop.type.filter((t: unknown) => t !== 'null') : [prop?.type];
+    if (declared.length === 1 && isScalar(declared[0])) plain.add(name);
+  }
+  return plain;
+}
+
 function typeOfProperty(prop: any): FieldType {
   if (!prop || typeof prop !== 'object') return 'any';
   let t = prop.type;

@@ -7,14 +7,23 @@ import type { NamespaceDeclaration } from '../kernel/define-pack.js';
 import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../http/errors.js';
 import { createAjv } from './ajv.js';
 import {
-  fieldTypes, IDENTIFIER, isScalar, SERVER_FIELDS, type FieldType, type RegisteredSchema, type SchemaInput,
+  fieldTypes, IDENTIFIER, isScalar, plainScalarFields, SERVER_FIELDS, type FieldType, type RegisteredSchema, type SchemaInput,
 } from './schema-definition.js';
 import { SchemasRepository } from './schemas.repository.js';
+import { SchemaGates } from './schema-gates.js';
+import type { SchemaChangeGuard } from './schema-evolution.js';
+import { relationsOf } from '../data/relations.js';
+
+/** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
+const SCHEMA_TOPIC = 'schema';
+const TOKEN_READ_EVERY_MS = 10;
 
 /** A registered schema with its compiled validator and field types. */
 export interface CompiledSchema extends RegisteredSchema {
   validate: ValidateFunction;
   types: Map<string, FieldType>;
+  /** Fields of exactly one scalar type (see plainScalarFields). */
+  plainFields: Set<string>;
 }
 
 interface NamespaceOwner {
@@ -45,9 +54,75 @@ export class SchemaRegistry {
   private readonly ajv = createAjv({ useDefaults: true });
   private readonly cache = new Map<string, CompiledSchema>();
   private readonly namespaces = new Map<string, NamespaceOwner>();
+  /** Checks of other modules on new definitions, changes and deletions (relations). */
+  readonly guards: SchemaChangeGuard[] = [];
+  /** Writes wait at a schema's gate while it migrates (CONTRACT.md 12.1). */
+  readonly gates: SchemaGates;
+  /** Grows with every change heard, so that a read that raced a change is not cached. */
+  private generation = 0;
+  private seenToken: number | null = null;
+  private tokenReadAt = 0;
 
   constructor(private readonly db: Database) {
     this.repository = new SchemasRepository(db);
+    this.gates = new SchemaGates(db.changes);
+    db.changes.subscribe(SCHEMA_TOPIC, (changed) => {
+      this.generation++;
+      if (changed === null) this.cache.clear();
+      else this.cache.delete(changed);
+    });
+  }
+
+  guard(guard: SchemaChangeGuard): void {
+    this.guards.push(guard);
+  }
+
+  /** The cache (and gate) key of a schema. */
+  keyOf(s: Pick<RegisteredSchema, 'tenantId' | 'namespace' | 'name'>): string {
+    return key(s.tenantId, s.namespace, s.name);
+  }
+
+  /** Tells every process that the schema changed or is gone, once rc's transaction commits. */
+  async changed(rc: RequestContext, s: RegisteredSchema): Promise<void> {
+    await this.db.changes.notify(rc, SCHEMA_TOPIC, this.keyOf(s));
+  }
+
+  /**
+   * Runs a write of a record of ns.name with the schema current once the write may go: while the schema
+   * migrates the write waits (at most 30 s, then 503 unavailable), then validates against the new version.
+   */
+  async writing<T>(rc: RequestContext, namespace: string, name: string, write: (schema: CompiledSchema) => Promise<T>): Promise<T> {
+    let schema = await this.resolve(rc, namespace, name);
+    const gate = this.keyOf(schema);
+    if (await this.gates.enter(gate)) {
+      try {
+        schema = await this.resolve(rc, namespace, name);
+      } catch (err) {
+        this.gates.leave(gate);
+        throw err;
+      }
+    }
+    try {
+      return await write(schema);
+    } finally {
+      this.gates.leave(gate);
+    }
+  }
+
+  /** The schema a tenant sees under ns.name, read from the database (not the cache); 404 schema_not_found. */
+  async resolveStored(rc: RequestContext, namespace: string, name: string): Promise<RegisteredSchema> {
+    assertIdentifier('namespace', namespace);
+    assertIdentifier('schema', name);
+    const found = await this.repository.findVisible(rc, rc.tenantId, namespace, name);
+    if (!found) throw SchemaNotFound({ ns: namespace, name });
+    return found;
+  }
+
+  /** The registration of a tenant's new schema version, checked as at registration (compiles, indexes). */
+  prepare(input: SchemaInput): { input: SchemaInput; validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+    const owner = this.namespaces.get(input.namespace);
+    const prepared = owner?.onRegister ? owner.onRegister(structuredClone(input)) : input;
+    return { input: prepared, ...this.check(prepared) };
   }
 
   declareNamespace(pack: string, licensed: string | null, decl: NamespaceDeclaration): void {
@@ -74,6 +149,8 @@ export class SchemaRegistry {
       if (await this.repository.findVisible(rc, rc.tenantId, input.namespace, input.name)) {
         throw SchemaExists({ ns: input.namespace, name: input.name });
       }
+      const candidate = { tenantId: rc.tenantId, namespace: input.namespace, name: input.name, schema: prepared.schema } as RegisteredSchema;
+      for (const g of this.guards) await g.checkDefinition?.(rc, candidate);
       const registered = await this.repository.insert(rc, {
         tenantId: rc.tenantId,
         namespace: input.namespace,
@@ -123,13 +200,36 @@ export class SchemaRegistry {
   async resolve(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
     assertIdentifier('namespace', namespace);
     assertIdentifier('schema', name);
+    await this.forgetOnExternalChange(rc);
     const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
-    if (cached) return cached;
+    // While the change feed is down, changes made by other processes go unheard: the stored version decides.
+    if (cached && this.db.changes.live) return cached;
+    const generation = this.generation;
     // Through the caller's transaction: a schema registered earlier in it is visible, and on SQLite (one
     // pooled connection) a read through the pool would wait for the transaction that holds it.
     const found = await this.repository.findVisible(rc, rc.tenantId, namespace, name);
     if (!found) throw SchemaNotFound({ ns: namespace, name });
-    return this.remember(rc, found, this.compile(found.schema));
+    if (cached && cached.id === found.id && cached.version === found.version) return cached;
+    const compiled = this.remember(rc, found, this.compile(found.schema), generation);
+    return compiled;
+  }
+
+  /**
+   * SQLite: another process on the same file (rare; they hear no notifications) changed something; its
+   * data_version is read at most every 10 ms, as tenant lookups do. PostgreSQL gives no token (null).
+   */
+  private async forgetOnExternalChange(rc: RequestContext): Promise<void> {
+    const now = Date.now();
+    if (now - this.tokenReadAt < TOKEN_READ_EVERY_MS) return;
+    this.tokenReadAt = now;
+    // Through rc's transaction when there is one: SQLite's pool has one connection, which it holds.
+    const token = await this.db.dialect.externalChangeToken(this.db.conn(rc));
+    if (token === null || token === this.seenToken) return;
+    if (this.seenToken !== null) {
+      this.generation++;
+      this.cache.clear();
+    }
+    this.seenToken = token;
   }
 
   async list(rc: RequestContext, namespace?: string): Promise<RegisteredSchema[]> {
@@ -137,9 +237,12 @@ export class SchemaRegistry {
   }
 
   /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
-  private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction): CompiledSchema {
-    const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema) };
-    const store = () => { this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled); };
+  private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction, generation = this.generation): CompiledSchema {
+    const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema) };
+    const store = () => {
+      // Not when a change was heard since the schema was read: it may be older than that change.
+      if (this.generation === generation) this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled);
+    };
     if (rc.trx && rc.afterCommit) rc.afterCommit(store);
     else store();
     return compiled;
@@ -164,6 +267,7 @@ export class SchemaRegistry {
       }
     }
     const validate = this.compile(schema);
+    relationsOf(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
       if (sets === undefined) return [];

@@ -22,6 +22,10 @@ interface SchemaRow {
   updated_at: string;
 }
 
+function indexSuffix(fields: string[]): string {
+  return createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 10);
+}
+
 /** The schemas table and the DDL of the record tables (one table per schema, named from its id). */
 export class SchemasRepository {
   constructor(private readonly db: Database) {}
@@ -88,14 +92,22 @@ export class SchemasRepository {
     const registered: RegisteredSchema = { ...s, id, tableName };
     await this.createRecordTable(conn, registered);
     await this.createIndexes(conn, registered);
+    await this.insertVersion(rc, registered);
     return registered;
   }
 
   /** Updates a platform schema in place (a pack shipped a new version); adds any new indexes. */
   async updateDefinition(rc: RequestContext, existing: RegisteredSchema, next: Pick<RegisteredSchema, 'schema' | 'indexes' | 'unique' | 'title' | 'description' | 'version' | 'updatedAt'>): Promise<RegisteredSchema> {
-    const conn = this.db.conn(rc);
+    const updated = { ...existing, ...next };
+    await this.createIndexes(this.db.conn(rc), updated);
+    await this.storeVersion(rc, updated);
+    return updated;
+  }
+
+  /** Writes the schema's new current version (after a change, CONTRACT.md 12.1); indexes are the caller's. */
+  async storeVersion(rc: RequestContext, next: RegisteredSchema): Promise<void> {
     const dialect = this.db.dialect;
-    await conn('schemas').where({ id: existing.id }).update({
+    await this.db.conn(rc)('schemas').where({ id: next.id }).update({
       definition: dialect.toJson(next.schema),
       indexes: dialect.toJson(next.indexes),
       unique_sets: dialect.toJson(next.unique),
@@ -104,9 +116,87 @@ export class SchemasRepository {
       version: next.version,
       updated_at: next.updatedAt,
     });
-    const updated = { ...existing, ...next };
-    await this.createIndexes(conn, updated);
-    return updated;
+    await this.insertVersion(rc, next);
+  }
+
+  /** The schema's current version, read and (PostgreSQL) locked in rc's transaction. */
+  async lockVersion(rc: RequestContext, id: number): Promise<number | null> {
+    const lock = this.db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
+    const rows = await this.db.dialect.rows<{ version: number }>(this.db.conn(rc), `SELECT version FROM schemas WHERE id = ?${lock}`, [id]);
+    return rows[0] ? Number(rows[0].version) : null;
+  }
+
+  private async insertVersion(rc: RequestContext, s: RegisteredSchema): Promise<void> {
+    const dialect = this.db.dialect;
+    await this.db.conn(rc)('schema_versions').insert({
+      tenant_id: s.tenantId ?? PLATFORM_SCOPE,
+      schema_id: s.id,
+      version: s.version,
+      title: s.title,
+      description: s.description,
+      definition: dialect.toJson(s.schema),
+      indexes: dialect.toJson(s.indexes),
+      unique_sets: dialect.toJson(s.unique),
+      created_at: s.updatedAt,
+    });
+  }
+
+  /** Every version of a schema, oldest first. */
+  async listVersions(rc: RequestContext, s: RegisteredSchema) {
+    const json = this.db.dialect.fromJson.bind(this.db.dialect);
+    const rows = await this.db.conn(rc)('schema_versions')
+      .where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).orderBy('version');
+    return rows.map((r: any) => ({
+      version: Number(r.version), title: r.title ?? '', description: r.description ?? '',
+      schema: json(r.definition), indexes: json(r.indexes), unique: json(r.unique_sets), createdAt: r.created_at,
+    }));
+  }
+
+  /** Removes a schema: its record table, its versions, its counters and its row. Inside a transaction. */
+  async remove(rc: RequestContext, s: RegisteredSchema): Promise<void> {
+    const conn = this.db.conn(rc);
+    await conn.schema.dropTable(s.tableName);
+    await conn('schema_versions').where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).delete();
+    const counters = conn('record_counts').where({ schema_id: s.id });
+    await (s.tenantId ? counters.where({ tenant_id: s.tenantId }) : counters).delete();
+    await conn('schemas').where({ id: s.id }).delete();
+  }
+
+  /**
+   * The statements of a schema's declared indexes and unique sets, by index name. `concurrently`: built
+   * without blocking writes (PostgreSQL; outside any transaction).
+   */
+  indexStatements(s: RegisteredSchema, concurrently = false): Map<string, string> {
+    const types = fieldTypes(s.schema);
+    const expr = (field: string) => {
+      const column = serverColumn(field)?.column;
+      if (column) return column;
+      const type = types.get(field);
+      return this.db.dialect.jsonField(field, isScalar(type) ? type : 'string');
+    };
+    const how = concurrently && this.db.dialect.name === 'postgres' ? ' CONCURRENTLY' : '';
+    const statements = new Map<string, string>();
+    // Index names come from their fields, so a new schema version keeps the indexes it still declares.
+    for (const fields of s.indexes) {
+      const name = `${s.tableName}_ix_${indexSuffix(fields)}`;
+      const cols = ['tenant_id', ...fields.map(expr), ...(fields.includes('createdAt') ? [] : ['created_at']), 'id'];
+      statements.set(name, `CREATE INDEX${how} IF NOT EXISTS ${name} ON ${s.tableName} (${cols.join(', ')})`);
+    }
+    for (const fields of s.unique) {
+      const name = `${s.tableName}_ux_${indexSuffix(fields)}`;
+      statements.set(name, `CREATE UNIQUE INDEX${how} IF NOT EXISTS ${name} ON ${s.tableName} (${['tenant_id', ...fields.map(expr)].join(', ')})`);
+    }
+    return statements;
+  }
+
+  /** The suffix of the index names of a field list. */
+  indexSuffix(fields: string[]): string {
+    return indexSuffix(fields);
+  }
+
+  /** Runs DDL on rc's transaction, or on the pool outside one. */
+  async ddl(rc: RequestContext | null, sql: string): Promise<void> {
+    await this.db.conn(rc).raw(sql);
   }
 
   private async createRecordTable(conn: Knex, s: RegisteredSchema): Promise<void> {
@@ -121,28 +211,13 @@ export class SchemasRepository {
     });
     // Listing newest first is always indexed.
     await conn.raw(`CREATE INDEX ${s.tableName}_created ON ${s.tableName} (tenant_id, created_at, id)`);
+    // PostgreSQL: equality on any field of the document is served by one GIN index.
+    const documentIndex = this.db.dialect.documentIndexSql(s.tableName);
+    if (documentIndex) await conn.raw(documentIndex);
   }
 
   /** Declared indexes and unique sets become expression indexes led by tenant_id; indexes end with created_at, id. */
   private async createIndexes(conn: Knex, s: RegisteredSchema): Promise<void> {
-    const types = fieldTypes(s.schema);
-    const expr = (field: string) => {
-      const column = serverColumn(field)?.column;
-      if (column) return column;
-      const type = types.get(field);
-      return this.db.dialect.jsonField(field, isScalar(type) ? type : 'string');
-    };
-    const statements: string[] = [];
-    // Index names come from their fields, so a new schema version adds new indexes and keeps the old ones.
-    const suffix = (fields: string[]) => createHash('sha256').update(fields.join(',')).digest('hex').slice(0, 10);
-    for (const fields of s.indexes) {
-      const cols = ['tenant_id', ...fields.map(expr), ...(fields.includes('createdAt') ? [] : ['created_at']), 'id'];
-      statements.push(`CREATE INDEX IF NOT EXISTS ${s.tableName}_ix_${suffix(fields)} ON ${s.tableName} (${cols.join(', ')})`);
-    }
-    for (const fields of s.unique) {
-      const cols = ['tenant_id', ...fields.map(expr)];
-      statements.push(`CREATE UNIQUE INDEX IF NOT EXISTS ${s.tableName}_ux_${suffix(fields)} ON ${s.tableName} (${cols.join(', ')})`);
-    }
-    for (const sql of statements) await conn.raw(sql);
+    for (const sql of this.indexStatements(s).values()) await conn.raw(sql);
   }
 }

@@ -4,6 +4,7 @@ import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/sch
 import { pageSchema, successSchema } from './openapi-envelopes.js';
 import type { OpenApiDocument, OpenApiOperation } from './openapi.builder.js';
 import { componentRef, toOpenApiSchema } from './openapi-schema.js';
+import { safeRelations } from '../data/relations.js';
 
 /** The universal data API's generic paths (CONTRACT.md section 3) in the document. */
 export const DATA_COLLECTION_PATH = '/api/v1/data/{ns}/{schema}';
@@ -19,10 +20,16 @@ function listParameters(filterParameters: Array<Record<string, unknown>>): Array
     { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: '`nextCursor` of the previous page (keyset paging)' },
     { name: 'sort', in: 'query', required: false, schema: { type: 'string', default: '-createdAt' }, description: 'Comma list of fields, `-` for descending: `-createdAt,title`' },
     { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma list of fields to return' },
-    { name: 'count', in: 'query', required: false, schema: { type: 'boolean', default: true }, description: '`false` leaves `pagination.total` null (faster)' },
+    expandParameter,
+    { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', 'estimated'], default: 'true' }, description: '`true`: exact `pagination.total`; `false`: `total` null; `estimated`: on PostgreSQL the planner\'s estimate when above 10,000 (`pagination.totalEstimated` true), else exact' },
     ...filterParameters,
   ];
 }
+
+const expandParameter = {
+  name: 'expand', in: 'query', required: false, schema: { type: 'string' },
+  description: 'Comma list of relation fields (`x-ref`) to embed in place of their ids, at most 5 paths and 2 levels: `category,supplier.country`',
+};
 
 const genericFilter = {
   name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
@@ -44,11 +51,19 @@ export function describeDataPaths(doc: OpenApiDocument): void {
   }
   const list = doc.paths[DATA_COLLECTION_PATH]?.get;
   if (list) list.parameters.push(...listParameters([genericFilter]));
+  doc.paths[DATA_RECORD_PATH]?.get?.parameters.push(expandParameter);
   const record = doc.paths[DATA_RECORD_PATH];
   for (const method of ['patch', 'delete'] as const) {
     record?.[method]?.parameters.push({
       name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },
       description: 'The version the change is based on, as in the ETag: `"3"`; 412 version_mismatch when the record has moved on',
+    });
+  }
+  const schemaPath = doc.paths['/api/v1/metadata/schemas/{ns}/{name}'];
+  for (const method of ['put', 'delete'] as const) {
+    schemaPath?.[method]?.parameters.push({
+      name: 'If-Match', in: 'header', required: true, schema: { type: 'string' },
+      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
     });
   }
   const etag = { description: 'The record\'s version, for If-Match', schema: { type: 'string' } };
@@ -95,10 +110,30 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
       if (record.delete) doc.paths[one].delete = specialise(record.delete, `delete${words}`, tag, `Delete a ${tag} record`, { type: 'null' });
     }
   }
+  describeRelations(doc, schemas);
   return doc;
 }
 
 /** Puts the registered schema into components: as registered (create), as a merge patch, and as a stored record. */
+/**
+ * Relations (CONTRACT.md 12.2) on each record component: `x-relations` (its own `x-ref` properties) and
+ * `x-referenced-by` (the relations of other schemas that point at it).
+ */
+function describeRelations(doc: OpenApiDocument, schemas: RegisteredSchema[]): void {
+  for (const schema of schemas) {
+    const relations = safeRelations(schema.schema);
+    if (!relations.length) continue;
+    const own = doc.components.schemas[`data.${schema.namespace}.${schema.name}.record`] as Record<string, unknown> | undefined;
+    if (own) own['x-relations'] = relations;
+    for (const r of relations) {
+      const target = doc.components.schemas[`data.${r.target}.record`] as Record<string, unknown> | undefined;
+      if (!target) continue;
+      const list = (target['x-referenced-by'] ??= []) as unknown[];
+      list.push({ source: `${schema.namespace}.${schema.name}`, field: r.field, many: r.many, onDelete: r.onDelete });
+    }
+  }
+}
+
 function registerComponents(doc: OpenApiDocument, base: string, schema: RegisteredSchema) {
   const input = toOpenApiSchema(schema.schema, componentRef(base));
   if (schema.title && input.title === undefined) input.title = schema.title;

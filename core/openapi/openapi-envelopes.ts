@@ -17,6 +17,7 @@ export const ENVELOPE_COMPONENTS: Record<string, JsonSchema> = {
       limit: { type: 'integer' },
       offset: { type: 'integer' },
       total: { type: ['integer', 'null'], description: 'null when the request passed count=false' },
+      totalEstimated: { type: 'boolean', description: 'Lists of the data API: true when `total` is the planner\'s estimate (count=estimated)' },
       hasMore: { type: 'boolean' },
       nextCursor: { type: ['string', 'null'], description: 'Pass as `cursor` for the next page (keyset paging)' },
     },

@@ -34,3 +34,25 @@ export function benchBody(i: number): Record<string, unknown> {
     tags: ['bench', `t${i % 7}`],
   };
 }
+
+/** Relations (CONTRACT.md 12.2): records that refer to one of ten categories, for the expansion scenario. */
+export const BENCH_CATEGORY_SCHEMA: SchemaInput = {
+  namespace: 'bench',
+  name: 'category',
+  schema: { type: 'object', additionalProperties: false, properties: { name: { type: 'string' }, slug: { type: 'string' } } },
+};
+
+export const BENCH_LINKED_SCHEMA: SchemaInput = {
+  namespace: 'bench',
+  name: 'linked',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title'],
+    properties: {
+      title: { type: 'string', maxLength: 200 },
+      priceCents: { type: 'integer', minimum: 0 },
+      category: { type: 'string', 'x-ref': 'bench.category' },
+    },
+  },
+};

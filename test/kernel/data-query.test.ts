@@ -67,7 +67,7 @@ describe('GET /api/v1/data/:ns/:schema (query language)', () => {
   it('lists newest first by default with pagination', async () => {
     const res = await list({});
     expect(res.body.data.items.map((i: Item) => i.name)).to.deep.equal(seed.map((s) => s.name).reverse());
-    expect(res.body.data.pagination).to.deep.equal({ limit: 50, offset: 0, total: 5, hasMore: false, nextCursor: null });
+    expect(res.body.data.pagination).to.deep.equal({ limit: 50, offset: 0, total: 5, totalEstimated: false, hasMore: false, nextCursor: null });
   });
 
   it('filters strings with eq (implicit and explicit), ne, in, nin', async () => {

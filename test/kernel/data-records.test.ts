@@ -224,19 +224,28 @@ describe('records through /api/v1/data/:ns/:schema/:id', () => {
       expect(await total()).to.equal(3);
       await t.http.delete(url(id)).set(as(tenant, 'editor')).expect(200);
       expect(await total()).to.equal(2);
-      // A row written by another connection, as another service process on the same database would.
-      const { tableName } = await t.app.kernel.schemas.resolve(systemContext(tenant), 'rec', 'doc');
+      // A row written by another connection, as another service process on the same database would:
+      // the record and its +1 on the tenant's counter, in one transaction.
+      const { tableName, id: schemaId } = await t.app.kernel.schemas.resolve(systemContext(tenant), 'rec', 'doc');
       const now = new Date().toISOString();
       const values = [tenant, '0190a0a0-0000-7000-8000-00000000abcd', JSON.stringify({ title: 'elsewhere' }), 1, now, now];
       const insert = `INSERT INTO ${tableName} (tenant_id, id, data, version, created_at, updated_at)`;
+      const counter = [tenant, schemaId, '0190a0a0-0000-7000-8000-00000000abce', 1];
+      const count = 'INSERT INTO record_counts (tenant_id, schema_id, id, n)';
       if (t.engine === 'sqlite') {
         const other = new Database(t.database.url.slice('sqlite:'.length));
-        other.prepare(`${insert} VALUES (?, ?, ?, ?, ?, ?)`).run(...values);
+        other.transaction(() => {
+          other.prepare(`${insert} VALUES (?, ?, ?, ?, ?, ?)`).run(...values);
+          other.prepare(`${count} VALUES (?, ?, ?, ?)`).run(...counter);
+        })();
         other.close();
       } else {
         const other = new pg.Client({ connectionString: t.database.url });
         await other.connect();
+        await other.query('BEGIN');
         await other.query(`${insert} VALUES ($1, $2, $3, $4, $5, $6)`, values);
+        await other.query(`${count} VALUES ($1, $2, $3, $4)`, counter);
+        await other.query('COMMIT');
         await other.end();
       }
       expect(await total()).to.equal(3);

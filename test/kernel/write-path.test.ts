@@ -245,7 +245,7 @@ describe('the read path: list items spliced from the stored JSON text', () => {
     const list = await t.http.get('/api/v1/data/wp/doc?sort=createdAt').set(as(tenant, 'viewer')).expect(200);
     expect(list.headers['content-type']).to.equal('application/json; charset=utf-8');
     expect(list.body.status).to.equal('success');
-    expect(list.body.data.pagination).to.deep.equal({ limit: 50, offset: 0, total: 4, hasMore: false, nextCursor: null });
+    expect(list.body.data.pagination).to.deep.equal({ limit: 50, offset: 0, total: 4, totalEstimated: false, hasMore: false, nextCursor: null });
     for (const [i, id] of created.entries()) {
       const one = await t.http.get(`/api/v1/data/wp/doc/${id}`).set(as(tenant, 'viewer')).expect(200);
       expect(list.body.data.items[i]).to.deep.equal(one.body.data.item);

@@ -80,6 +80,28 @@ export interface Dialect {
   exec(connection: unknown, sql: string): Promise<void>;
   /** Updates planner statistics for a table (ANALYZE). */
   analyze(knex: Knex, table: string): Promise<void>;
+  /**
+   * The statement that indexes a record table's whole document for equality on any top-level field
+   * (PostgreSQL: GIN, jsonb_path_ops), or null when the engine has none.
+   */
+  documentIndexSql(table: string): string | null;
+  /**
+   * A condition "the document has `field` equal to `value`" that the document index serves, to AND
+   * beside the typed comparison, or null when the engine has no such index.
+   */
+  documentEquals(field: string, value: string | number | boolean): { sql: string; bindings: unknown[] } | null;
+  /**
+   * SQL expression for the document in `column` with top-level fields removed (`unset`) and set to JSON
+   * values (`set`); field names are pre-validated.
+   */
+  jsonEdit(column: string, set: Record<string, unknown>, unset: string[]): { sql: string; bindings: unknown[] };
+  /**
+   * A condition "the document's `field` holds `id`": equal to it, or with `many`, an array containing it
+   * (PostgreSQL: served by the document index). One binding.
+   */
+  refersTo(field: string, many: boolean, id: string): { sql: string; bindings: unknown[] };
+  /** The planner's estimate of the rows a SELECT returns, or null when the engine gives none cheaply. */
+  estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<number | null>;
 }
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countQuery } from '../query-count.js';
 import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
@@ -160,6 +161,7 @@ export const postgresDialect: Dialect = {
     return `jsonb_array_elements_text(${column}) AS ${alias}(value)`;
   },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+    countQuery();
     // Through knex's connection handling (the pool, or the transaction's connection), as a named
     // prepared statement, which pg parses once per connection.
     const client = (conn as unknown as { client: KnexClient }).client;
@@ -177,5 +179,33 @@ export const postgresDialect: Dialect = {
   async analyze(knex: Knex, table: string) {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
+  },
+  documentIndexSql(table: string) {
+    assertSafeField(table);
+    return `CREATE INDEX IF NOT EXISTS ${table}_doc ON ${table} USING gin (data jsonb_path_ops)`;
+  },
+  jsonEdit(column: string, set: Record<string, unknown>, unset: string[]) {
+    let sql = column;
+    for (const field of unset) {
+      assertSafeField(field);
+      sql = `${sql} - '${field}'`;
+    }
+    const fields = Object.keys(set);
+    for (const field of fields) assertSafeField(field);
+    if (fields.length) return { sql: `(${sql}) || ?::jsonb`, bindings: [JSON.stringify(set)] };
+    return { sql, bindings: [] };
+  },
+  refersTo(field: string, many: boolean, id: string) {
+    assertSafeField(field);
+    return { sql: 'data @> ?::jsonb', bindings: [JSON.stringify({ [field]: many ? [id] : id })] };
+  },
+  documentEquals(field: string, value: string | number | boolean) {
+    assertSafeField(field);
+    return { sql: 'data @> ?::jsonb', bindings: [JSON.stringify({ [field]: value })] };
+  },
+  async estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]) {
+    const [row] = await postgresDialect.rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(conn, `EXPLAIN (FORMAT JSON) ${sql}`, bindings);
+    const plan = row?.['QUERY PLAN'];
+    return plan ? Number(plan[0].Plan['Plan Rows']) : null;
   },
 };

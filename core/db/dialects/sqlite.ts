@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { countQuery } from '../query-count.js';
 import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
@@ -74,6 +75,24 @@ async function commitGroup(connection: object, group: DeferredWrite[][]): Promis
   return outcomes;
 }
 
+/**
+ * Through knex's own connection handling (the pool, or the transaction's connection), but with prepared
+ * statements kept per connection: knex prepares every statement anew.
+ */
+async function rowsOf<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  const client = (conn as unknown as { client: KnexClient }).client;
+  const connection = await client.acquireConnection();
+  try {
+    const statement = prepared(connection, sql);
+    const args = driverArgs(bindings);
+    if (statement.reader) return statement.all(...args) as T[];
+    statement.run(...args);
+    return [];
+  } finally {
+    await client.releaseConnection(connection);
+  }
+}
+
 export const sqliteDialect: Dialect = {
   name: 'sqlite',
   jsonField(field: string, _type: JsonScalarType, column = 'data') {
@@ -97,19 +116,8 @@ export const sqliteDialect: Dialect = {
     return (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
   },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
-    // Through knex's own connection handling (the pool, or the transaction's connection), but with
-    // prepared statements kept per connection: knex prepares every statement anew.
-    const client = (conn as unknown as { client: KnexClient }).client;
-    const connection = await client.acquireConnection();
-    try {
-      const statement = prepared(connection, sql);
-      const args = driverArgs(bindings);
-      if (statement.reader) return statement.all(...args) as T[];
-      statement.run(...args);
-      return [];
-    } finally {
-      await client.releaseConnection(connection);
-    }
+    countQuery();
+    return rowsOf<T>(conn, sql, bindings);
   },
   async runWrites(connection: object, writes: readonly DeferredWrite[]) {
     return runWritesNow(connection as BetterSqliteConnection, writes);
@@ -128,11 +136,30 @@ export const sqliteDialect: Dialect = {
   },
   async externalChangeToken(conn: Knex) {
     // PRAGMA data_version changes when any other connection commits; the service itself holds one.
-    const rows = await sqliteDialect.rows<{ data_version: number }>(conn, 'PRAGMA data_version', []);
+    // Not counted as a query of the request (core/db/query-count.ts): it is read every 10 ms, not per request.
+    const rows = await rowsOf<{ data_version: number }>(conn, 'PRAGMA data_version', []);
     return Number(rows[0]?.data_version);
   },
   async analyze(knex: Knex, table: string) {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
   },
+  // No index over a whole JSON document: a field is served only by an index declared for it.
+  documentIndexSql: () => null,
+  refersTo(field: string, many: boolean, id: string) {
+    assertSafeField(field);
+    if (!many) return { sql: `json_extract(data, '$.${field}') = ?`, bindings: [id] };
+    return { sql: `EXISTS (SELECT 1 FROM json_each(data, '$.${field}') WHERE value = ?)`, bindings: [id] };
+  },
+  jsonEdit(column: string, set: Record<string, unknown>, unset: string[]) {
+    let sql = column;
+    for (const field of unset) assertSafeField(field);
+    if (unset.length) sql = `json_remove(${sql}, ${unset.map((f) => `'$.${f}'`).join(', ')})`;
+    const fields = Object.keys(set);
+    for (const field of fields) assertSafeField(field);
+    if (fields.length) sql = `json_set(${sql}, ${fields.map((f) => `'$.${f}', json(?)`).join(', ')})`;
+    return { sql, bindings: fields.map((f) => JSON.stringify(set[f])) };
+  },
+  documentEquals: () => null,
+  estimateRows: async () => null,
 };

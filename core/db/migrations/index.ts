@@ -10,7 +10,9 @@ import { outboxPositionsMigration } from './0103-outbox-positions.js';
 import { platformSettingsMigration } from '../../settings/platform-settings.migration.js';
 import { knowledgeMigration } from '../../knowledge/knowledge.migration.js';
 import { idempotencyMigration } from './0004-idempotency.js';
+import { recordCountsMigration } from './0010-record-counts.js';
+import { schemaVersionsMigration } from './0011-schema-versions.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
 export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration,
-  outboxPositionsMigration, platformSettingsMigration, knowledgeMigration];
+  outboxPositionsMigration, platformSettingsMigration, knowledgeMigration, recordCountsMigration, schemaVersionsMigration];

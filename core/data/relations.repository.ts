@@ -1,0 +1,55 @@
+import type { Database } from '../db/database.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { RegisteredSchema } from '../metadata/schema-definition.js';
+import type { RecordRow } from './records.repository.js';
+
+/** The SQL of relations (CONTRACT.md 12.2): which referenced records exist, which records refer to one, batch reads. */
+export class RelationsRepository {
+  constructor(private readonly db: Database) {}
+
+  /**
+   * Which of `ids` exist among the tenant's records of `target`. Inside a write transaction on PostgreSQL
+   * the rows found are locked (FOR KEY SHARE) until it commits, so that a concurrent delete of one waits
+   * and then sees the new reference; SQLite's write transaction excludes every other writer already.
+   */
+  async existing(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
+    const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
+      `SELECT id FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
+    return new Set(rows.map((r) => r.id));
+  }
+
+  /** The tenant's records of `source` whose `field` holds `id` (at most `limit`). */
+  async referring(rc: RequestContext, source: RegisteredSchema, field: string, many: boolean, id: string, limit: number): Promise<string[]> {
+    const refers = this.db.dialect.refersTo(field, many, id);
+    const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
+      `SELECT id FROM ${source.tableName} WHERE tenant_id = ? AND ${refers.sql} ORDER BY id LIMIT ?`, [rc.tenantId!, ...refers.bindings, limit]);
+    return rows.map((r) => r.id);
+  }
+
+  /** The tenant's records of `target` among `ids`, in one query. */
+  async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
+    if (!ids.length) return [];
+    return this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+      `SELECT id, data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
+      [rc.tenantId!, JSON.stringify(ids)]);
+  }
+
+  /**
+   * `(SELECT value FROM <the elements of one JSON array binding>)`: the statement's text is the same for
+   * any number of ids, so each engine prepares it once.
+   */
+  private idList(): string {
+    return `(SELECT value FROM ${this.db.dialect.jsonArrayValues('?', 'ids')})`;
+  }
+
+  /** Records of `source` (any tenant's, for a platform schema) whose `field` is set, for checks of a new version. */
+  async withField(rc: RequestContext, source: RegisteredSchema, field: string, after: [string, string], limit: number): Promise<Array<{ tenantId: string; id: string; value: unknown }>> {
+    const own = source.tenantId !== null;
+    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string; data: unknown }>(this.db.conn(rc),
+      `SELECT tenant_id, id, data FROM ${source.tableName} WHERE ${own ? 'tenant_id = ? AND ' : ''}(tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT ?`,
+      [...(own ? [source.tenantId] : []), ...after, limit]);
+    return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id, value: this.db.dialect.fromJson<Record<string, unknown>>(r.data)[field] }));
+  }
+}

@@ -1,0 +1,245 @@
+import { Conflict, InvalidFilter, InvalidSchema, ValidationFailed, type ErrorDetail } from '../http/errors.js';
+import type { RequestContext } from '../kernel/request-context.js';
+import type { RegisteredSchema } from '../metadata/schema-definition.js';
+import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
+import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
+import type { DataRecord, RecordRow } from './records.repository.js';
+import { RelationsRepository } from './relations.repository.js';
+
+export type OnDelete = 'restrict' | 'set_null' | 'cascade';
+
+/** A property that refers to records of another schema (CONTRACT.md 12.2). */
+export interface Relation {
+  field: string;
+  /** `<ns>.<name>` of the referenced schema. */
+  target: string;
+  many: boolean;
+  onDelete: OnDelete;
+}
+
+/** A relation seen from the referenced schema: records of `source` refer to it through `field`. */
+export interface BackReference {
+  source: string;
+  field: string;
+  many: boolean;
+  onDelete: OnDelete;
+}
+
+export const EXPAND_LIMITS = { maxPaths: 5, maxDepth: 2 };
+const ON_DELETE: readonly OnDelete[] = ['restrict', 'set_null', 'cascade'];
+/** Records named in a 409 over references, at most. */
+const MAX_NAMED = 20;
+/** Stored records checked per batch when a new version adds a relation. */
+const CHECK_BATCH = 1000;
+
+/** Relations by JSON Schema document: a registered schema's document is never changed, only replaced. */
+const declared = new WeakMap<object, Relation[]>();
+
+/** The relations a JSON Schema declares: `x-ref` on a top-level string property or array of strings. */
+export function relationsOf(schema: Record<string, any>): Relation[] {
+  let relations = declared.get(schema);
+  if (!relations) declared.set(schema, (relations = parseRelations(schema)));
+  return relations;
+}
+
+function parseRelations(schema: Record<string, any>): Relation[] {
+  const relations: Relation[] = [];
+  for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, any>)) {
+    if (!prop || typeof prop !== 'object' || prop['x-ref'] === undefined) continue;
+    const target = prop['x-ref'];
+    const onDelete = prop['x-on-delete'] ?? 'restrict';
+    if (typeof target !== 'string' || !/^[a-z][a-z0-9_]{0,39}\.[a-z][a-z0-9_]{0,39}$/.test(target)) {
+      throw InvalidSchema(`"x-ref" of ${field} must name a schema as "<namespace>.<name>"`);
+    }
+    if (!ON_DELETE.includes(onDelete)) throw InvalidSchema(`"x-on-delete" of ${field} must be one of ${ON_DELETE.join(', ')}`);
+    const types = (t: unknown) => (Array.isArray(t) ? t : [t]).filter((x) => x !== 'null');
+    const one = types(prop.type).length === 1 && types(prop.type)[0] === 'string';
+    const many = types(prop.type).length === 1 && types(prop.type)[0] === 'array' && types(prop.items?.type)[0] === 'string';
+    if (!one && !many) throw InvalidSchema(`"x-ref" of ${field} needs a string property or an array of strings`);
+    relations.push({ field, target, many, onDelete });
+  }
+  for (const r of relations) {
+    if (r.onDelete === 'set_null' && !r.many && (schema.required ?? []).includes(r.field)) {
+      throw InvalidSchema(`${r.field} is required, so "x-on-delete": "set_null" cannot clear it`);
+    }
+  }
+  return relations;
+}
+
+/** Ids a record holds in a relation field. */
+function idsIn(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === 'string');
+  return [];
+}
+
+/**
+ * Relations between schemas: references checked in the write transaction, on-delete behaviour, expansion
+ * in a fixed number of queries, and what the schema endpoint shows. The record service calls it; schema
+ * changes and deletions consult it as a guard.
+ */
+export class Relations implements SchemaChangeGuard {
+  readonly repository: RelationsRepository;
+
+  constructor(repository: RelationsRepository, private readonly schemas: SchemaRegistry) {
+    this.repository = repository;
+  }
+
+  /** A new version's relations name schemas the tenant sees. */
+  async checkDefinition(rc: RequestContext, next: RegisteredSchema): Promise<void> {
+    for (const r of relationsOf(next.schema)) {
+      if (r.target !== `${next.namespace}.${next.name}`) await this.target(rc, r, next);
+    }
+  }
+
+  /** A schema that another schema refers to may not be deleted. */
+  async checkDeletion(rc: RequestContext, s: RegisteredSchema): Promise<void> {
+    const refs = (await this.referencedBy(rc, s)).filter((b) => b.source !== `${s.namespace}.${s.name}`);
+    if (refs.length) {
+      throw Conflict(`${s.namespace}.${s.name} is referenced by ${refs.map((b) => `${b.source}.${b.field}`).join(', ')}; remove those relations first`);
+    }
+  }
+
+  /** Stored records of a new version's new relations refer to existing records. */
+  async checkRecords(rc: RequestContext, next: RegisteredSchema, previous: RegisteredSchema): Promise<ErrorDetail[]> {
+    const before = relationsOf(previous.schema);
+    const added = relationsOf(next.schema).filter((r) => !before.some((b) => b.field === r.field && b.target === r.target));
+    const details: ErrorDetail[] = [];
+    for (const r of added) {
+      const target = await this.target(rc, r, next);
+      let after: [string, string] = ['', ''];
+      for (;;) {
+        const batch = await this.repository.withField(rc, previous, r.field, after, CHECK_BATCH);
+        const byTenant = new Map<string, typeof batch>();
+        for (const row of batch) byTenant.set(row.tenantId, [...(byTenant.get(row.tenantId) ?? []), row]);
+        for (const [tenantId, rows] of byTenant) {
+          const found = await this.repository.existing({ ...rc, tenantId }, target, [...new Set(rows.flatMap((row) => idsIn(row.value)))]);
+          for (const row of rows) {
+            for (const id of idsIn(row.value)) {
+              if (!found.has(id)) details.push({ id: row.id, path: `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
+            }
+          }
+        }
+        if (details.length >= MAX_NAMED || batch.length < CHECK_BATCH) break;
+        after = [batch[batch.length - 1].tenantId, batch[batch.length - 1].id];
+      }
+    }
+    return details.slice(0, MAX_NAMED);
+  }
+
+  /** Every reference a record's document makes exists in the same tenant (400 validation_failed naming the path). */
+  async checkReferences(rc: RequestContext, schema: CompiledSchema, data: Record<string, unknown>, previous: Record<string, unknown> | null): Promise<void> {
+    const issues: ErrorDetail[] = [];
+    for (const r of relationsOf(schema.schema)) {
+      const known = new Set(previous ? idsIn(previous[r.field]) : []);
+      const ids = idsIn(data[r.field]);
+      const fresh = [...new Set(ids.filter((id) => !known.has(id)))];
+      if (!fresh.length) continue;
+      const found = await this.repository.existing(rc, await this.target(rc, r, schema), fresh);
+      ids.forEach((id, i) => {
+        if (!known.has(id) && !found.has(id)) {
+          issues.push({ path: r.many ? `/${r.field}/${i}` : `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
+        }
+      });
+    }
+    if (issues.length) throw ValidationFailed('The record refers to records that do not exist', issues);
+  }
+
+  /** The relations of the schemas the tenant sees that point at `s`. */
+  async referencedBy(rc: RequestContext, s: Pick<RegisteredSchema, 'namespace' | 'name'>): Promise<BackReference[]> {
+    const name = `${s.namespace}.${s.name}`;
+    const found: BackReference[] = [];
+    for (const other of await this.schemas.list(rc)) {
+      for (const r of safeRelations(other.schema)) {
+        if (r.target === name) found.push({ source: `${other.namespace}.${other.name}`, field: r.field, many: r.many, onDelete: r.onDelete });
+      }
+    }
+    return found;
+  }
+
+  /**
+   * What deleting record `id` of `s` does to the records that refer to it: throws 409 conflict for a
+   * `restrict` relation that has some (naming them); returns the records to clear (`set_null`) and to
+   * delete (`cascade`). Called inside the deleting transaction, after the record is gone.
+   */
+  async onDelete(rc: RequestContext, s: CompiledSchema, id: string): Promise<Array<{ schema: CompiledSchema; relation: BackReference; ids: string[] }>> {
+    const work: Array<{ schema: CompiledSchema; relation: BackReference; ids: string[] }> = [];
+    for (const ref of await this.referencedBy(rc, s)) {
+      const [ns, name] = ref.source.split('.');
+      const source = await this.schemas.resolve(rc, ns, name);
+      const limit = ref.onDelete === 'restrict' ? MAX_NAMED : Number.MAX_SAFE_INTEGER;
+      const ids = (await this.repository.referring(rc, source, ref.field, ref.many, id, limit)).filter((x) => !(source.id === s.id && x === id));
+      if (!ids.length) continue;
+      if (ref.onDelete === 'restrict') {
+        throw Conflict(`The record is referenced by ${ref.source} records through ${ref.field}`, ids.map((rid) => ({ id: rid, path: `/${ref.field}`, message: `refers to ${s.namespace}.${s.name} "${id}"` })));
+      }
+      work.push({ schema: source, relation: ref, ids });
+    }
+    return work;
+  }
+
+  /** Parses `expand=a,b.c` against the schema: at most 2 levels and 5 paths, each step a relation (else 400 invalid_filter). */
+  async parseExpand(rc: RequestContext, schema: CompiledSchema, raw: unknown): Promise<string[][] | null> {
+    if (raw === undefined || raw === '') return null;
+    if (typeof raw !== 'string') throw InvalidFilter('expand was given more than once');
+    const paths = raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('.'));
+    if (paths.length > EXPAND_LIMITS.maxPaths) throw InvalidFilter(`At most ${EXPAND_LIMITS.maxPaths} expand paths are allowed`);
+    for (const path of paths) {
+      if (path.length > EXPAND_LIMITS.maxDepth) throw InvalidFilter(`expand goes at most ${EXPAND_LIMITS.maxDepth} levels deep, not "${path.join('.').slice(0, 80)}"`);
+      let at: CompiledSchema = schema;
+      for (const field of path) {
+        const r = relationsOf(at.schema).find((x) => x.field === field);
+        if (!r) throw InvalidFilter(`Cannot expand "${field.slice(0, 64)}": it is not a relation of ${at.namespace}.${at.name}`);
+        at = await this.target(rc, r, at);
+      }
+    }
+    return paths;
+  }
+
+  /**
+   * Puts the referenced records in place of their ids, in one query per distinct path prefix whatever the
+   * number of records (a record that does not exist, or that the caller cannot read, becomes null).
+   */
+  async expand(rc: RequestContext, schema: CompiledSchema, records: Array<Record<string, unknown>>, paths: string[][], toRecord: (row: Omit<RecordRow, 'tenant_id'>) => DataRecord): Promise<void> {
+    const byField = new Map<string, string[][]>();
+    for (const [head, ...rest] of paths) byField.set(head, [...(byField.get(head) ?? []), ...(rest.length ? [rest] : [])]);
+    for (const [field, deeper] of byField) {
+      const r = relationsOf(schema.schema).find((x) => x.field === field)!;
+      const target = await this.target(rc, r, schema);
+      const ids = [...new Set(records.flatMap((rec) => idsIn(rec[field])))];
+      const found = new Map((await this.repository.byIds(rc, target, ids)).map((row) => [row.id, toRecord(row) as Record<string, unknown>]));
+      if (deeper.length) await this.expand(rc, target, [...found.values()], deeper, toRecord);
+      for (const rec of records) {
+        const value = rec[field];
+        if (typeof value === 'string') rec[field] = found.get(value) ?? null;
+        else if (Array.isArray(value)) rec[field] = value.map((v) => (typeof v === 'string' ? found.get(v) ?? null : v));
+      }
+    }
+  }
+
+  /** Whether a field is a many-relation (filter[a]=<id> then means "contains"). */
+  manyFields(schema: RegisteredSchema): Set<string> {
+    return new Set(safeRelations(schema.schema).filter((r) => r.many).map((r) => r.field));
+  }
+
+  private async target(rc: RequestContext, r: Relation, from: Pick<RegisteredSchema, 'namespace' | 'name'>): Promise<CompiledSchema> {
+    const [ns, name] = r.target.split('.');
+    try {
+      return await this.schemas.resolve(rc, ns, name);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'schema_not_found') {
+        throw InvalidSchema(`${from.namespace}.${from.name}.${r.field} refers to ${r.target}, which is not a schema you can see`);
+      }
+      throw err;
+    }
+  }
+}
+
+/** Relations of a stored schema; a schema stored before relations existed may declare them loosely. */
+export function safeRelations(schema: Record<string, any>): Relation[] {
+  try {
+    return relationsOf(schema);
+  } catch {
+    return [];
+  }
+}

@@ -1,0 +1,69 @@
+import type { Database } from '../db/database.js';
+import { newId } from '../db/ids.js';
+import { systemContext, type RequestContext } from '../kernel/request-context.js';
+
+/** Counter rows of one tenant's schema beyond which a read folds them into one (in the background). */
+const FOLD_AT = 64;
+/** Counter rows folded per pass. */
+const FOLD_BATCH = 1000;
+/** count=estimated: the planner's estimate is taken above this many rows, else the exact count. */
+export const ESTIMATE_ABOVE = 10_000;
+
+/**
+ * Exact totals of a tenant's records per schema, kept in the write transaction: each record written or
+ * deleted adds a row of +n or -n to record_counts, queued with the record's own write (so group commit
+ * merges it and no counter row is ever a hot spot that concurrent writes wait for). A total is the sum of
+ * a few rows; when they grow past FOLD_AT, a read folds them into one.
+ */
+export class TotalsRepository {
+  private readonly folding = new Set<string>();
+
+  constructor(private readonly db: Database) {}
+
+  /** Queues `delta` for the tenant's records of a schema; commits or rolls back with rc's transaction. */
+  add(rc: RequestContext, schemaId: number, delta: number): Promise<void> {
+    return this.db.insertAtCommit(rc, 'record_counts', { tenant_id: rc.tenantId!, schema_id: schemaId, id: newId(), n: delta });
+  }
+
+  /** The exact number of the tenant's records of a schema. */
+  async exact(rc: RequestContext, schemaId: number): Promise<number> {
+    const [row] = await this.db.dialect.rows<{ n: number | string | null; parts: number | string }>(this.db.conn(rc),
+      'SELECT sum(n) AS n, count(*) AS parts FROM record_counts WHERE tenant_id = ? AND schema_id = ?', [rc.tenantId!, schemaId]);
+    if (Number(row.parts) > FOLD_AT && !rc.trx) {
+      this.fold(rc.tenantId!, schemaId).catch((err) => rc.logger?.warn({ err }, 'folding record counts failed'));
+    }
+    return Number(row.n ?? 0);
+  }
+
+  /** The number of records of a schema over every tenant that holds some (a schema being deleted). */
+  async ofSchema(rc: RequestContext, schemaId: number, tenantId: string | null): Promise<number> {
+    const [row] = await this.db.dialect.rows<{ n: number | string | null }>(this.db.conn(rc),
+      `SELECT sum(n) AS n FROM record_counts WHERE ${tenantId ? 'tenant_id = ? AND ' : ''}schema_id = ?`, [...(tenantId ? [tenantId] : []), schemaId]);
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Replaces up to FOLD_BATCH counter rows by one row holding their sum: exactly the rows read are deleted
+   * (locked on PostgreSQL, so two processes folding at once never count a row twice; SQLite's write
+   * transaction excludes every other writer).
+   */
+  private async fold(tenantId: string, schemaId: number): Promise<void> {
+    const key = `${tenantId}\u0000${schemaId}`;
+    if (this.folding.has(key)) return;
+    this.folding.add(key);
+    try {
+      await this.db.transaction(systemContext(tenantId), async (rc) => {
+        const lock = this.db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
+        const rows = await this.db.dialect.rows<{ id: string; n: number | string }>(this.db.conn(rc),
+          `SELECT id, n FROM record_counts WHERE tenant_id = ? AND schema_id = ? ORDER BY id LIMIT ${FOLD_BATCH}${lock}`, [tenantId, schemaId]);
+        if (rows.length < 2) return;
+        const sum = rows.reduce((acc, r) => acc + Number(r.n), 0);
+        const conn = this.db.conn(rc);
+        await conn('record_counts').where({ tenant_id: tenantId, schema_id: schemaId }).whereIn('id', rows.map((r) => r.id)).delete();
+        await conn('record_counts').insert({ tenant_id: tenantId, schema_id: schemaId, id: newId(), n: sum });
+      });
+    } finally {
+      this.folding.delete(key);
+    }
+  }
+}

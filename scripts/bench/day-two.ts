@@ -1,0 +1,122 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+import jwt from 'jsonwebtoken';
+import { loadConfig } from '../../config/index.js';
+import { createApp } from '../../core/app.js';
+import { loadBenchTenant } from './load.js';
+import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+
+/**
+ * npm run bench:day-two [-- --records 100000 --rounds 3 --duration 3 --connections 10 --engines sqlite,postgres]
+ *
+ * The kernel's day-two targets (CONTRACT.md 12.2, 12.5), each a pair of lists on the same service measured
+ * in alternating rounds (A, B, A, B, ...), so that load from elsewhere on a shared machine hits both alike;
+ * the ratio reported is the median of the rounds' ratios:
+ * - the default list (exact total) against count=false: at least 80%;
+ * - a list of 50 with one expansion against the same list without it: at least 70%;
+ * and, on PostgreSQL, the p99 of an equality filter on a field without a declared index (GIN document index).
+ */
+const { values: args } = parseArgs({
+  options: {
+    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '10' },
+    records: { type: 'string', default: '100000' },
+    engines: { type: 'string', default: 'sqlite,postgres' },
+    postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
+  },
+});
+const DURATION = Number(args.duration);
+const ROUNDS = Number(args.rounds);
+const CONNECTIONS = Number(args.connections);
+const RECORDS = Number(args.records);
+const TENANT = 'bench-a';
+
+interface Pair {
+  engine: Engine;
+  scenario: string;
+  plain: number;
+  variant: number;
+  ratio: number;
+  p99Plain: number;
+  p99Variant: number;
+  target: number;
+}
+
+async function run(url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = DURATION) {
+  const r = await autocannon({ url, connections, duration, headers });
+  return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, bad: r.non2xx + r.errors };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function pair(engine: Engine, scenario: string, plainUrl: string, variantUrl: string, headers: Record<string, string>, target: number): Promise<Pair> {
+  await run(plainUrl, headers, CONNECTIONS, 1);
+  await run(variantUrl, headers, CONNECTIONS, 1);
+  const plain: Array<{ rps: number; p99: number }> = [];
+  const variant: Array<{ rps: number; p99: number }> = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    plain.push(await run(plainUrl, headers));
+    variant.push(await run(variantUrl, headers));
+  }
+  const result: Pair = {
+    engine, scenario,
+    plain: median(plain.map((m) => m.rps)),
+    variant: median(variant.map((m) => m.rps)),
+    ratio: median(plain.map((m, i) => variant[i].rps / Math.max(m.rps, 1))),
+    p99Plain: median(plain.map((m) => m.p99)),
+    p99Variant: median(variant.map((m) => m.p99)),
+    target,
+  };
+  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms`);
+  return result;
+}
+
+async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared: { p50: number; p99: number; rps: number } }> {
+  console.log(`\n== ${engine}`);
+  const db = await makeDatabase(engine, args.postgres);
+  try {
+    const started = Date.now();
+    const app = await createApp(loadConfig({ ...serviceEnv(db.url, 0), LOG_LEVEL: 'warn' }));
+    await loadBenchTenant(app, TENANT, RECORDS, Date.now() - RECORDS * 1000);
+    await app.close();
+    console.log(`  loaded ${RECORDS} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    const port = await freePort();
+    const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port);
+    const token = jwt.sign({ sub: 'bench-user', tenant_id: TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+    const h = { Authorization: `Bearer ${token}` };
+    const base = `http://127.0.0.1:${port}/api/v1/data/bench`;
+    // Right after the load the engines are busy with it (checkpoints, autovacuum): let that pass first.
+    await run(`${base}/item?limit=50&count=false`, h, CONNECTIONS, 5);
+    const pairs = [
+      await pair(engine, 'list 50 newest: default total vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50`, h, 0.8),
+      await pair(engine, 'list 50 newest: count=estimated vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50&count=estimated`, h, 0.8),
+      await pair(engine, 'list 50: expand=category vs plain', `${base}/linked?limit=50&count=false`, `${base}/linked?limit=50&count=false&expand=category`, h, 0.7),
+    ];
+    // A field without a declared index: PostgreSQL's GIN document index serves equality. SQLite reads
+    // every document of the tenant (one connection: measured with one client, briefly).
+    const undeclared = await run(`${base}/item?limit=50&count=false&filter%5Bsku%5D=SKU-0000042`, h, engine === 'postgres' ? CONNECTIONS : 1, DURATION);
+    console.log(`  filter on sku (no declared index): ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms`);
+    await stopProcess(service);
+    return { pairs, undeclared };
+  } finally {
+    await db.drop();
+  }
+}
+
+const lines = ['| engine | scenario | plain req/s | variant req/s | ratio (median of rounds) | target | met | p99 plain / variant ms |', '|---|---|---:|---:|---:|---|---|---|'];
+const extra: string[] = [];
+for (const engine of args.engines!.split(',') as Engine[]) {
+  const { pairs, undeclared } = await benchEngine(engine);
+  for (const p of pairs) lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | >= ${p.target} | ${p.ratio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} |`);
+  extra.push(`- ${engine}: equality filter on a field without a declared index, ${RECORDS} records: ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms${engine === 'postgres' ? ' (target p99 <= 50 ms)' : ' (one client; no index can serve it until one is declared)'}`);
+}
+const md = `Day-two benchmark ${new Date().toISOString()}: ${RECORDS} records, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s.\n\n${lines.join('\n')}\n\n${extra.join('\n')}\n`;
+console.log(`\n${md}`);
+mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
+const stampName = `day-two-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+writeFileSync(join(ROOT, 'bench-results', `${stampName}.md`), md);
+console.log(`written to bench-results/${stampName}.md`);
+process.exit(0);

@@ -1,0 +1,202 @@
+import { expect } from 'chai';
+import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
+import { as } from '../helpers/tokens.js';
+
+const str = { type: 'string' };
+const schemas = [
+  { namespace: 'rel', name: 'country', schema: { type: 'object', additionalProperties: false, properties: { code: str } } },
+  { namespace: 'rel', name: 'category', schema: { type: 'object', additionalProperties: false, properties: { name: str, country: { type: 'string', 'x-ref': 'rel.country' } } } },
+  { namespace: 'rel', name: 'tag', schema: { type: 'object', additionalProperties: false, properties: { label: str } } },
+  { namespace: 'rel', name: 'maker', schema: { type: 'object', additionalProperties: false, properties: { name: str } } },
+  {
+    namespace: 'rel', name: 'product',
+    schema: {
+      type: 'object', additionalProperties: false, required: ['title'],
+      properties: {
+        title: str,
+        category: { type: 'string', 'x-ref': 'rel.category' },
+        tags: { type: 'array', items: str, 'x-ref': 'rel.tag', 'x-on-delete': 'set_null' },
+        maker: { type: 'string', 'x-ref': 'rel.maker', 'x-on-delete': 'set_null' },
+      },
+    },
+  },
+  { namespace: 'rel', name: 'review', schema: { type: 'object', additionalProperties: false, properties: { text: str, product: { type: 'string', 'x-ref': 'rel.product', 'x-on-delete': 'cascade' } } } },
+];
+
+describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
+  let t: TestApp;
+
+  before(async () => {
+    t = await sharedTestApp();
+  });
+
+  async function tenantWithSchemas(): Promise<string> {
+    const tenant = await createTenant(t, 'rel');
+    for (const s of schemas) {
+      const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(s);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    }
+    return tenant;
+  }
+  const create = async (tenant: string, name: string, body: object) => {
+    const res = await t.http.post(`/api/v1/data/rel/${name}`).set(as(tenant, 'editor')).send(body);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    return res.body.data.item.id as string;
+  };
+  const get = (tenant: string, name: string, id: string, query: Record<string, string> = {}) => t.http.get(`/api/v1/data/rel/${name}/${id}`).query(query).set(as(tenant, 'viewer'));
+  const outbox = (tenant: string, name: string) => t.app.kernel.db.knex('outbox_events').where({ tenant_id: tenant, name }).select('payload');
+
+  it('refuses a reference to a record that does not exist, or that another tenant holds, naming the path', async () => {
+    const tenant = await tenantWithSchemas();
+    const other = await tenantWithSchemas();
+    const foreign = await create(other, 'category', { name: 'theirs' });
+    const tag = await create(tenant, 'tag', { label: 'ok' });
+    const missing = '0190a0a0-0000-7000-8000-000000000001';
+    for (const [body, path] of [
+      [{ title: 'x', category: missing }, '/category'],
+      [{ title: 'x', category: foreign }, '/category'],
+      [{ title: 'x', tags: [tag, missing] }, '/tags/1'],
+    ] as const) {
+      const res = await t.http.post('/api/v1/data/rel/product').set(as(tenant, 'editor')).send(body);
+      expect(res.status, JSON.stringify(body)).to.equal(400);
+      expect(res.body.data.code).to.equal('validation_failed');
+      expect(res.body.data.errors.map((e: any) => e.path)).to.deep.equal([path]);
+    }
+    const bulk = await t.http.post('/api/v1/data/rel/product/bulk').set(as(tenant, 'editor')).send({ items: [{ title: 'a', tags: [tag] }, { title: 'b', category: missing }] });
+    expect(bulk.status).to.equal(400);
+    expect(bulk.body.data.errors.map((e: any) => e.path)).to.deep.equal(['/items/1/category']);
+    const product = await create(tenant, 'product', { title: 'ok', tags: [tag] });
+    const patch = await t.http.patch(`/api/v1/data/rel/product/${product}`).set(as(tenant, 'editor')).send({ category: missing });
+    expect(patch.status).to.equal(400);
+    expect(patch.body.data.errors[0].path).to.equal('/category');
+  });
+
+  it('restrict: refuses to delete a referenced record (409 conflict naming the referrer) until the reference is gone', async () => {
+    const tenant = await tenantWithSchemas();
+    const category = await create(tenant, 'category', { name: 'c' });
+    const product = await create(tenant, 'product', { title: 'p', category });
+    const refused = await t.http.delete(`/api/v1/data/rel/category/${category}`).set(as(tenant, 'editor'));
+    expect(refused.status).to.equal(409);
+    expect(refused.body.data.code).to.equal('conflict');
+    expect(refused.body.data.errors.map((e: any) => e.id)).to.deep.equal([product]);
+    await get(tenant, 'category', category).expect(200);
+    await t.http.delete(`/api/v1/data/rel/product/${product}`).set(as(tenant, 'editor')).expect(200);
+    await t.http.delete(`/api/v1/data/rel/category/${category}`).set(as(tenant, 'editor')).expect(200);
+  });
+
+  it('set_null: clears a one-reference and takes the id out of a many-reference, with their update events', async () => {
+    const tenant = await tenantWithSchemas();
+    const [red, blue] = [await create(tenant, 'tag', { label: 'red' }), await create(tenant, 'tag', { label: 'blue' })];
+    const maker = await create(tenant, 'maker', { name: 'm' });
+    const product = await create(tenant, 'product', { title: 'p', tags: [red, blue], maker });
+    await t.http.delete(`/api/v1/data/rel/tag/${red}`).set(as(tenant, 'editor')).expect(200);
+    let item = (await get(tenant, 'product', product)).body.data.item;
+    expect(item.tags).to.deep.equal([blue]);
+    expect(item.version).to.equal(2);
+    await t.http.delete(`/api/v1/data/rel/maker/${maker}`).set(as(tenant, 'editor')).expect(200);
+    item = (await get(tenant, 'product', product)).body.data.item;
+    expect(item).to.not.have.property('maker');
+    expect(item.version).to.equal(3);
+    expect(await outbox(tenant, 'rel.product.updated')).to.have.length(2);
+  });
+
+  it('cascade: deletes the referring records in the same transaction, with their delete events', async () => {
+    const tenant = await tenantWithSchemas();
+    const product = await create(tenant, 'product', { title: 'p' });
+    const reviews = [await create(tenant, 'review', { text: 'a', product }), await create(tenant, 'review', { text: 'b', product })];
+    const keep = await create(tenant, 'review', { text: 'other' });
+    await t.http.delete(`/api/v1/data/rel/product/${product}`).set(as(tenant, 'editor')).expect(200);
+    for (const id of reviews) await get(tenant, 'review', id).expect(404);
+    await get(tenant, 'review', keep).expect(200);
+    const deleted = (await outbox(tenant, 'rel.review.deleted')).map((e: any) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).id);
+    expect(deleted.sort()).to.deep.equal([...reviews].sort());
+    expect((await t.http.get('/api/v1/data/rel/review').set(as(tenant, 'viewer'))).body.data.pagination.total).to.equal(1);
+  });
+
+  it('expands 50 items in a fixed number of queries, two levels deep, missing references as null', async () => {
+    const tenant = await tenantWithSchemas();
+    const countries = [await create(tenant, 'country', { code: 'de' }), await create(tenant, 'country', { code: 'fr' })];
+    const categories: string[] = [];
+    for (let i = 0; i < 5; i++) categories.push(await create(tenant, 'category', { name: `c${i}`, country: countries[i % 2] }));
+    const tags = [await create(tenant, 'tag', { label: 't0' }), await create(tenant, 'tag', { label: 't1' })];
+    await Promise.all(Array.from({ length: 50 }, (_, i) => create(tenant, 'product', { title: `p${i}`, category: categories[i % 5], tags })));
+    const list = (query: Record<string, string>) => t.http.get('/api/v1/data/rel/product').query({ limit: '50', count: 'false', ...query }).set(as(tenant, 'viewer'));
+
+    const plain = await list({});
+    const one = await list({ expand: 'category' });
+    const two = await list({ expand: 'category.country,tags' });
+    expect(one.status, JSON.stringify(one.body)).to.equal(200);
+    expect(one.body.data.items).to.have.length(50);
+    for (const item of one.body.data.items) expect(item.category.name).to.match(/^c\d$/);
+    for (const item of two.body.data.items) {
+      expect(item.category.country.code).to.be.oneOf(['de', 'fr']);
+      expect(item.tags.map((x: any) => x.label)).to.deep.equal(['t0', 't1']);
+    }
+    const queries = (res: { headers: Record<string, string> }) => Number(res.headers['x-query-count']);
+    // One query per expanded path prefix, whatever the number of items.
+    expect(queries(one)).to.equal(queries(plain) + 1);
+    expect(queries(two)).to.equal(queries(plain) + 3);
+    const few = await list({ expand: 'category.country,tags', limit: '3' });
+    expect(queries(few)).to.equal(queries(two));
+
+    // On a single read too; a reference to a record that no longer exists reads as null.
+    const product = one.body.data.items[0];
+    const read = await get(tenant, 'product', product.id, { expand: 'category.country' });
+    expect(read.body.data.item.category.country.code).to.be.oneOf(['de', 'fr']);
+    const country = read.body.data.item.category.country.id;
+    await t.app.kernel.db.knex((await t.app.kernel.schemas.resolve({ tenantId: tenant, principal: null, requestId: 'test' }, 'rel', 'country')).tableName).where({ tenant_id: tenant, id: country }).delete();
+    expect((await get(tenant, 'product', product.id, { expand: 'category.country' })).body.data.item.category.country).to.equal(null);
+  });
+
+  it('answers 400 invalid_filter for expand deeper than 2 levels, more than 5 paths, or a field that is no relation', async () => {
+    const tenant = await tenantWithSchemas();
+    for (const expand of ['title', 'category.country.code', 'category,tags,maker,category.country,tags,maker', 'nope']) {
+      const res = await t.http.get('/api/v1/data/rel/product').query({ expand }).set(as(tenant, 'viewer'));
+      expect(res.status, expand).to.equal(400);
+      expect(res.body.data.code).to.equal('invalid_filter');
+    }
+  });
+
+  it('filter[a]=<id> lists the records that refer to <id>, "contains" on a many-relation', async () => {
+    const tenant = await tenantWithSchemas();
+    const [c1, c2] = [await create(tenant, 'category', { name: '1' }), await create(tenant, 'category', { name: '2' })];
+    const [a, b] = [await create(tenant, 'tag', { label: 'a' }), await create(tenant, 'tag', { label: 'b' })];
+    await create(tenant, 'product', { title: 'one', category: c1, tags: [a] });
+    await create(tenant, 'product', { title: 'two', category: c2, tags: [a, b] });
+    await create(tenant, 'product', { title: 'three', category: c1, tags: [b] });
+    const titles = async (query: Record<string, string>) => ((await t.http.get('/api/v1/data/rel/product').query(query).set(as(tenant, 'viewer'))).body.data.items as any[]).map((i) => i.title).sort();
+    expect(await titles({ 'filter[category]': c1 })).to.deep.equal(['one', 'three']);
+    expect(await titles({ 'filter[tags]': a })).to.deep.equal(['one', 'two']);
+    expect(await titles({ 'filter[tags]': b, 'filter[category]': c1 })).to.deep.equal(['three']);
+  });
+
+  it('GET /metadata/schemas/:ns/:name shows relations and referencedBy; a referenced schema cannot be deleted (409 conflict)', async () => {
+    const tenant = await tenantWithSchemas();
+    const product = (await t.http.get('/api/v1/metadata/schemas/rel/product').set(as(tenant, 'viewer'))).body.data.item;
+    const byField = (list: Array<{ field: string }>) => [...list].sort((a, b) => a.field.localeCompare(b.field));
+    expect(byField(product.relations)).to.deep.equal([
+      { field: 'category', target: 'rel.category', many: false, onDelete: 'restrict' },
+      { field: 'maker', target: 'rel.maker', many: false, onDelete: 'set_null' },
+      { field: 'tags', target: 'rel.tag', many: true, onDelete: 'set_null' },
+    ]);
+    expect(product.referencedBy).to.deep.equal([{ source: 'rel.review', field: 'product', many: false, onDelete: 'cascade' }]);
+    const doc = (await t.http.get('/api/v1/openapi.json').set(as(tenant, 'viewer'))).body;
+    expect(byField(doc.components.schemas['data.rel.product.record']['x-relations'])).to.deep.equal(byField(product.relations));
+    expect(doc.components.schemas['data.rel.product.record']['x-referenced-by']).to.deep.equal(product.referencedBy);
+    const del = await t.http.delete('/api/v1/metadata/schemas/rel/category').set(as(tenant, 'admin')).set('If-Match', '"1"');
+    expect(del.status).to.equal(409);
+    expect(del.body.data.code).to.equal('conflict');
+    // A schema nobody references may go.
+    await t.http.delete('/api/v1/metadata/schemas/rel/review').set(as(tenant, 'admin')).set('If-Match', '"1"').expect(200);
+  });
+
+  it('refuses a relation to a schema the tenant cannot see, or on a field that cannot hold ids', async () => {
+    const tenant = await createTenant(t, 'rel');
+    for (const property of [{ type: 'string', 'x-ref': 'rel.nothing' }, { type: 'integer', 'x-ref': 'rel.nothing' }, { type: 'string', 'x-ref': 'bad' }]) {
+      const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin'))
+        .send({ namespace: 'rel', name: 'broken', schema: { type: 'object', properties: { ref: property } } });
+      expect(res.status, JSON.stringify(property)).to.equal(400);
+      expect(res.body.data.code).to.equal('invalid_schema');
+    }
+  });
+});
