@@ -16,6 +16,7 @@ import type { McpToolDefinition, ToolCall } from './mcp-tool.js';
 
 const IDENTIFIER = { type: 'string', pattern: '^[a-z][a-z0-9_]{0,39}$' };
 const SCALAR = { type: ['string', 'number', 'boolean'] };
+const EXPAND = { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 20 }], description: 'relation fields whose records to embed, e.g. ["customer", "customer.company"]' };
 const SCALARS = { type: 'array', items: SCALAR, minItems: 1, maxItems: 100 };
 
 const record: JsonSchema = {
@@ -59,6 +60,7 @@ const queryInput: JsonSchema = {
     cursor: { type: 'string', description: 'nextCursor of the previous page' },
     fields: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' }, maxItems: 100 }], description: 'the fields to return' },
     count: { type: 'boolean', description: 'false leaves pagination.total null' },
+    expand: EXPAND,
   },
 };
 
@@ -75,6 +77,7 @@ interface QueryArgs {
   cursor?: string;
   fields?: string | string[];
   count?: boolean;
+  expand?: string | string[];
 }
 
 /** The object form of the query as the query string the records service parses (`filter[amount][gte]=100`). */
@@ -92,6 +95,7 @@ export function toListQuery(args: QueryArgs): Record<string, string> {
   if (args.offset !== undefined) query.offset = String(args.offset);
   if (args.cursor !== undefined) query.cursor = args.cursor;
   if (args.count !== undefined) query.count = String(args.count);
+  if (args.expand !== undefined) query.expand = text(args.expand);
   return query;
 }
 
@@ -148,15 +152,16 @@ export function kernelTools(idempotency: IdempotencyKeys): Record<string, McpToo
 
     get_record: {
       title: 'Get a record',
-      description: 'One record by id.',
+      description: 'One record by id; expand embeds the records its relation fields refer to.',
       input: {
         type: 'object', additionalProperties: false, required: ['namespace', 'schema', 'id'],
-        properties: { namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 } },
+        properties: { namespace: IDENTIFIER, schema: IDENTIFIER, id: { type: 'string', minLength: 1, maxLength: 64 }, expand: EXPAND },
       },
       output: oneRecord,
-      handler: async (args: { namespace: string; schema: string; id: string }, call) => {
+      handler: async (args: { namespace: string; schema: string; id: string; expand?: string | string[] }, call) => {
         await requireNamespace(call, args.namespace);
-        return { item: await call.pack.records.get(call.rc, args.namespace, args.schema, args.id) };
+        const expand = Array.isArray(args.expand) ? args.expand.join(',') : args.expand;
+        return { item: await call.pack.records.get(call.rc, args.namespace, args.schema, args.id, { expand }) };
       },
     },
 

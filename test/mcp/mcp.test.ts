@@ -253,6 +253,8 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
       expect((one.structuredContent as { item: unknown }).item).to.include({ title: 'd', stars: 5 });
 
       expect(toolError(await call(viewer, 'query_records', { namespace: 'shop', schema: 'note', filter: { colour: 'red' } })).code).to.equal('invalid_filter');
+      expect(toolError(await call(viewer, 'query_records', { namespace: 'shop', schema: 'note', expand: ['title'] })).code).to.equal('invalid_filter');
+      expect(toolError(await call(viewer, 'get_record', { namespace: 'shop', schema: 'note', id: exact.items[0].id, expand: 'stars' })).code).to.equal('invalid_filter');
       expect(toolError(await call(viewer, 'query_records', { namespace: 'shop', schema: 'note', filter: { stars: { near: 1 } } })).code).to.equal('validation_failed');
       expect(toolError(await call(viewer, 'get_record', { namespace: 'shop', schema: 'note', id: '0190f0f0-0000-7000-8000-000000000000' })).code).to.equal('not_found');
     });
