@@ -18,13 +18,17 @@ import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { checkPackKeys, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import type { PackContext } from './kernel/pack-context.js';
+import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';
+import { kernelTools } from './mcp/kernel-tools.js';
+import { McpToolbox } from './mcp/mcp-toolbox.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 
 export interface App {
@@ -55,6 +59,11 @@ export interface CreateAppOptions {
 export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
 }
+
+/** The kernel's own tools run on the kernel services alone: they require no pack's service. */
+const kernelUsesNoPack = ((service: string) => {
+  throw new Error(`The kernel uses no pack service ("${service}")`);
+}) as PackContext['use'];
 
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
@@ -113,6 +122,11 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     }
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
+  const toolbox = new McpToolbox([
+    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
+    ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
+  ], kernel.tenants, logger);
+  mcpRoutes(kernelRouter, toolbox);
   const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {
     if (!definition.routes) continue;

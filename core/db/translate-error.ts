@@ -1,4 +1,4 @@
-import { AppError, Unavailable } from '../http/errors.js';
+import { AppError, DatabaseUnavailable } from '../http/errors.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 
@@ -11,7 +11,7 @@ export function translateDbError(error: unknown): AppError | null {
     return new AppError('conflict', 409, 'The record refers to something that does not exist', [], {}, { cause: error });
   }
   if (sqliteDialect.isUnavailable(error) || postgresDialect.isUnavailable(error)) {
-    return Unavailable(RETRY_AFTER_SECONDS, [], { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+    return DatabaseUnavailable(RETRY_AFTER_SECONDS, [], { 'Retry-After': String(RETRY_AFTER_SECONDS) });
   }
   return null;
 }

@@ -106,7 +106,7 @@ export const RateLimited = defineError<number>('rate_limited', 429, (s) => `Too 
 export const SmtpFailed = defineError<string>('smtp_failed', 502, (m) => `The SMTP server refused: ${m}`);
 export const UpstreamFailed = defineError<string>('upstream_failed', 502, (m) => m);
 // 503
-export const Unavailable = defineError<number>('unavailable', 503, (s) => `The database cannot be reached; retry in ${s} s`);
+export const DatabaseUnavailable = defineError<number>('unavailable', 503, (s) => `The database cannot be reached; retry in ${s} s`);
 export const NotReady = defineError<string | void>('not_ready', 503, (m) => m || 'The service is not ready');
 export const Unavailable = defineError<string | void>('unavailable', 503, (m) => m || 'The service is unavailable; retry shortly');
 // 500

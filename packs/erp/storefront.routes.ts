@@ -3,7 +3,7 @@ import { NotFound, pageResponse, sendCacheable, type PackContext, type PackRoute
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
 
-const storefrontProduct = {
+export const storefrontProduct = {
   type: 'object',
   properties: {
     number: { type: 'integer' }, sku: { type: 'string' }, name: { type: 'string' }, description: { type: ['string', 'null'] },
