@@ -26,6 +26,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
     summary: 'MCP server for AI agents: the tenant\'s knowledge, schemas, records and pack tools',
     description: `${description} Same bearer tokens and tenant context (X-Tenant-Id for superadmins) as the HTTP API; tools are listed by role and licensed module.`,
     tags, auth: 'tenant', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
     errors: ['unauthenticated', 'invalid_token', 'forbidden', 'tenant_required', 'tenant_not_found', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {
     const tools = await toolbox.available(ctx.state.rc, 'tenant');
@@ -36,6 +37,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
     summary: 'Public, read-only MCP server of one tenant, for website and shop assistants (no authentication)',
     description: `${description} Tools: search_knowledge, get_content (published only) and the public tools of the tenant's licensed modules; rate-limited per client address like the whole public runtime.`,
     tags: [...tags, 'public'], auth: 'public', tenantParam: 'tenantId', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
     errors: ['tenant_not_found', 'rate_limited', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {
     const tools = await toolbox.available(ctx.state.rc, 'public');

@@ -338,6 +338,30 @@ describe('MCP server /api/v1/mcp (CONTRACT.md section 14)', () => {
     });
   });
 
+  describe('open_ticket (CRM)', () => {
+    it('opens a numbered ticket for an editor, visible through /crm/support-tickets; a viewer neither sees nor calls it', async () => {
+      const editor = await connect(MCP, as(tenant, 'editor'));
+      expect((await editor.listTools()).tools.map((x) => x.name)).to.include('open_ticket');
+      const opened = await call(editor, 'open_ticket', { type: 'complaint', subject: 'Broken mug', description: 'It arrived in pieces', customerRef: 'cust-7' });
+      expect(opened.isError, JSON.stringify(opened.content)).to.not.equal(true);
+      const ticket = opened.structuredContent as { id: string; number: string; status: string; history: unknown[] };
+      expect(ticket.number).to.match(/^PQRS-\d{4}-\d{6}$/);
+      expect(ticket.status).to.equal('new');
+      const read = await t.http.get(`/api/v1/crm/support-tickets/${ticket.id}`).set(as(tenant, 'viewer'));
+      expect(read.status, JSON.stringify(read.body)).to.equal(200);
+      expect(read.body.data).to.include({ number: ticket.number, subject: 'Broken mug', customerRef: 'cust-7' });
+      expect(toolError(await call(editor, 'open_ticket', { type: 'rant', subject: 'x', description: 'y', customerRef: 'cust-7' })).code).to.equal('validation_failed');
+
+      const viewer = await connect(MCP, as(tenant, 'viewer'));
+      expect((await viewer.listTools()).tools.map((x) => x.name)).not.to.include('open_ticket');
+      expect((await rpcError(call(viewer, 'open_ticket', { type: 'claim', subject: 'x', description: 'y', customerRef: 'cust-8' }))).code).to.equal(-32602);
+      const list = await t.http.get('/api/v1/crm/support-tickets?customerRef=cust-8').set(as(tenant, 'viewer'));
+      expect(list.body.data.items).to.have.length(0);
+      const pub = (await (await connect(`/api/v1/public/tenant/${tenant}/mcp`)).listTools()).tools.map((x) => x.name);
+      expect(pub).not.to.include('open_ticket');
+    });
+  });
+
   describe('tenant isolation', () => {
     it('never reaches another tenant\'s records or knowledge: by token, by X-Tenant-Id, by the public path', async () => {
       const other = await createTenant(t, 'mcp');
