@@ -70,6 +70,16 @@ export interface Config {
   readonly llm: { readonly baseUrl: string | null; readonly apiKey: string | null; readonly model: string | null };
   readonly logLevel: string;
   readonly metricsToken: string | null;
+  /** /metrics without a token in production: answered only when this is set on purpose (else 404). */
+  readonly metricsPublic: boolean;
+  readonly rateLimits: {
+    /** Requests a minute per client address on the public runtime (/public/...). */
+    readonly publicPerMinute: number;
+    /** POST /events/publish a minute per tenant. */
+    readonly eventsPublishPerMinute: number;
+  };
+  /** How long a SIGTERM waits for requests in flight before the process exits. */
+  readonly shutdownTimeoutMs: number;
   readonly keycloak: {
     readonly baseUrl: string | null;
     readonly realm: string | null;
@@ -178,9 +188,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   const nodeEnv = v.NODE_ENV as NodeEnv;
   const isProduction = nodeEnv === 'production';
   if (isProduction) {
-    if (!v.SIGNING_SECRET) throw new ConfigError('SIGNING_SECRET', 'is required in production (at least 32 characters)');
-    if (!v.SETTINGS_ENCRYPTION_KEY) throw new ConfigError('SETTINGS_ENCRYPTION_KEY', 'is required in production (at least 32 characters)');
-    if (!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI) throw new ConfigError('AUTH_JWKS_URI', 'or AUTH_JWT_SECRET is required in production');
+    // Every missing secret at once, so that one start tells the operator all of them.
+    const missing = [
+      ...(!v.SIGNING_SECRET ? ['SIGNING_SECRET (at least 32 characters)'] : []),
+      ...(!v.SETTINGS_ENCRYPTION_KEY ? ['SETTINGS_ENCRYPTION_KEY (at least 32 characters)'] : []),
+      ...(!v.AUTH_JWT_SECRET && !v.AUTH_JWKS_URI ? ['AUTH_JWKS_URI or AUTH_JWT_SECRET'] : []),
+    ];
+    if (missing.length) throw new ConfigError(missing.join('; '), `${missing.length > 1 ? 'are' : 'is'} required in production`);
   }
   if (v.STORAGE_DRIVER === 's3' && !v.S3_BUCKET) throw new ConfigError('S3_BUCKET', 'is required when STORAGE_DRIVER is s3');
   if (isProduction && v.ALLOW_PRIVATE_NETWORK_FETCH) {
@@ -240,6 +254,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     llm: { baseUrl: v.LLM_BASE_URL ?? null, apiKey: v.LLM_API_KEY ?? null, model: v.LLM_MODEL ?? null },
     logLevel: v.LOG_LEVEL,
     metricsToken: v.METRICS_TOKEN ?? null,
+    metricsPublic: v.METRICS_PUBLIC,
+    rateLimits: { publicPerMinute: v.PUBLIC_RATE_LIMIT_PER_MINUTE, eventsPublishPerMinute: v.EVENTS_PUBLISH_RATE_LIMIT_PER_MINUTE },
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     keycloak: {
       baseUrl: v.KEYCLOAK_BASE_URL ?? null,
       realm: v.KEYCLOAK_REALM ?? null,

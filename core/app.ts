@@ -14,15 +14,21 @@ import { healthRoutes } from './http/health.routes.js';
 import { accessLog } from './http/access-log.js';
 import { requestId } from './http/request-id.js';
 import { countQuery, queryCountHeader } from './db/query-count.js';
+import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
 import type { PackDefinition } from './kernel/define-pack.js';
-import { checkPackKeys, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import type { PackContext } from './kernel/pack-context.js';
+import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { httpMetrics } from './http/http-metrics.js';
+import { publicRateLimit } from './ratelimit/public-rate-limit.js';
+import { kernelTools } from './mcp/kernel-tools.js';
+import { McpToolbox } from './mcp/mcp-toolbox.js';
+import { mcpRoutes } from './mcp/mcp.routes.js';
 import { IdempotencyKeys } from './http/idempotency.js';
 
 export interface App {
@@ -35,7 +41,11 @@ export interface App {
   routes: RouteEntry[];
   /** Starts listening on config.port/host (or the given port); resolves with the server. */
   listen(port?: number, host?: string): Promise<Server>;
-  /** Stops background work and closes the database pool. */
+  /**
+   * Stops accepting connections, lets requests in flight finish (their responses carry Connection: close)
+   * for up to SHUTDOWN_TIMEOUT_MS before cutting what is left, drains the dispatcher and background work,
+   * and closes the database pool.
+   */
   close(): Promise<void>;
 }
 
@@ -50,13 +60,20 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
 }
 
+/** The kernel's own tools run on the kernel services alone: they require no pack's service. */
+const kernelUsesNoPack = ((service: string) => {
+  throw new Error(`The kernel uses no pack service ("${service}")`);
+}) as PackContext['use'];
+
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   // Requirements, cycles and hook/event keys are checked before anything touches the database.
   const packDefinitions = orderPacks(options.packs ?? defaultPacks);
   checkPackKeys(packDefinitions);
   const logger = options.logger ?? createLogger(config);
-  if (config.isProduction && !config.metricsToken) logger.warn('METRICS_TOKEN is unset: /metrics is public (set it in production)');
+  if (config.isProduction && !config.metricsToken) {
+    logger.warn(config.metricsPublic ? 'METRICS_PUBLIC=true: /metrics is public' : 'METRICS_TOKEN is unset: /metrics answers 404 (set METRICS_TOKEN, or METRICS_PUBLIC=true)');
+  }
   const { knex, dialect, ping } = connectDatabase(config.databaseUrl, config.databasePoolMax, {
     warn: (m) => logger.warn({ db: m }, 'database warning'),
     error: (m) => logger.error({ db: m }, 'database error'),
@@ -81,7 +98,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
+  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   koa.use(requestId());
@@ -92,6 +109,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     kernel.db.knex.on('query', countQuery);
   }
   if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
+  koa.use(publicRateLimit(kernel.rateLimits, config.rateLimits.publicPerMinute));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
@@ -104,6 +122,11 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     }
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
+  const toolbox = new McpToolbox([
+    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
+    ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
+  ], kernel.tenants, logger);
+  mcpRoutes(kernelRouter, toolbox);
   const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {
     if (!definition.routes) continue;
@@ -111,6 +134,18 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     definition.routes(router, context);
     routers.push(router);
   }
+  // A fixed path (no parameters) is served by its own routes only: PATCH /admin/tenants/provision is 405, never
+  // PATCH /admin/tenants/:id with the id "provision".
+  const fixedPaths = new Map<string, string[]>();
+  for (const layer of routers.flatMap((r) => r.router.stack)) {
+    if (layer.paramNames.length || !layer.methods.length || typeof layer.path !== 'string') continue;
+    fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
+  }
+  koa.use(async function methodNotAllowedOnFixedPaths(ctx, next) {
+    const allowed = fixedPaths.get(ctx.path);
+    if (allowed && !allowed.includes(ctx.method)) throw MethodNotAllowed(ctx.method, [], { Allow: allowed.join(', ') });
+    await next();
+  });
   for (const router of routers) koa.use(router.router.routes());
   koa.use(async function methodNotAllowed(ctx, next) {
     await next();
@@ -127,11 +162,22 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
 
   const servers: Server[] = [];
   let closed = false;
+  let draining = false;
+  const handle = koa.callback();
   return {
     koa, kernel, packs: loaded, config, logger, routes,
     async listen(port = config.port, host = config.host) {
-      const server = createServer(koa.callback());
+      const server = createServer((req, res) => {
+        // Once shutdown began, every response (also of a request already under way) closes its connection.
+        const writeHead = res.writeHead;
+        res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
+          if (draining && !this.headersSent) this.setHeader('Connection', 'close');
+          return writeHead.apply(this, args);
+        } as typeof writeHead;
+        void handle(req, res);
+      });
       server.keepAliveTimeout = 65_000;
+      answerClientErrors(server, logger);
       await new Promise<void>((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host, () => resolve());
@@ -142,11 +188,14 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     async close() {
       if (closed) return;
       closed = true;
+      draining = true;
       await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
         s.close(() => resolve());
-        s.closeIdleConnections?.();
-        // Requests still running get a moment to finish; then their connections are cut.
-        setTimeout(() => s.closeAllConnections?.(), 2000).unref();
+        s.closeIdleConnections();
+        // Requests still running get SHUTDOWN_TIMEOUT_MS to finish; then their connections are cut.
+        const cut = setTimeout(() => s.closeAllConnections(), config.shutdownTimeoutMs);
+        cut.unref();
+        s.once('close', () => clearTimeout(cut));
       })));
       await kernel.background.stopAll();
       for (const { definition, context } of [...loaded].reverse()) {

@@ -39,10 +39,12 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     app.logger.info({ signal }, 'shutting down');
+    // Requests get SHUTDOWN_TIMEOUT_MS, the dispatcher's attempts under way up to 20 s more.
+    const limitMs = config.shutdownTimeoutMs + 25_000;
     const timer = setTimeout(() => {
-      app.logger.error('shutdown took longer than 25 s; exiting');
+      app.logger.error({ limitMs }, 'shutdown took too long; exiting');
       process.exit(1);
-    }, 25_000);
+    }, limitMs);
     timer.unref();
     try {
       await app.close();

@@ -12,6 +12,7 @@ export type {
   EventHandler, FilterHook, HookPayload, NamespaceDeclaration, PackDefinition, RecordAction, SeedContribution, ServiceBuilder,
 } from './kernel/define-pack.js';
 export type { PackContext, ServiceName } from './kernel/pack-context.js';
+export type { McpToolDefinition, ToolCall } from './mcp/mcp-tool.js';
 
 /**
  * The services packs provide, by name (`<pack>.<service>`). Empty here: the providing pack adds its own by

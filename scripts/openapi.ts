@@ -7,11 +7,11 @@ import { countOperations } from '../core/openapi/openapi.builder.js';
 import { OpenApiService } from '../core/openapi/openapi.service.js';
 
 /**
- * npm run openapi [file]: writes the platform's OpenAPI 3.1 document (default ./openapi.json). The app is
+ * npm run -s openapi [file]: writes the platform's OpenAPI 3.1 document to the file, or to stdout without one. The app is
  * built on a throw-away in-memory SQLite database, so no real database is touched; NODE_ENV and
  * PUBLIC_BASE_URL of the environment shape the document (security schemes, server URL).
  */
-const target = resolve(process.argv[2] ?? 'openapi.json');
+const target = process.argv[2] ? resolve(process.argv[2]) : null;
 const config = loadConfig({ ...process.env, DATABASE_URL: 'sqlite::memory:', MIGRATE_ON_START: 'true', LOG_LEVEL: 'silent', DISPATCHER_ENABLED: 'false' }, { dotenv: true, devDefaults: true });
 const app = await createApp(config);
 try {
@@ -19,8 +19,12 @@ try {
     routes: app.routes, config, schemas: app.kernel.schemas, tenants: app.kernel.tenants, packModules: packModulesOf(app.packs),
   });
   const json = `${JSON.stringify(openapi.platformDocument(), null, 2)}\n`;
-  writeFileSync(target, json);
-  console.log(`Wrote ${target}: ${countOperations(openapi.platformDocument())} operations, ${Buffer.byteLength(json)} bytes.`);
+  if (target) {
+    writeFileSync(target, json);
+    console.log(`Wrote ${target}: ${countOperations(openapi.platformDocument())} operations, ${Buffer.byteLength(json)} bytes.`);
+  } else {
+    process.stdout.write(json);
+  }
 } finally {
   await app.close();
 }

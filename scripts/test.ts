@@ -10,6 +10,13 @@ import { postgresAvailable } from '../test/helpers/engine.js';
  * TEST_DB=sqlite|postgres runs one engine. Extra arguments (files, --grep x) go to mocha.
  */
 const args = process.argv.slice(2);
+
+// The API reference tests drive a headless Chromium: without one, say so before anything runs.
+const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+if (!existsSync(chromium)) {
+  console.error(`npm test needs Chromium at ${chromium} (or set CHROMIUM_PATH): install it with \`apt-get install -y chromium\` (Debian/Ubuntu), then run npm test again.`);
+  process.exit(1);
+}
 const required = process.env.CI === 'true' || process.env.REQUIRE_POSTGRES === '1';
 const engines = process.env.TEST_DB ? [process.env.TEST_DB] : ['sqlite', 'postgres'];
 

@@ -2,17 +2,35 @@ import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../config/index.js';
 
+const USAGE = `Usage: npm run -s token -- [--tenant acme] [--role admin|editor|viewer] [--sub alice] [--email a@b.c] [--superadmin] [--hours 8]
+
+Prints a development JWT (HS256, signed with AUTH_JWT_SECRET) on stdout, e.g.
+  TOKEN=$(npm run -s token -- --tenant acme --role admin)
+(-s keeps npm's banner out of the captured output.)`;
+
 /** npm run token -- --tenant acme --role admin [--sub alice] [--email a@b.c] [--superadmin] [--hours 8] */
-const { values } = parseArgs({
-  options: {
-    tenant: { type: 'string' },
-    role: { type: 'string', default: 'admin' },
-    sub: { type: 'string' },
-    email: { type: 'string' },
-    superadmin: { type: 'boolean', default: false },
-    hours: { type: 'string', default: '8' },
-  },
-});
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      tenant: { type: 'string' },
+      role: { type: 'string', default: 'admin' },
+      sub: { type: 'string' },
+      email: { type: 'string' },
+      superadmin: { type: 'boolean', default: false },
+      hours: { type: 'string', default: '8' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+} catch (err) {
+  console.error(`${(err as Error).message}\n\n${USAGE}`);
+  process.exit(2);
+}
+const { values } = parsed;
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
 const config = loadConfig(process.env, { dotenv: true, devDefaults: true });
 if (!config.auth.jwtSecret) {
   console.error('AUTH_JWT_SECRET is not set: development tokens are HS256 tokens signed with it.');

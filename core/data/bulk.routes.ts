@@ -30,6 +30,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
       + 'Errors name `/items/<i>/<path>`. With `?upsert=<field>` (a field declared unique on its own) an item whose value is stored already '
       + 'updates that record as a JSON merge patch; the answer is then 200 with `{ items, created, updated }`.',
     tags, auth: 'tenant', role: 'editor', module, status: 201, bodyLimit: BULK_BODY_LIMIT, idempotent: true,
+    answers: { 200: 'With upsert: `{ items, created, updated }`' },
     body: {
       type: 'object', required: ['items'], additionalProperties: false,
       properties: { items: { type: 'array', minItems: 1, maxItems: BULK_LIMIT } },

@@ -48,7 +48,7 @@ export class RecordTransfer {
 
   /** The records matching `query` (the list's filter and sort; paging ignored) as NDJSON or CSV text. */
   export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Readable {
-    const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, ...rest } = query;
+    const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, format: _format, ...rest } = query;
     const parsed = { ...parseListQuery(rest, schema.types), limit: EXPORT_PAGE, offset: 0, count: false, fields: null };
     const repository = this.records.repository;
     async function* pages() {

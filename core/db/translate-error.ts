@@ -1,4 +1,4 @@
-import { AppError } from '../http/errors.js';
+import { AppError, DatabaseUnavailable } from '../http/errors.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 
@@ -10,5 +10,11 @@ export function translateDbError(error: unknown): AppError | null {
   if (sqliteDialect.isForeignKeyViolation(error) || postgresDialect.isForeignKeyViolation(error)) {
     return new AppError('conflict', 409, 'The record refers to something that does not exist', [], {}, { cause: error });
   }
+  if (sqliteDialect.isUnavailable(error) || postgresDialect.isUnavailable(error)) {
+    return DatabaseUnavailable(RETRY_AFTER_SECONDS, [], { 'Retry-After': String(RETRY_AFTER_SECONDS) });
+  }
   return null;
 }
+
+/** What a client is told to wait before retrying a request that failed because the database was unreachable. */
+const RETRY_AFTER_SECONDS = 5;

@@ -29,7 +29,7 @@ const common: ErrorCode[] = ['forbidden', 'tenant_required', 'tenant_not_found']
 /** Connectors of the caller's tenant (tenant admins) and their delivery log. */
 export function connectorsRoutes(router: PackRouter, connectors: ConnectorsService, poke: () => void): void {
   router.get('/connectors', {
-    ...spec, summary: 'List connectors', query: { type: 'object', properties: paging },
+    ...spec, summary: 'List connectors', query: { type: 'object', additionalProperties: false, properties: paging },
     response: { type: 'object', properties: { items: { type: 'array', items: connectorResponse }, pagination: { type: 'object' } } },
     errors: [...common, 'validation_failed'],
   }, async (ctx) => connectors.list(ctx.state.rc, ctx.state.query.limit, ctx.state.query.offset));
@@ -60,7 +60,7 @@ export function connectorsRoutes(router: PackRouter, connectors: ConnectorsServi
 
   router.get('/connectors/:id/deliveries', {
     ...spec, summary: 'The connector\'s deliveries, newest first, each with its attempts',
-    query: { type: 'object', properties: { ...paging, status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] } } },
+    query: { type: 'object', additionalProperties: false, properties: { ...paging, status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] } } },
     errors: [...common, 'not_found', 'validation_failed'],
   }, async (ctx) => {
     const { limit, offset, status } = ctx.state.query;

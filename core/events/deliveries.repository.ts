@@ -13,6 +13,16 @@ export function deliveryKey(delivery: Delivery): string {
   return delivery.connectorId ?? delivery.handler ?? MAIL_KEY;
 }
 
+/** Which due deliveries a claim may take (see DeliveriesRepository.claimDue). */
+export interface ClaimFilter {
+  /** Mail only, or everything but mail (mail has delivery slots of its own). */
+  mail: boolean;
+  /** Connector ids, pack handler keys (or `mail`) whose share of the slots is taken. */
+  excludeKeys: string[];
+  /** Tenants whose share of the slots is taken. */
+  excludeTenants: string[];
+}
+
 /**
  * The outbox queue (webhook deliveries and mail jobs) and its attempt log. Tenant-scoped queries use
  * rc.tenantId; `claimDue` is the dispatcher's cross-tenant queue scan.
@@ -123,21 +133,23 @@ export class DeliveriesRepository {
   }
 
   /**
-   * Claims up to `limit` due deliveries for `claimer` until `claimUntil`, oldest due first, skipping
-   * deliveries whose key (connector or `mail`) is in `excludeKeys`. Rows claimed by another live process
+   * Claims up to `limit` due deliveries for `claimer` until `claimUntil`, oldest due first: mail only
+   * (`mail: true`) or everything but mail, skipping deliveries whose key (connector or `mail`) is in
+   * `excludeKeys` and those of the tenants in `excludeTenants`. Rows claimed by another live process
    * (claim not yet expired) are never taken; on PostgreSQL concurrent claimers skip each other's rows.
    */
-  async claimDue(now: string, claimUntil: string, claimer: string, limit: number, excludeKeys: string[]): Promise<Delivery[]> {
-    const exclude = excludeKeys.length
-      ? ` and coalesce(connector_id, handler, '${MAIL_KEY}') not in (${excludeKeys.map(() => '?').join(', ')})`
-      : '';
+  async claimDue(now: string, claimUntil: string, claimer: string, limit: number, filter: ClaimFilter): Promise<Delivery[]> {
+    const { mail, excludeKeys, excludeTenants } = filter;
+    const inList = (values: string[]) => values.map(() => '?').join(', ');
+    const exclude = (excludeKeys.length ? ` and coalesce(connector_id, handler, '${MAIL_KEY}') not in (${inList(excludeKeys)})` : '')
+      + (excludeTenants.length ? ` and tenant_id not in (${inList(excludeTenants)})` : '');
     const sql = `update outbox_deliveries set claimed_until = ?, claimed_by = ?
       where (tenant_id, id) in (
         select tenant_id, id from outbox_deliveries
-        where status = 'pending' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)${exclude}
+        where status = 'pending' and kind ${mail ? '=' : '<>'} 'mail' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)${exclude}
         order by next_attempt_at limit ?${skipLockedClause(this.db.dialect)}
       ) returning *`;
-    const result = await this.db.knex.raw(sql, [claimUntil, claimer, now, now, ...excludeKeys, limit]);
+    const result = await this.db.knex.raw(sql, [claimUntil, claimer, now, now, ...excludeKeys, ...excludeTenants, limit]);
     return rawRows<Record<string, any>>(result).map((r) => this.map(r));
   }
 

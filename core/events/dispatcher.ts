@@ -51,13 +51,23 @@ interface Attempt {
  * The outbox dispatcher: every tick (and right after a commit that queued work) it claims due deliveries,
  * sends each without waiting for the others (webhooks through core/fetch, mail through the mailer), and
  * records the attempt. A claim lasts longer than any attempt; a process that dies leaves claims that expire
- * and are taken again. At most `perKey` attempts run at once per connector, so a slow one never takes every slot.
+ * and are taken again.
+ *
+ * Fairness: mail has slots of its own (an eighth of the concurrency, at least one), so webhooks never hold
+ * mail up nor the reverse. Of the webhook slots a tenant takes at most a quarter, and a connector at most
+ * that too, so one tenant whose receivers never answer leaves the other tenants most of the slots, and
+ * their deliveries leave at once.
  */
 export class Dispatcher implements BackgroundTask {
   readonly name = 'outbox-dispatcher';
   private readonly claimer = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perKeyCount = new Map<string, number>();
+  private readonly perTenantCount = new Map<string, number>();
+  private mailInFlight = 0;
+  private readonly mailSlots: number;
+  private readonly webhookSlots: number;
+  private readonly perTenant: number;
   private readonly perKey: number;
   private readonly claimTtlMs: number;
   private readonly abort = new AbortController();
@@ -65,10 +75,14 @@ export class Dispatcher implements BackgroundTask {
   private running = false;
   private ticking = false;
   private again = false;
+  private waitingForMigrations = false;
 
   constructor(private readonly deps: DispatcherDeps) {
     const { concurrency, timeoutMs, claimTtlMs } = deps.config.dispatcher;
-    this.perKey = Math.max(1, Math.ceil(concurrency / 2));
+    this.mailSlots = Math.max(1, Math.floor(concurrency / 8));
+    this.webhookSlots = Math.max(1, concurrency - this.mailSlots);
+    this.perTenant = Math.max(1, Math.ceil(this.webhookSlots / 4));
+    this.perKey = this.perTenant;
     // Longer than an attempt, so a live claim never expires under way (60 s by default, which also covers
     // the mailer's SMTP timeouts).
     this.claimTtlMs = Math.max(claimTtlMs, timeoutMs + 5_000);
@@ -122,36 +136,79 @@ export class Dispatcher implements BackgroundTask {
         this.again = false;
         await this.claimAndLaunch();
       } while (this.again && this.running);
+      this.waitingForMigrations = false;
     } catch (err) {
-      this.deps.logger.error({ err }, 'outbox dispatcher tick failed');
+      if (isMissingTable(err)) {
+        // Before `npm run migrate`: say so once, without a stack trace, and keep polling quietly.
+        if (!this.waitingForMigrations) this.deps.logger.warn('outbox dispatcher: the outbox tables do not exist yet (run npm run migrate); waiting');
+        this.waitingForMigrations = true;
+      } else {
+        this.deps.logger.error({ err }, 'outbox dispatcher tick failed');
+      }
     } finally {
       this.ticking = false;
     }
   }
 
   private async claimAndLaunch(): Promise<void> {
-    const room = this.deps.config.dispatcher.concurrency - this.inFlight.size;
-    if (room <= 0 || !this.running) return;
-    const saturated = [...this.perKeyCount].filter(([, n]) => n >= this.perKey).map(([key]) => key);
+    if (!this.running) return;
+    const webhooksLeft = await this.claimSlots(false);
+    const mailLeft = await this.claimSlots(true);
+    if (webhooksLeft || mailLeft) this.again = true;
+  }
+
+  /** Fills the free slots of mail, or of everything else; true when a full claim suggests more is due. */
+  private async claimSlots(mail: boolean): Promise<boolean> {
+    const room = mail ? this.mailSlots - this.mailInFlight : this.webhookSlots - (this.inFlight.size - this.mailInFlight);
+    if (room <= 0) return false;
+    const full = (counts: Map<string, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
     const now = Date.now();
     const repo = this.deps.connectors.deliveries;
-    const claimed = await repo.claimDue(new Date(now).toISOString(), new Date(now + this.claimTtlMs).toISOString(), this.claimer, room, saturated);
-    if (!claimed.length) return;
+    const claimed = await repo.claimDue(new Date(now).toISOString(), new Date(now + this.claimTtlMs).toISOString(), this.claimer, room, {
+      mail, excludeKeys: mail ? [] : full(this.perKeyCount, this.perKey), excludeTenants: mail ? [] : full(this.perTenantCount, this.perTenant),
+    });
+    if (!claimed.length) return false;
 
     const launch: Delivery[] = [];
     for (const delivery of claimed) {
-      const key = deliveryKey(delivery);
-      const count = this.perKeyCount.get(key) ?? 0;
-      if (count >= this.perKey) {
+      if (!this.occupy(delivery, true)) {
         await repo.release(delivery.tenantId, delivery.id, this.claimer);
         continue;
       }
-      this.perKeyCount.set(key, count + 1);
       launch.push(delivery);
     }
     const context = await this.loadContext(launch);
     for (const delivery of launch) this.track(delivery, this.process(delivery, context));
-    if (claimed.length === room) this.again = true;
+    return claimed.length === room;
+  }
+
+  /** Counts a delivery into its slots; with `withinShare`, refuses one whose connector or tenant has its share. */
+  private occupy(delivery: Delivery, withinShare: boolean): boolean {
+    const key = deliveryKey(delivery);
+    if (delivery.kind === 'mail') {
+      this.mailInFlight++;
+      return true;
+    }
+    const byKey = this.perKeyCount.get(key) ?? 0;
+    const byTenant = this.perTenantCount.get(delivery.tenantId) ?? 0;
+    if (withinShare && (byKey >= this.perKey || byTenant >= this.perTenant)) return false;
+    this.perKeyCount.set(key, byKey + 1);
+    this.perTenantCount.set(delivery.tenantId, byTenant + 1);
+    return true;
+  }
+
+  private vacate(delivery: Delivery): void {
+    if (delivery.kind === 'mail') {
+      this.mailInFlight--;
+      return;
+    }
+    const drop = (counts: Map<string, number>, key: string) => {
+      const left = (counts.get(key) ?? 1) - 1;
+      if (left > 0) counts.set(key, left);
+      else counts.delete(key);
+    };
+    drop(this.perKeyCount, deliveryKey(delivery));
+    drop(this.perTenantCount, delivery.tenantId);
   }
 
   /** A claim for work this process writes and sends itself right after commit (mail), or null when not running. */
@@ -161,19 +218,15 @@ export class Dispatcher implements BackgroundTask {
 
   /** Sends a delivery this process claimed when writing it (see claimForNow); resolves after the attempt. */
   async sendClaimed(delivery: Delivery): Promise<void> {
-    const key = deliveryKey(delivery);
-    this.perKeyCount.set(key, (this.perKeyCount.get(key) ?? 0) + 1);
+    this.occupy(delivery, false);
     await this.track(delivery, this.process(delivery, await this.loadContext([delivery])));
   }
 
   /** Counts an attempt under way until it ends (for concurrency and shutdown). */
   private track(delivery: Delivery, attempt: Promise<void>): Promise<void> {
-    const key = deliveryKey(delivery);
     const work = attempt.finally(() => {
       this.inFlight.delete(delivery.id);
-      const left = (this.perKeyCount.get(key) ?? 1) - 1;
-      if (left > 0) this.perKeyCount.set(key, left);
-      else this.perKeyCount.delete(key);
+      this.vacate(delivery);
       // A slot is free: more may be due (a backlog larger than one claim).
       this.poke();
     });
@@ -321,6 +374,12 @@ export class Dispatcher implements BackgroundTask {
     await this.deps.connectors.deliveries.cancelPending(rc, connectorId, 'connector disabled: the receiver answered 410', at);
     this.deps.logger.warn({ tenantId, connectorId }, 'connector disabled: the receiver answered 410 Gone');
   }
+}
+
+/** A table the dispatcher reads is missing: SQLite's "no such table", PostgreSQL's SQLSTATE 42P01. */
+function isMissingTable(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42P01' || (typeof message === 'string' && message.includes('no such table'));
 }
 
 function snippet(body: Buffer): string {

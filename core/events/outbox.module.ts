@@ -49,6 +49,6 @@ export function installOutbox(router: PackRouter, kernel: KernelInternals, confi
   kernel.mail.useQueue(mailQueue(kernel.db, connectors.deliveries, dispatcher, mailSeal));
   kernel.background.register(dispatcher);
   kernel.background.register(new OutboxRetention(kernel.db, config.dispatcher.retentionDays, kernel.logger));
-  eventsRoutes(router, kernel.events, kernel.schemas);
+  eventsRoutes(router, kernel.events, kernel.schemas, kernel.rateLimits, config.rateLimits.eventsPublishPerMinute);
   connectorsRoutes(router, connectors, poke);
 }

@@ -1,12 +1,14 @@
 import getRawBody from 'raw-body';
 import type { AppContext } from './app-state.js';
 import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+import { assertCleanJson, assertJsonDepth } from './input-hygiene.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Reads a JSON body: 415 for another content type, 413 past the limit, 400 invalid_json for bad JSON.
- * An empty body yields undefined.
+ * 400 invalid_json past 64 levels of nesting (checked before parsing), 400 validation_failed for a NUL or
+ * a lone surrogate in any string or key. An empty body yields undefined.
  */
 export async function readJsonBody(ctx: AppContext, limit = JSON_BODY_LIMIT): Promise<unknown> {
   const length = ctx.request.length;
@@ -26,9 +28,13 @@ export async function readJsonBody(ctx: AppContext, limit = JSON_BODY_LIMIT): Pr
     throw err;
   }
   if (text.trim() === '') return undefined;
+  assertJsonDepth(text);
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch (err) {
     throw InvalidJson(`The request body is not valid JSON: ${(err as Error).message}`);
   }
+  assertCleanJson(value);
+  return value;
 }

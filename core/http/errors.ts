@@ -108,6 +108,7 @@ export const VersionMismatch = defineError(
 // 428
 export const PreconditionRequired = defineError('precondition_required', 428, (what: string) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 413
+export const RequestTimeout = defineError('request_timeout', 408, () => 'The request took too long to arrive');
 export const PayloadTooLarge = defineError('payload_too_large', 413, (limit: number) => `The body exceeds the limit of ${limit} bytes`);
 // 415
 export const UnsupportedMediaType = defineError('unsupported_media_type', 415, (m: string | void) => m || 'The body must be application/json');
@@ -116,11 +117,13 @@ export const RangeNotSatisfiable = defineError('range_not_satisfiable', 416, (si
 // 422
 export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, () => 'This Idempotency-Key was used with another request body');
 // 429
+export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 export const RateLimited = defineError('rate_limited', 429, (s: number) => `Too many requests; retry in ${s} s`);
 // 502
 export const SmtpFailed = defineError('smtp_failed', 502, (m: string) => `The SMTP server refused: ${m}`);
 export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503
+export const DatabaseUnavailable = defineError('unavailable', 503, (s: number) => `The database cannot be reached; retry in ${s} s`);
 export const NotReady = defineError('not_ready', 503, (m: string | void) => m || 'The service is not ready');
 export const Unavailable = defineError('unavailable', 503, (m: string | void) => m || 'The service is unavailable; retry shortly');
 // 500

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { AppContext } from './app-state.js';
+import type { RequestContext } from '../kernel/request-context.js';
 import { errorEnvelope } from './envelope.js';
 import { toAppError } from './error-handler.js';
 import { Conflict, IdempotencyKeyReused, ValidationFailed } from './errors.js';
@@ -14,7 +15,8 @@ const MAX_KEY_LENGTH = 255;
 /** Response headers a replay gives again. */
 const KEPT_HEADERS = ['content-type', 'etag', 'location'];
 
-interface StoredAnswer {
+/** An answer as kept for a key: the response body's text and the headers a replay gives again. */
+export interface StoredAnswer {
   body: string;
   headers: Record<string, string>;
 }
@@ -24,6 +26,15 @@ export interface IdempotencyClaim {
   finish(ctx: AppContext, thrown: unknown): Promise<void>;
 }
 
+/** The key held by a request, whatever carries it (an HTTP route, an MCP tool): keep its answer, or give the key back. */
+export interface KeyClaim {
+  /** Keeps the answer (a 2xx or 4xx) for replays; a 5xx gives the key back instead, so that a retry runs again. */
+  finish(status: number, answer: StoredAnswer): Promise<void>;
+}
+
+/** What `claimKey` found: the first answer to replay, or the claim this request now holds. */
+export type KeyOutcome = { replay: { status: number; answer: StoredAnswer } } | { claim: KeyClaim };
+
 /**
  * The kernel's Idempotency-Key (CONTRACT 11.2 and 13), for routes declared `idempotent: true`. The key is
  * scoped to the tenant (the caller on platform routes), the method and the path. The first request claims
@@ -31,6 +42,8 @@ export interface IdempotencyClaim {
  * kept when it is a 2xx or 4xx and replayed for the same key and the same body (compared as canonical
  * JSON) with `Idempotent-Replayed: true`; another body answers 422 idempotency_key_reused, a request while
  * the first one runs 409 conflict. A 5xx is not kept: the key is released and a retry runs again.
+ * `claimKey` is the same without an HTTP request, for the MCP tools (`idempotencyKey`), which share the
+ * keys of the route they stand for.
  */
 export class IdempotencyKeys {
   private readonly repository: IdempotencyRepository;
@@ -46,13 +59,39 @@ export class IdempotencyKeys {
   async begin(ctx: AppContext, body: unknown): Promise<IdempotencyClaim | 'replayed' | null> {
     const key = ctx.get('Idempotency-Key');
     if (!key) return null;
-    if (key.length > MAX_KEY_LENGTH) {
-      throw ValidationFailed('Invalid Idempotency-Key', [{ path: 'header/Idempotency-Key', message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
+    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key');
+    if (!outcome) return null;
+    if ('replay' in outcome) {
+      replay(ctx, outcome.replay.status, outcome.replay.answer);
+      return 'replayed';
     }
-    const rc = ctx.state.rc;
+    const { claim } = outcome;
+    return {
+      async finish(ctx, thrown) {
+        if (thrown === undefined) {
+          const body = ctx.body;
+          await claim.finish(ctx.status, { body: typeof body === 'string' ? body : JSON.stringify(body ?? null), headers: keptHeaders(ctx) });
+        } else {
+          const error = toAppError(thrown);
+          const envelope = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
+          await claim.finish(error.status, { body: JSON.stringify(envelope), headers: { 'content-type': 'application/json; charset=utf-8', ...lower(error.headers) } });
+        }
+      },
+    };
+  }
+
+  /**
+   * Claims `key` for a request `method path` with `body` in the caller's scope: null without a scope, else
+   * the answer to replay or the claim. Throws 422 idempotency_key_reused for another body, 409 conflict
+   * while the first request runs, 400 for a key over 255 characters (naming `keyPath`).
+   */
+  async claimKey(rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey'): Promise<KeyOutcome | null> {
+    if (key.length > MAX_KEY_LENGTH) {
+      throw ValidationFailed('Invalid Idempotency-Key', [{ path: keyPath, message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
+    }
     const scope = rc.tenantId ?? (rc.principal ? `caller:${rc.principal.userId}` : null);
     if (!scope) return null;
-    const keyHash = sha256(`${ctx.method} ${ctx.path}\n${key}`);
+    const keyHash = sha256(`${method} ${path}\n${key}`);
     const requestHash = sha256(canonicalJson(body ?? null));
 
     for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -61,18 +100,17 @@ export class IdempotencyKeys {
       const expiresAt = new Date(now.getTime() + IDEMPOTENCY_TTL_MS).toISOString();
       if (await this.repository.claim(scope, keyHash, requestHash, claimedAt, expiresAt)) {
         if (Math.random() < 0.01) await this.repository.purgeExpired(scope, claimedAt);
-        return this.claim(scope, keyHash, claimedAt);
+        return { claim: this.claim(scope, keyHash, claimedAt) };
       }
       const seen = await this.repository.find(scope, keyHash);
       if (!seen) continue;
       if (this.reusable(seen, now)) {
-        if (await this.repository.takeOver(scope, keyHash, seen, requestHash, claimedAt, expiresAt)) return this.claim(scope, keyHash, claimedAt);
+        if (await this.repository.takeOver(scope, keyHash, seen, requestHash, claimedAt, expiresAt)) return { claim: this.claim(scope, keyHash, claimedAt) };
         continue;
       }
       if (seen.requestHash !== requestHash) throw IdempotencyKeyReused();
       if (seen.status === null) throw Conflict('A request with this Idempotency-Key is still running; retry once it has answered');
-      replay(ctx, seen.status, JSON.parse(seen.response ?? '{}') as StoredAnswer);
-      return 'replayed';
+      return { replay: { status: seen.status, answer: JSON.parse(seen.response ?? '{}') as StoredAnswer } };
     }
     throw Conflict('A request with this Idempotency-Key is still running; retry once it has answered');
   }
@@ -83,22 +121,10 @@ export class IdempotencyKeys {
     return seen.status === null && Date.parse(seen.claimedAt) + ABANDONED_MS < now.getTime();
   }
 
-  private claim(scope: string, keyHash: string, claimedAt: string): IdempotencyClaim {
+  private claim(scope: string, keyHash: string, claimedAt: string): KeyClaim {
     const repository = this.repository;
     return {
-      async finish(ctx, thrown) {
-        let status: number;
-        let answer: StoredAnswer;
-        if (thrown === undefined) {
-          status = ctx.status;
-          const body = ctx.body;
-          answer = { body: typeof body === 'string' ? body : JSON.stringify(body ?? null), headers: keptHeaders(ctx) };
-        } else {
-          const error = toAppError(thrown);
-          status = error.status;
-          const envelope = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
-          answer = { body: JSON.stringify(envelope), headers: { 'content-type': 'application/json; charset=utf-8', ...lower(error.headers) } };
-        }
+      async finish(status, answer) {
         if (status >= 500) await repository.release(scope, keyHash, claimedAt);
         else await repository.complete(scope, keyHash, status, JSON.stringify(answer));
       },

@@ -1,4 +1,5 @@
 import type { JsonSchema } from './route.js';
+import { LIST_LIMITS } from '../data/list-query.js';
 
 /**
  * JSON Schemas for route specs (the OpenAPI document) shared by every pack that serves records:
@@ -17,12 +18,16 @@ export function recordResponse(definition: { schema: { properties: Record<string
   return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...definition.schema.properties } };
 }
 
-/** `{ items, pagination }` as CONTRACT.md section 1 fixes it. */
+/**
+ * `{ items, pagination }` as CONTRACT.md section 1 fixes it. The items' `required` is left out: `fields=`
+ * returns partial items.
+ */
 export function pageResponse(item: JsonSchema): JsonSchema {
+  const { required: _partial, ...partialItem } = item;
   return {
     type: 'object',
     properties: {
-      items: { type: 'array', items: item },
+      items: { type: 'array', items: partialItem },
       pagination: {
         type: 'object',
         properties: {
@@ -37,9 +42,11 @@ export function pageResponse(item: JsonSchema): JsonSchema {
 /** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
 export const listQuerySchema: JsonSchema = {
   type: 'object',
+  additionalProperties: false,
+  patternProperties: { '^filter\\[': { type: 'string', description: 'filter[field]=v or filter[field][op]=v' } },
   properties: {
-    limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
+    offset: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 },
     cursor: { type: 'string', description: 'nextCursor of the previous page (keyset paging)' },
     sort: { type: 'string', description: 'comma list, - for descending; default -createdAt' },
     fields: { type: 'string', description: 'comma list of fields to return' },

@@ -4,11 +4,13 @@ import type { FromSchema, JSONSchema } from 'json-schema-to-ts';
 import type { ParameterizedContext } from 'koa';
 import type { AppContext, AppState } from './app-state.js';
 import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
+import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
+import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
@@ -54,6 +56,12 @@ export interface RouteSpec {
   bodyLimit?: number;
   /** Query schema; values are coerced to the declared types. */
   query?: JsonSchema;
+  /** Path parameters the handler checks itself (the hygiene check of input-hygiene.ts leaves them alone). */
+  ownParamChecks?: string[];
+  /** Further statuses the route answers without an envelope (documentation), e.g. `{ 304: 'Not modified' }`. */
+  answers?: Record<number, string>;
+  /** Request headers the route reads (documentation; the handler checks them). */
+  headers?: Array<{ name: string; required: boolean; schema: JsonSchema; description?: string }>;
   /** Path parameters that are secrets (e.g. an invitation token): logs show `[redacted]` in their place. */
   sensitiveParams?: string[];
   /** Schema of `data` in a success response (documentation). */
@@ -105,6 +113,7 @@ export interface RouteEntry {
 export interface RouteDeps {
   authenticator: Authenticator;
   tenants: TenantsService;
+  memberships: MembershipResolver;
   logger: Logger;
   routeTable: RouteEntry[];
   /** The Idempotency-Key store, for routes declared `idempotent`. */
@@ -154,6 +163,7 @@ export class PackRouter {
       if (spec.sensitiveParams) ctx.state.logPath = maskedPath(fullPath, ctx.params, spec.sensitiveParams);
       const family = spec.family ?? ctx.state.family;
       ctx.state.family = family;
+      assertCleanParamsAndQuery(ctx, spec.ownParamChecks);
       await resolveCaller(ctx, spec, module, deps);
 
       if (validateQuery) {
@@ -257,18 +267,26 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
       tenantId = id;
     }
   } else if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
-    const p = principal!;
+    let p = principal!;
     if (spec.tenantParam) {
       tenantId = ctx.params[spec.tenantParam] ?? null;
-      if (!p.isSuperadmin && p.tenantId !== tenantId) throw Forbidden('You may only act on your own tenant');
+      if (!p.isSuperadmin && p.tenantId && p.tenantId !== tenantId) throw Forbidden('You may only act on your own tenant');
     } else {
       const header = ctx.get('X-Tenant-Id') || null;
       if (p.isSuperadmin) tenantId = header ?? p.tenantId;
       else {
-        if (header && header !== p.tenantId) throw Forbidden('X-Tenant-Id names another tenant than your token');
-        tenantId = p.tenantId;
+        if (header && p.tenantId && header !== p.tenantId) throw Forbidden('X-Tenant-Id names another tenant than your token');
+        tenantId = p.tenantId ?? header;
       }
       if (!tenantId) throw TenantRequired();
+    }
+    if (!p.isSuperadmin && !p.tenantId) {
+      // A token without a tenant claim acts with the role of its active membership in the named tenant
+      // (asked before the tenant lookup, so that a non-member learns nothing of which tenants exist).
+      const role = await deps.memberships.roleOf(tenantId!, p);
+      if (!role) throw Forbidden('You are not a member of this tenant');
+      p = { ...p, tenantId, role };
+      ctx.state.principal = p;
     }
     const found = await deps.tenants.lookup(null, tenantId ?? '', appCode ?? null);
     if (!found) throw TenantNotFound(tenantId ?? '');
@@ -284,7 +302,7 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
 
   const rc: RequestContext = {
     tenantId: ctx.state.tenant ? tenantId : (spec.auth === 'user' ? tenantId : null),
-    principal,
+    principal: ctx.state.principal,
     requestId: ctx.state.requestId,
     logger: deps.logger,
   };

@@ -6,6 +6,7 @@ import type { RequestContext } from './request-context.js';
 import type { SchemaInput } from '../metadata/schema-definition.js';
 import type { TenantRecord } from '../tenants/tenants.repository.js';
 import { EVENT_NAME } from '../events/event.js';
+import { checkToolDefinition, type McpToolDefinition } from '../mcp/mcp-tool.js';
 
 export type RecordAction = 'create' | 'update' | 'delete';
 
@@ -88,6 +89,8 @@ export interface PackDefinition {
   on?: Record<string, EventHandler>;
   /** The pack's endpoints, declared on its own router. Paths are relative to /api/v1. */
   routes?: (router: PackRouter, pack: PackContext) => void;
+  /** MCP tools keyed by name, offered to AI agents at /api/v1/mcp and gated by `licensed` like the routes. */
+  tools?: Record<string, McpToolDefinition>;
   /** Runs once the app is built and migrated (e.g. to start a background loop). */
   start?: (pack: PackContext) => Promise<void> | void;
   /** Runs on shutdown. */
@@ -117,5 +120,6 @@ export function definePack(definition: PackDefinition): PackDefinition {
   for (const ns of definition.namespaces ?? []) {
     if (!/^[a-z][a-z0-9_]{0,39}$/.test(ns.name)) throw new Error(`definePack(${definition.name}): invalid namespace "${ns.name}"`);
   }
+  for (const [name, tool] of Object.entries(definition.tools ?? {})) checkToolDefinition(`definePack(${definition.name})`, name, tool);
   return Object.freeze({ ...definition });
 }

@@ -28,6 +28,9 @@ export function operationsRoutes(deps: RouteDeps, kernelRouter: PackRouter, kern
   const root = new PackRouter(deps, 'kernel', null, '');
   docsRoutes(root);
   consoleRoutes(root, config);
-  metricsRoutes(root, kernel.metrics, config.metricsToken);
+  metricsRoutes(root, kernel.metrics, {
+    token: config.metricsToken,
+    hidden: config.isProduction && !config.metricsToken && !config.metricsPublic,
+  });
   return root;
 }

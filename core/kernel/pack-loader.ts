@@ -145,24 +145,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       }
       return build(service);
     };
-    return {
-      name: definition.name,
-      config,
-      logger: logger.child({ pack: definition.name }),
-      db: kernel.db,
-      tenants: kernel.tenants,
-      schemas: kernel.schemas,
-      records: kernel.records,
-      events: kernel.events,
-      mail: kernel.mail,
-      settings: kernel.settings,
-      fetch: kernel.fetch,
-      storage: kernel.storage,
-      knowledge: kernel.knowledge,
-      seeds: kernel.seeds,
-      rateLimits: kernel.rateLimits,
-      use: use as PackContext['use'],
-    };
+    return { ...kernelContext(definition.name, kernel, config, logger), use: use as PackContext['use'] };
   };
 
   for (const definition of ordered) contexts.set(definition.name, contextFor(definition));
@@ -179,6 +162,28 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
     }
     return { definition, context };
   });
+}
+
+/** The kernel services as a pack sees them, under its name, without its requirements (`use`). */
+export function kernelContext(name: string, kernel: KernelInternals, config: Config, logger: Logger): Omit<PackContext, 'use'> {
+  return {
+    name,
+    config,
+    logger: logger.child({ pack: name }),
+    db: kernel.db,
+    tenants: kernel.tenants,
+    schemas: kernel.schemas,
+    records: kernel.records,
+    events: kernel.events,
+    mail: kernel.mail,
+    settings: kernel.settings,
+    fetch: kernel.fetch,
+    storage: kernel.storage,
+    knowledge: kernel.knowledge,
+    seeds: kernel.seeds,
+    rateLimits: kernel.rateLimits,
+    memberships: kernel.memberships,
+  };
 }
 
 /** Registers (or updates) the platform schemas each pack ships under schemas/<namespace>/<name>.schema.json. */

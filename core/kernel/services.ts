@@ -16,6 +16,7 @@ import { KnowledgeService } from '../knowledge/knowledge.service.js';
 import { BackgroundTasks } from './background.js';
 import { Metrics } from '../metrics/metrics.js';
 import { Seeds } from './seeds.js';
+import { MembershipHolder } from '../tenants/memberships.js';
 import { RateLimitService } from '../ratelimit/rate-limit.service.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
@@ -33,6 +34,8 @@ export interface KernelServices {
   readonly knowledge: KnowledgeService;
   /** Named seeds the packs contribute to (provisioning runs them). */
   readonly seeds: Seeds;
+  /** Roles that memberships grant to tokens without a tenant claim (installed by the tenant-admin pack). */
+  readonly memberships: MembershipHolder;
   /** Fixed-window rate limits in the database, shared by every process on it. */
   readonly rateLimits: RateLimitService;
 }
@@ -66,6 +69,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   const seeds = new Seeds();
+  const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits };
+  return { db, tenants, schemas, hooks, events, records, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
 }

@@ -59,6 +59,9 @@ export interface ValidationIssue {
 export function toIssues(errors: Array<{ instancePath: string; message?: string; keyword: string; params: any }> | null | undefined): ValidationIssue[] {
   return (errors ?? []).map((e) => {
     if (e.keyword === 'required') return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required' };
+    if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues) && e.params.allowedValues.length <= 20) {
+      return { path: e.instancePath || '/', message: `must be one of: ${e.params.allowedValues.join(', ')}` };
+    }
     if (e.keyword === 'additionalProperties') {
       return { path: `${e.instancePath}/${e.params.additionalProperty}`, message: 'is not allowed' };
     }

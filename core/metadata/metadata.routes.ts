@@ -51,7 +51,7 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
   router.get('/metadata/schemas', {
     summary: 'List the platform schemas and the tenant\'s own',
     tags: ['metadata'], auth: 'tenant',
-    query: { type: 'object', properties: { namespace: { type: 'string' } } },
+    query: { type: 'object', additionalProperties: false, properties: { namespace: { type: 'string' } } },
   }, async (ctx) => {
     const namespace = ctx.state.query.namespace as string | undefined;
     if (namespace !== undefined) assertIdentifier('namespace', namespace);

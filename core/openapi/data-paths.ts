@@ -94,7 +94,7 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
     if (collection) {
       doc.paths[concrete] = {};
       if (collection.get) {
-        const op = specialise(collection.get, `list${words}`, tag, `List ${tag} records`, pageSchema({ $ref: refs.record }));
+        const op = specialise(collection.get, `list${words}`, tag, `List ${tag} records`, pageSchema({ $ref: refs.listItem }));
         op.parameters = [...op.parameters.filter((p: Record<string, unknown>) => p.in !== 'query'), ...listParameters(filterParameters(schema))];
         doc.paths[concrete].get = op;
       }
@@ -159,7 +159,10 @@ function registerComponents(doc: OpenApiDocument, base: string, schema: Register
   doc.components.schemas[base] = input;
   doc.components.schemas[`${base}.patch`] = patch;
   doc.components.schemas[`${base}.record`] = storedRecord;
-  return { input: componentRef(base), patch: componentRef(`${base}.patch`), record: componentRef(`${base}.record`) };
+  // A list item: `fields=` may return any subset of the record's fields, so nothing is required.
+  const { required: _all, ...listItem } = storedRecord;
+  doc.components.schemas[`${base}.listItem`] = { ...listItem, description: 'A record of a list; with `fields=` only the fields asked for' };
+  return { input: componentRef(base), patch: componentRef(`${base}.patch`), record: componentRef(`${base}.record`), listItem: componentRef(`${base}.listItem`) };
 }
 
 function specialise(generic: OpenApiOperation, operationId: string, tag: string, summary: string, data: JsonSchema): OpenApiOperation {

@@ -3,6 +3,7 @@ import type { Config } from '../../config/index.js';
 import { familyOf } from '../http/envelope.js';
 import type { HttpMethod, JsonSchema, RouteEntry } from '../http/route.js';
 import { groupByStatus, routeErrorCodes } from './error-codes.js';
+import { IDENTIFIER } from '../metadata/schema-definition.js';
 import { ENVELOPE_COMPONENTS, errorSchema, successSchema } from './openapi-envelopes.js';
 import { toOpenApiPaths } from './openapi-paths.js';
 import { componentName, componentRef, needsComponent, toOpenApiSchema } from './openapi-schema.js';
@@ -26,6 +27,8 @@ export interface OpenApiDocument {
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const METHODS_WITH_BODY: HttpMethod[] = ['post', 'put', 'patch'];
+/** Path parameters that name a namespace, schema or content type: refused unless they are identifiers. */
+const IDENTIFIER_PARAMS = new Set(['ns', 'schema', 'name', 'contentType']);
 
 /** Security of a route that needs credentials: a JWT, or (outside production) the test key. */
 export function securityFor(config: Config): Array<Record<string, string[]>> {
@@ -111,12 +114,13 @@ function buildOperation(
   const label = operationIdOf(method, entry.path);
 
   const parameters: Array<Record<string, unknown>> = pathParams.map(({ name, wildcard }) => ({
-    name, in: 'path', required: true, schema: { type: 'string' },
+    name, in: 'path', required: true, schema: IDENTIFIER_PARAMS.has(name) ? { type: 'string', pattern: IDENTIFIER.source } : { type: 'string' },
     ...(name === spec.tenantParam ? { description: 'The tenant id' } : {}),
     ...(wildcard ? { description: 'The rest of the path; may contain slashes', 'x-wildcard': true } : {}),
   }));
   if (spec.auth === 'tenant' && !spec.tenantParam) parameters.push({ $ref: '#/components/parameters/TenantHeader' });
   if (spec.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
+  for (const header of spec.headers ?? []) parameters.push({ in: 'header', ...header });
   const query = spec.query as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     const isObject = schema.type === 'object';
@@ -154,8 +158,11 @@ function buildOperation(
       content: produces ? { [produces]: { schema: data } } : { 'application/json': { schema: successSchema(family, data) } },
     },
   };
+  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
+    operation.responses[answer] = { description, headers: requestIdHeader };
+  }
   const module = spec.module === undefined ? packModule : spec.module;
-  for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null))) {
+  for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null, entry.path))) {
     operation.responses[String(errorStatus)] = {
       description: codes.join(', '),
       headers: { ...requestIdHeader, ...errorHeaders(errorStatus) },
@@ -173,7 +180,7 @@ function buildOperation(
 
 function errorHeaders(status: number): Record<string, unknown> {
   if (status === 401) return { 'WWW-Authenticate': { description: 'Bearer', schema: { type: 'string' } } };
-  if (status === 429) return { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
+  if (status === 429 || status === 503) return { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer' } } };
   return {};
 }
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import { RateLimited } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 
@@ -48,6 +49,12 @@ export class RateLimitService {
       retryAfterSeconds: Math.max(1, Math.ceil((end - now) / 1000)),
       remaining: Math.max(0, rate.limit - count),
     };
+  }
+
+  /** Counts a hit like `hit`, and refuses one over the limit with 429 rate_limited and Retry-After. */
+  async enforce(rcOrTenant: RequestContext | string, bucket: string, rate: RateLimit): Promise<void> {
+    const result = await this.hit(rcOrTenant, bucket, rate);
+    if (!result.allowed) throw RateLimited(result.retryAfterSeconds, [], { 'Retry-After': String(result.retryAfterSeconds) });
   }
 
   /** Now and then deletes ended windows, outside any transaction (after it commits). */

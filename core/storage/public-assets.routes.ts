@@ -12,7 +12,8 @@ export function publicAssetRoutes(router: PackRouter, storage: StorageService): 
     summary: 'A public object of a tenant',
     description: 'Streams `tenants/{tenantId}/{path}` when it was stored with public visibility. Private and unknown objects and '
       + 'any path that is not plain key segments (`..`, percent-encoding, backslashes) answer 404. Answers Range and If-None-Match.',
-    tags: ['public', 'storage'], auth: 'public', tenantParam: 'tenantId',
+    tags: ['public', 'storage'], auth: 'public', tenantParam: 'tenantId', ownParamChecks: ['path'],
+    answers: { 206: 'Partial content (a Range request)', 304: 'Not modified (If-None-Match)' },
     errors: ['tenant_not_found', 'not_found', 'range_not_satisfiable'],
   }, async (ctx) => {
     // The raw (undecoded) path, so that an encoded `/`, `.` or `\` can never become a separator.

@@ -1,3 +1,4 @@
+import { KEY_SEGMENT } from './storage-key.js';
 import type { AppContext } from '../http/app-state.js';
 import { MissingHeader, ValidationFailed } from '../http/errors.js';
 import type { PackRouter } from '../http/route.js';
@@ -28,6 +29,12 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
     description: 'The raw body is streamed to the store under `tenants/{tenant}/products/{product}/{collection}/{filename}`; '
       + 'its SHA-256 is computed on the way. An existing object of the same key is replaced.',
     tags, auth: 'tenant', role: 'editor', body: 'raw', status: 201, idempotent: true, response: UPLOAD_ANSWER_SCHEMA,
+    headers: [
+      ...['X-Platform-Product', 'X-Platform-Collection', 'X-Platform-Filename'].map((name) => ({
+        name, required: true, schema: { type: 'string', pattern: KEY_SEGMENT.source, not: { enum: ['.', '..'] } }, description: 'A segment of the storage key',
+      })),
+      { name: 'X-Platform-Visibility', required: false, schema: { type: 'string', enum: ['public', 'private'], default: 'private' } },
+    ],
     errors: ['missing_header', 'invalid_key_segment', 'validation_failed', 'payload_too_large'],
   }, async (ctx) => {
     const product = requireHeader(ctx, 'X-Platform-Product');

@@ -21,7 +21,7 @@ const competitorBody: JsonSchema = {
   type: 'object',
   additionalProperties: false,
   required: ['sourcePlatform', 'url'],
-  properties: { sourcePlatform: { type: 'string', maxLength: 40 }, ...importFlags },
+  properties: { sourcePlatform: { type: 'string', enum: [...SUPPORTED_PLATFORMS] }, ...importFlags },
 };
 
 const errors: ErrorCode[] = ['validation_failed', 'url_not_allowed', 'upstream_failed', 'module_disabled', 'forbidden'];

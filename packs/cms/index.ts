@@ -8,6 +8,7 @@ import { postsRoutes } from './posts.routes.js';
 import { publicRoutes } from './public.routes.js';
 import { importRoutes } from './import.routes.js';
 import { ingestRoutes } from './ingest.routes.js';
+import { contentTools } from './content.tools.js';
 
 /**
  * CMS: content types (the open `cms` namespace), pages, posts, forms, site import, web ingestion,
@@ -35,4 +36,5 @@ export default definePack({
     importRoutes(router, pack);
     ingestRoutes(router, pack);
   },
+  tools: contentTools,
 });

@@ -79,6 +79,8 @@ export function extractPage(html: string, pageUrl: string): ExtractedPage {
 /** The main content: boilerplate elements removed, then @mozilla/readability, then turndown. */
 export function mainContentMarkdown(html: string): string {
   const { document } = parseHTML(html);
+  // Text without any element ("0") gives a document without a root element: nothing to read.
+  if (!document.documentElement) return '';
   for (const el of document.querySelectorAll(BOILERPLATE)) el.remove();
   const article = new Readability(document, { charThreshold: 20, keepClasses: false }).parse();
   let content = article?.content ?? '';

@@ -1,4 +1,4 @@
-import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, queryFromString, RateLimited, type RequestContext, SchemaNotFound, sendCacheable, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
+import { assertIdentifier, clientKey, NotFound, nowIso, type PackContext, type PackRouter, queryFromString, type RequestContext, SchemaNotFound, sendCacheable, toIssues, UUID_PATTERN, ValidationFailed } from '../../core/pack-api.js';
 import { contentListResponse, knowledgeSearchResponse } from './cms-responses.js';
 import { NON_CONTENT_TYPES } from './content-type.js';
 import { formValidator, HONEYPOT_FIELD, type FormField } from './form-schema.js';
@@ -15,24 +15,27 @@ export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
  */
 export function publicRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/public/tenant/:tenantId/content/:contentType', {
-    summary: 'Published content items of a type (?slug=, limit, offset); drafts never appear',
+    summary: 'Published content items of a type (?slug=, fields, limit, offset); drafts never appear',
     tags, auth: 'public', tenantParam: 'tenantId',
     query: {
       type: 'object',
+      additionalProperties: false,
       properties: {
         slug: { type: 'string', maxLength: 200 },
+        fields: { type: 'string', maxLength: 1000, description: 'comma list of fields to return' },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0 },
         sort: { type: 'string', enum: ['createdAt', '-createdAt', 'publishedAt', '-publishedAt', 'title', '-title'] },
       },
     },
-    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed'],
+    response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed', 'invalid_identifier', 'invalid_filter'],
+    answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
     assertIdentifier('contentType', ctx.params.contentType);
     const type = ctx.params.contentType;
     if (NON_CONTENT_TYPES.has(type)) throw SchemaNotFound({ ns: 'cms', name: type });
-    const q = ctx.state.query as { slug?: string; limit: number; offset: number; sort?: string };
-    const query = queryFromString({ sort: q.sort ?? '-publishedAt' });
+    const q = ctx.state.query as { slug?: string; fields?: string; limit: number; offset: number; sort?: string };
+    const query = queryFromString({ sort: q.sort ?? '-publishedAt', fields: q.fields });
     const filter = [{ field: 'status', value: 'published' }, ...(q.slug !== undefined ? [{ field: 'slug', value: q.slug }] : [])];
     const page = await pack.records.list(ctx.state.rc, 'cms', type, { ...query, filter, limit: q.limit, offset: q.offset });
     page.pagination.nextCursor = null;
@@ -42,13 +45,12 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/public/tenant/:tenantId/forms/:formId/submit', {
     summary: 'Submit a published form (by id or slug); validated against its fields, rate-limited per client and form',
     tags, auth: 'public', tenantParam: 'tenantId', status: 201, bodyLimit: FORM_BODY_LIMIT, body: { type: 'object' },
-    response: { type: 'object', properties: { id: { type: 'string' }, receivedAt: { type: 'string' } } },
+    response: { type: 'object', properties: { id: { type: ['string', 'null'], description: 'null when the submission was dropped as spam' }, receivedAt: { type: 'string' } } },
     errors: ['tenant_not_found', 'not_found', 'validation_failed', 'payload_too_large', 'rate_limited', 'unsupported_media_type'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
     const form = await findPublishedForm(pack, rc, ctx.params.formId);
-    const rate = await pack.rateLimits.hit(rc, `form:${form.id}:${clientKey(ctx.ip)}`, FORM_RATE_LIMIT);
-    if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
+    await pack.rateLimits.enforce(rc, `form:${form.id}:${clientKey(ctx.ip)}`, FORM_RATE_LIMIT);
 
     const { [HONEYPOT_FIELD]: honeypot, ...data } = ctx.state.body as Record<string, unknown>;
     const receivedAt = nowIso();
@@ -75,6 +77,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
     query: {
       type: 'object',
       required: ['q'],
+      additionalProperties: false,
       properties: {
         q: { type: 'string', minLength: 1, maxLength: 200 },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },

@@ -1,3 +1,4 @@
+import { ticketTools } from './ticket.tools.js';
 import { definePack } from '../../core/pack-api.js';
 import { cartRecoveryMigration, crmEventsMigration, ticketCountersMigration } from './crm.migrations.js';
 import { cartRecoveryRoutes } from './cart-recovery.routes.js';
@@ -35,6 +36,7 @@ export default definePack({
     supportTicketsRoutes(router, pack);
     cartRecoveryRoutes(router, pack);
   },
+  tools: ticketTools,
   start: (pack) => pack.use('crm.cartRecoveryScheduler').start(),
   stop: (pack) => pack.use('crm.cartRecoveryScheduler').stop(),
 });

@@ -5,9 +5,9 @@ import type { TicketChange, TicketInput } from './support-tickets.service.js';
 import { TICKET_STATUSES } from './ticket-status.js';
 
 const fields = ticketDefinition.schema.properties;
-const ticketResponse = recordResponse(ticketDefinition);
+export const ticketResponse = recordResponse(ticketDefinition);
 
-const createBody = {
+export const createBody = {
   type: 'object',
   additionalProperties: false,
   required: ['type', 'subject', 'description', 'customerRef'],

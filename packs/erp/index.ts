@@ -8,6 +8,7 @@ import { ordersRoutes } from './orders.routes.js';
 import { orderWriteRefused, productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
+import { productTools } from './product.tools.js';
 
 /**
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
@@ -44,4 +45,5 @@ export default definePack({
     ordersRoutes(router, pack);
     storefrontRoutes(router, pack);
   },
+  tools: productTools,
 });

@@ -3,7 +3,7 @@ import { NotFound, pageResponse, sendCacheable, type PackContext, type PackRoute
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
 
-const storefrontProduct = {
+export const storefrontProduct = {
   type: 'object',
   properties: {
     number: { type: 'integer' }, sku: { type: 'string' }, name: { type: 'string' }, description: { type: ['string', 'null'] },
@@ -44,6 +44,7 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/public/tenant/:tenantId/products/:sku', {
     summary: 'One active product of a storefront by sku, with gross price and stock (ETag; If-None-Match answers 304)',
     tags, auth: 'public', tenantParam: 'tenantId', module: null, response: storefrontProduct, errors: ['not_found'],
+    answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
     const tenantId = ctx.params.tenantId;
     await requireErp(tenantId);

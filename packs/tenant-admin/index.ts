@@ -32,4 +32,9 @@ export default definePack({
     platformSettingsRoutes(router, pack);
     organizationsRoutes(router, pack);
   },
+  start(pack) {
+    // Tokens without a tenant claim act on a tenant with the role of their active membership there.
+    const members = pack.use('tenant-admin.members');
+    pack.memberships.use({ roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email) });
+  },
 });

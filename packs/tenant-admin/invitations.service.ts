@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyMember, type Config, Conflict, type Database, type EventsService, Forbidden, InvitationExpired, type MailService, newId, NotFound, nowIso, type PlatformSettingsService, RateLimited, type RateLimitService, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { AlreadyMember, type Config, Conflict, type Database, type EventsService, Forbidden, type MailService, newId, NotFound, nowIso, type PlatformSettingsService, type RateLimitService, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';
@@ -61,8 +61,7 @@ export class InvitationsService {
       const now = new Date();
       const nowText = now.toISOString();
       // Counted in this transaction: an invitation that is not created (409, rollback) does not count.
-      const rate = await this.rateLimits.hit({ ...rc, tenantId: tenant.id }, 'invitations', INVITATION_RATE);
-      if (!rate.allowed) throw RateLimited(rate.retryAfterSeconds, [], { 'Retry-After': String(rate.retryAfterSeconds) });
+      await this.rateLimits.enforce({ ...rc, tenantId: tenant.id }, 'invitations', INVITATION_RATE);
       if (await this.repository.findPending(rc, tenant.id, email, nowText)) throw AlreadyMember(email);
       const token = randomBytes(32).toString('base64url');
       const invitation: InvitationRecord = {
@@ -102,8 +101,10 @@ export class InvitationsService {
     if (!invitation) throw NotFound('No such invitation');
     if (invitation.status !== 'pending') throw Conflict(`The invitation was ${invitation.status === 'accepted' ? 'used' : 'revoked'} already`);
     const now = nowIso();
-    if (invitation.expiresAt <= now) throw InvitationExpired(invitation.expiresAt);
+    if (invitation.expiresAt <= now) throw Conflict(`The invitation expired at ${invitation.expiresAt}`);
+    // principal.email is null when the token says email_verified: false.
     if (!principal.email || principal.email !== invitation.email) throw Forbidden('The invitation was sent to another e-mail address');
+    if (await this.members.activeRole(null, invitation.tenantId, principal.userId, principal.email)) throw AlreadyMember(principal.email);
     const tenantRc: RequestContext = { ...rc, tenantId: invitation.tenantId };
     return this.db.transaction(tenantRc, async (rc) => {
       if (!(await this.repository.transition(rc, invitation.tenantId, invitation.id, 'accepted', principal.userId, now))) {

@@ -33,6 +33,18 @@ export class MembersRepository {
     return row ? toMember(row) : null;
   }
 
+  /** The role of the user's active membership in the tenant, by user id or (verified) e-mail; null without one. */
+  async activeRole(rc: RequestContext | null, tenantId: string, userId: string, email: string | null): Promise<TenantRole | null> {
+    const row = await this.db.conn(rc)('tenant_members')
+      .where({ tenant_id: tenantId, status: 'active' })
+      .andWhere((q) => {
+        q.where({ user_id: userId });
+        if (email) q.orWhere({ email });
+      })
+      .first('role');
+    return row ? (row.role as TenantRole) : null;
+  }
+
   /** The tenants a user belongs to, by user id or e-mail. */
   async tenantsOf(rc: RequestContext | null, userId: string, email: string | null): Promise<string[]> {
     const rows = await this.db.conn(rc)('tenant_members')

@@ -63,19 +63,21 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
 
   router.post('/invitations/:token/accept', {
     summary: 'Accept an invitation',
-    description: 'The signed-in user whose token e-mail is the invited one becomes a member with the invited role. '
-      + 'A used or revoked invitation answers 409, an expired one 410 invitation_expired, another e-mail 403.',
+    description: 'The signed-in user whose token e-mail is the invited one (not `email_verified: false`) becomes an active member with the '
+      + 'invited role, and from then on acts on the tenant with that role (X-Tenant-Id) even when its token has no tenant claim. '
+      + 'Unknown token 404; a used, revoked or expired invitation 409 conflict; another e-mail 403; already a member 409 already_member.',
     tags: ['members'], auth: 'user', sensitiveParams: ['token'],
     response: {
       type: 'object',
+      required: ['tenantId', 'role', 'status'],
       properties: {
-        tenantId: { type: 'string' },
+        tenantId: { type: 'string' }, role: roleSchema, status: { type: 'string', enum: ['active'] },
         member: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: roleSchema, status: { type: 'string' } } },
       },
     },
-    errors: ['unauthenticated', 'forbidden', 'not_found', 'conflict', 'invitation_expired'],
+    errors: ['unauthenticated', 'forbidden', 'not_found', 'conflict', 'already_member'],
   }, async (ctx) => {
     const { tenantId, member } = await invitations.accept(ctx.state.rc, ctx.params.token);
-    return { tenantId, member: { id: member.id, email: member.email, name: member.name, role: member.role, status: member.status } };
+    return { tenantId, role: member.role, status: member.status, member: { id: member.id, email: member.email, name: member.name, role: member.role, status: member.status } };
   });
 }

@@ -11,7 +11,7 @@ const mailerPack = definePack({
   name: 'test-mailer',
   routes(router, pack) {
     router.post('/test-mailer/send', {
-      summary: 'Queue a mail (test pack)', auth: 'tenant', role: 'editor', status: 202,
+      summary: 'Queue a mail (test pack)', auth: 'tenant', role: 'editor', status: 202, errors: ['bad_request'],
       body: { type: 'object', required: ['to', 'subject'], properties: { to: { type: 'string' }, subject: { type: 'string' }, link: { type: 'string' }, fail: { type: 'boolean' } } },
     }, async (ctx) => {
       const { to, subject, link, fail } = ctx.state.body as { to: string; subject: string; link?: string; fail?: boolean };

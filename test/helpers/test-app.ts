@@ -7,6 +7,7 @@ import { createApp, type App } from '../../core/app.js';
 import type { PackDefinition } from '../../core/kernel/define-pack.js';
 import { createTestDatabase, ENGINE, type Engine, type TestDatabase } from './engine.js';
 import { TEST_JWT_SECRET, TEST_KEY, superadmin } from './tokens.js';
+import { recordResponses, validateRecorded } from './response-validation.js';
 
 export interface TestApp {
   app: App;
@@ -43,6 +44,9 @@ export function testEnvironment(databaseUrl: string, extra: Record<string, strin
     ALLOW_PRIVATE_NETWORK_FETCH: 'true',
     DISPATCHER_INTERVAL_MS: '50',
     PORT: '0',
+    // One shared app serves every test file from one address: the rate limit tests set their own limits.
+    PUBLIC_RATE_LIMIT_PER_MINUTE: '1000000',
+    EVENTS_PUBLISH_RATE_LIMIT_PER_MINUTE: '1000000',
     ...extra,
     // Production refuses the private-network allowance (config/index.ts); production-mode test apps go without it.
     ...(extra.NODE_ENV === 'production' && extra.ALLOW_PRIVATE_NETWORK_FETCH === undefined ? { ALLOW_PRIVATE_NETWORK_FETCH: 'false' } : {}),
@@ -62,6 +66,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: `${database.url.startsWith('sqlite:') ? database.url.slice(7).replace(/test\.db$/, '') : '/tmp/'}storage-${randomBytes(4).toString('hex')}`, ...options.env }));
   const app = await createApp(config, { packs: options.packs, logger: options.logger });
   const server = await app.listen(port, '127.0.0.1');
+  const recording = recordResponses(server, `http://127.0.0.1:${port}`);
   const baseUrl = `http://127.0.0.1:${port}`;
   let closed = false;
   return {
@@ -70,6 +75,7 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
     async close() {
       if (closed) return;
       closed = true;
+      await validateRecorded(recording).catch(() => {});
       await app.close();
       if (!options.database) await database.drop();
     },

@@ -48,8 +48,8 @@ describe('configuration (config/index.ts)', () => {
 
   it('requires SIGNING_SECRET and SETTINGS_ENCRYPTION_KEY in production', () => {
     const prod = { ...base, NODE_ENV: 'production', AUTH_JWT_SECRET: strong };
-    expect(configError(prod).variable).to.equal('SIGNING_SECRET');
-    expect(configError({ ...prod, SIGNING_SECRET: strong }).variable).to.equal('SETTINGS_ENCRYPTION_KEY');
+    expect(configError({ ...prod, SETTINGS_ENCRYPTION_KEY: strong }).variable).to.match(/^SIGNING_SECRET/);
+    expect(configError({ ...prod, SIGNING_SECRET: strong }).variable).to.match(/^SETTINGS_ENCRYPTION_KEY/);
     const config = loadConfig({ ...prod, SIGNING_SECRET: strong, SETTINGS_ENCRYPTION_KEY: strong, TEST_API_KEY: 'a-test-key-123' });
     expect(config.isProduction).to.equal(true);
     expect(config.testApiKey).to.equal(null);
@@ -78,6 +78,12 @@ describe('configuration (config/index.ts)', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it('reports every missing production secret at once (#17)', () => {
+    const err = configError({ ...base, NODE_ENV: 'production' });
+    for (const name of ['SIGNING_SECRET', 'SETTINGS_ENCRYPTION_KEY', 'AUTH_JWKS_URI or AUTH_JWT_SECRET']) expect(err.message).to.include(name);
+    expect(err.message).to.include('are required in production');
   });
 
   it('requires a token verifier in production', () => {

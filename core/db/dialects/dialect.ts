@@ -52,6 +52,8 @@ export interface Dialect {
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */
   isForeignKeyViolation(error: unknown): boolean;
+  /** Whether the error means the database cannot be reached or is busy (a retry may succeed): 503 to the client. */
+  isUnavailable(error: unknown): boolean;
   /** Runs a parameterised statement (`?` placeholders) and returns its rows, on either engine. */
   rows<T = Record<string, unknown>>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]>;
   /**

@@ -127,6 +127,11 @@ async function commitGroup(connection: object, group: DeferredWrite[][]): Promis
   return outcomes;
 }
 
+/** Socket errors of a connection that cannot be made or was lost. */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** SQLSTATEs of a server that is shutting down, starting up or full (class 08, connection exceptions, is matched by prefix). */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   jsonField(field: string, type: JsonScalarType, column = 'data') {
@@ -146,6 +151,12 @@ export const postgresDialect: Dialect = {
   likeOperator: 'ILIKE',
   isUniqueViolation: (error) => (error as { code?: string })?.code === '23505',
   isForeignKeyViolation: (error) => (error as { code?: string })?.code === '23503',
+  isUnavailable(error) {
+    const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+    if (typeof code === 'string' && (NETWORK_ERRORS.has(code) || code.startsWith('08') || UNAVAILABLE_STATES.has(code))) return true;
+    if (name === 'KnexTimeoutError') return true;
+    return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message);
+  },
   beginSql: 'BEGIN',
   // The oldest transaction still running; outbox_events.txid defaults to pg_current_xact_id().
   commitHorizon: '(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint',

@@ -115,6 +115,11 @@ export const sqliteDialect: Dialect = {
   isForeignKeyViolation(error) {
     return (error as { code?: string })?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
   },
+  isUnavailable(error) {
+    // Locked past busy_timeout by another process, or the file cannot be opened or read.
+    const code = (error as { code?: unknown })?.code;
+    return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/.test(code);
+  },
   async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     countQuery();
     return rowsOf<T>(conn, sql, bindings);

@@ -11,6 +11,15 @@ describe('POST /api/v1/ai/ingest-web', () => {
     fx.t.http.post('/api/v1/ai/ingest-web').set(as(fx.tenant, role)).send(body);
   const search = async (q: string) => (await fx.t.http.get(`/api/v1/public/tenant/${fx.tenant}/knowledge`).query({ q })).body.data;
 
+  it('answers 400 validation_failed for HTML that yields no content, such as "0" (#17)', async () => {
+    for (const html of ['0', '<p></p>']) {
+      const res = await ingest({ html });
+      expect(res.status, `${html}: ${JSON.stringify(res.body)}`).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.details[0].path).to.equal('/html');
+    }
+  });
+
   it('keeps the article and drops navigation, header and footer (html given)', async () => {
     const html = testSitePages()['/'] as string;
     const res = await ingest({ html, url: 'https://acme.example/' });

@@ -153,16 +153,72 @@ describe('members and invitations', () => {
       expect(members.body.data).to.deep.equal([]);
     });
 
-    it('answers 410 invitation_expired for an expired invitation', async () => {
+    it('answers 409 conflict for an expired invitation (#17)', async () => {
       const email = `late.${tenant}@example.test`;
       const created = await invite(email);
       const token = tokenFrom(await mailTo(email));
       await t.app.kernel.db.knex('tenant_invitations').where({ tenant_id: tenant, id: created.body.data.id }).update({ expires_at: '2020-01-01T00:00:00.000Z' });
       const res = await t.http.post(`/api/v1/invitations/${token}/accept`).set(bearer(signToken({ sub: 'late', email })));
-      expect(res.status).to.equal(410);
-      expect(res.body.error.code).to.equal('invitation_expired');
+      expect(res.status).to.equal(409);
+      expect(res.body.error.code).to.equal('conflict');
       // An expired invitation no longer blocks a new one.
       expect((await invite(email)).status).to.equal(201);
+    });
+  });
+
+  describe('membership grants access (#17)', () => {
+    async function join(email: string, role: string, sub: string): Promise<Record<string, string>> {
+      await invite(email, role);
+      const user = bearer(signToken({ sub, email }));
+      const res = await t.http.post(`/api/v1/invitations/${tokenFrom(await mailTo(email))}/accept`).set(user);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.data).to.include({ tenantId: tenant, role, status: 'active' });
+      return user;
+    }
+
+    it('lets a token without a tenant claim act on the tenant (X-Tenant-Id or the path) with its membership role', async () => {
+      const user = await join(`ed.${tenant}@example.test`, 'editor', `ed-${tenant}`);
+      const created = await t.http.post('/api/v1/data/cms/page').set(user).set('X-Tenant-Id', tenant).send({ title: 'By a member', slug: 'member' });
+      expect(created.status, JSON.stringify(created.body)).to.equal(201);
+      const listed = await t.http.get('/api/v1/data/cms/page').set(user).set('X-Tenant-Id', tenant);
+      expect(listed.status).to.equal(200);
+      expect(listed.body.data.items.map((p: { slug: string }) => p.slug)).to.deep.equal(['member']);
+      expect((await t.http.get(`/api/v1/tenants/${tenant}/site-config`).set(user)).status).to.equal(200);
+      // An editor, not an admin.
+      expect((await t.http.get(`/api/v1/tenants/${tenant}/members`).set(user)).status).to.equal(403);
+      expect((await t.http.get('/api/v1/data/cms/page').set(user)).status).to.equal(400);
+      // The membership is matched by the verified e-mail too (another sub).
+      const sameEmail = bearer(signToken({ sub: 'another-sub', email: `ed.${tenant}@example.test` }));
+      const bySameEmail = await t.http.get('/api/v1/data/cms/page').set(sameEmail).set('X-Tenant-Id', tenant);
+      expect(bySameEmail.status, JSON.stringify(bySameEmail.body)).to.equal(200);
+      const unverified = bearer(signToken({ sub: 'another-sub', email: `ed.${tenant}@example.test`, claims: { email_verified: false } }));
+      expect((await t.http.get('/api/v1/data/cms/page').set(unverified).set('X-Tenant-Id', tenant)).status).to.equal(403);
+    });
+
+    it('answers 403 without a membership, for another tenant, and for a token whose tenant claim names another tenant', async () => {
+      const user = await join(`v.${tenant}@example.test`, 'viewer', `v-${tenant}`);
+      const other = await createTenant(t, 'inv');
+      const elsewhere = await t.http.get('/api/v1/data/cms/page').set(user).set('X-Tenant-Id', other);
+      expect(elsewhere.status).to.equal(403);
+      expect(elsewhere.body.data.code).to.equal('forbidden');
+      expect((await t.http.get(`/api/v1/tenants/${other}/site-config`).set(user)).status).to.equal(403);
+      // A stranger learns nothing of which tenants exist: 403 for an unknown one too.
+      const stranger = bearer(signToken({ sub: 'stranger', email: 'stranger@example.test' }));
+      expect((await t.http.get('/api/v1/data/cms/page').set(stranger).set('X-Tenant-Id', tenant)).status).to.equal(403);
+      expect((await t.http.get('/api/v1/data/cms/page').set(stranger).set('X-Tenant-Id', 'no-such-tenant')).status).to.equal(403);
+      const claimed = bearer(signToken({ sub: `v-${tenant}`, email: `v.${tenant}@example.test`, tenantId: other }));
+      expect((await t.http.get('/api/v1/data/cms/page').set(claimed).set('X-Tenant-Id', tenant)).status).to.equal(403);
+      // A viewer reads but does not write.
+      expect((await t.http.post('/api/v1/data/cms/page').set(user).set('X-Tenant-Id', tenant).send({ title: 'x' })).status).to.equal(403);
+    });
+
+    it('answers 409 already_member when a member accepts another invitation to the same tenant', async () => {
+      await join(`m.${tenant}@example.test`, 'viewer', `m-${tenant}`);
+      const second = `m2.${tenant}@example.test`;
+      await invite(second, 'admin');
+      const res = await t.http.post(`/api/v1/invitations/${tokenFrom(await mailTo(second))}/accept`).set(bearer(signToken({ sub: `m-${tenant}`, email: second })));
+      expect(res.status).to.equal(409);
+      expect(res.body.error.code).to.equal('already_member');
     });
   });
 

@@ -1,0 +1,46 @@
+import type { JsonSchema, PackRouter } from '../http/route.js';
+import { answerMcp } from './mcp-server.js';
+import type { McpToolbox } from './mcp-toolbox.js';
+
+const tags = ['ai'];
+const description = 'Model Context Protocol, Streamable HTTP transport, stateless (no Mcp-Session-Id; GET answers 405). '
+  + 'The body is a JSON-RPC message (initialize, tools/list, tools/call, ...); send Accept: application/json, text/event-stream. '
+  + 'See docs/ai-agents.md for the tools and what each returns.';
+const jsonRpcMessage: JsonSchema = {
+  type: ['object', 'array'],
+  description: 'A JSON-RPC 2.0 request or notification (or a batch), e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+};
+const jsonRpcResponse: JsonSchema = {
+  type: 'object',
+  description: 'A JSON-RPC 2.0 response (result or error), as the body itself, not inside the envelope',
+  properties: { jsonrpc: { type: 'string' }, id: { type: ['integer', 'string', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
+};
+
+const TENANT_INSTRUCTIONS = 'Tools over one tenant of a headless commerce and content backend: its knowledge, schemas and records, '
+  + 'and the tools of its licensed modules. Record tools take a namespace and a schema (list_schemas names them).';
+const PUBLIC_INSTRUCTIONS = 'Read-only tools over the published content of one website or shop: search its knowledge, read a page or post by slug.';
+
+/** The MCP endpoints of CONTRACT.md section 14: the tenant's (signed in) and the public, read-only one per tenant. */
+export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
+  router.post('/mcp', {
+    summary: 'MCP server for AI agents: the tenant\'s knowledge, schemas, records and pack tools',
+    description: `${description} Same bearer tokens and tenant context (X-Tenant-Id for superadmins) as the HTTP API; tools are listed by role and licensed module.`,
+    tags, auth: 'tenant', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
+    errors: ['unauthenticated', 'invalid_token', 'forbidden', 'tenant_required', 'tenant_not_found', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
+  }, async (ctx) => {
+    const tools = await toolbox.available(ctx.state.rc, 'tenant');
+    await answerMcp(ctx, toolbox, tools, TENANT_INSTRUCTIONS);
+  });
+
+  router.post('/public/tenant/:tenantId/mcp', {
+    summary: 'Public, read-only MCP server of one tenant, for website and shop assistants (no authentication)',
+    description: `${description} Tools: search_knowledge, get_content (published only) and the public tools of the tenant's licensed modules; rate-limited per client address like the whole public runtime.`,
+    tags: [...tags, 'public'], auth: 'public', tenantParam: 'tenantId', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
+    errors: ['tenant_not_found', 'rate_limited', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
+  }, async (ctx) => {
+    const tools = await toolbox.available(ctx.state.rc, 'public');
+    await answerMcp(ctx, toolbox, tools, PUBLIC_INSTRUCTIONS);
+  });
+}
