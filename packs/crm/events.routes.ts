@@ -45,6 +45,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/crm/events', {
     summary: 'Record a first-party event (201; the same eventId again: 200 with duplicate: true)',
     tags, auth: 'tenant', role: 'editor', status: 201, body: eventBodySchema(false), response: recordedResponse,
+    answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => recorded(ctx, await events.record(ctx.state.rc, ctx.state.body as EventInput, { bot: false })));
 
@@ -79,6 +80,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
     description: 'A User-Agent that looks like a bot stores the event with bot: true. The client address is never stored. '
       + 'Answers 404 not_found when the tenant has no crm module.',
     tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: null, status: 201, body: eventBodySchema(true), response: recordedResponse,
+    answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
     errors: ['validation_failed', 'tenant_not_found', 'not_found', 'rate_limited'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
