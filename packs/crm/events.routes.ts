@@ -38,16 +38,14 @@ const customerRefParam = /^[^@]{1,128}$/;
  * (no authentication, known types only, rate-limited per client address, bots flagged). No response sets a
  * cookie: nothing here reads or writes one.
  */
-/** A duplicate eventId is answered 200 (documented beside the route's 201). */
-const DUPLICATE_ANSWER = { 200: 'The same eventId again: the event recorded before, with duplicate: true' };
-
 export function eventsRoutes(router: PackRouter, pack: PackContext): void {
   const events = pack.use('crm.events');
   const tags = ['crm'];
 
   router.post('/crm/events', {
     summary: 'Record a first-party event (201; the same eventId again: 200 with duplicate: true)',
-    tags, auth: 'tenant', role: 'editor', status: 201, answers: DUPLICATE_ANSWER, body: eventBodySchema(false), response: recordedResponse,
+    tags, auth: 'tenant', role: 'editor', status: 201, body: eventBodySchema(false), response: recordedResponse,
+    answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => recorded(ctx, await events.record(ctx.state.rc, ctx.state.body as EventInput, { bot: false })));
 
@@ -81,7 +79,8 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Record a first-party event from a storefront (no authentication; known types only; rate-limited per client address)',
     description: 'A User-Agent that looks like a bot stores the event with bot: true. The client address is never stored. '
       + 'Answers 404 not_found when the tenant has no crm module.',
-    tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: null, status: 201, answers: DUPLICATE_ANSWER, body: eventBodySchema(true), response: recordedResponse,
+    tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: null, status: 201, body: eventBodySchema(true), response: recordedResponse,
+    answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
     errors: ['validation_failed', 'tenant_not_found', 'not_found', 'rate_limited'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
