@@ -13,5 +13,7 @@ export default defineConfig({
     // No inline scripts or data: modules: the console runs under script-src 'self'.
     assetsInlineLimit: 0,
     chunkSizeWarningLimit: 2000,
+    // CONSOLE_MINIFY=false: readable function names in a CPU profile (npm run bench:console -- --profile).
+    minify: process.env.CONSOLE_MINIFY !== 'false',
   },
 });

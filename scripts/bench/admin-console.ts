@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
@@ -8,7 +8,7 @@ import { CONSOLE_DIST } from '../../core/admin-console/console-files.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { newId } from '../../core/db/ids.js';
 import { systemContext } from '../../core/kernel/request-context.js';
-import { ensureConsoleBuilt, launchBrowser } from '../../test/helpers/browser.js';
+import { ARTIFACTS, ensureConsoleBuilt, launchBrowser } from '../../test/helpers/browser.js';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
@@ -26,6 +26,9 @@ const { values: args } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     runs: { type: 'string', default: '5' },
     pages: { type: 'string', default: '20' },
+    // Where a page turn's time goes: Chromium's own counters (script, style, layout) per page, and a CPU
+    // profile of the paging summed by function (build with CONSOLE_MINIFY=false for readable names).
+    profile: { type: 'boolean', default: false },
   },
 });
 const RECORDS = Number(args.records);
@@ -114,7 +117,17 @@ try {
   const totalText = await page.getByText(/of [\d,]+$/).first().innerText();
   const pages: number[] = [];
   const urls: string[] = [];
+  const cdp = args.profile ? await context.newCDPSession(page) : null;
+  const metrics = async () => Object.fromEntries(((await cdp!.send('Performance.getMetrics')).metrics).map((m) => [m.name, m.value]));
+  const spent: Record<string, number[]> = { ScriptDuration: [], RecalcStyleDuration: [], LayoutDuration: [], TaskDuration: [] };
+  if (cdp) {
+    await cdp.send('Performance.enable');
+    await cdp.send('Profiler.enable');
+    await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+    await cdp.send('Profiler.start');
+  }
   for (let i = 0; i < Number(args.pages); i++) {
+    const m0 = cdp ? await metrics() : null;
     const before = await page.evaluate(FIRST_SKU);
     const t0 = Date.now();
     const answered = page.waitForResponse((r) => r.url().includes('/api/v1/data/bench/item?'));
@@ -124,6 +137,30 @@ try {
     // waitForFunction evaluates strings in the page, which the console's CSP forbids.
     while ((await page.evaluate(FIRST_SKU)) === before) await new Promise((r) => setTimeout(r, 2));
     pages.push(Date.now() - t0);
+    if (m0) {
+      const m1 = await metrics();
+      for (const key of Object.keys(spent)) spent[key].push((m1[key] - m0[key]) * 1000);
+    }
+  }
+  if (cdp) {
+    const { profile } = await cdp.send('Profiler.stop');
+    // The whole profile, for Chromium's DevTools (Performance panel: load profile) or a closer look.
+    mkdirSync(join(ARTIFACTS, 'bench'), { recursive: true });
+    writeFileSync(join(ARTIFACTS, 'bench', 'console-paging.cpuprofile'), JSON.stringify(profile));
+    console.log(`  in the browser, per page (median): ${Object.entries(spent).map(([k, v]) => `${k.replace('Duration', '')} ${ms(median(v))}`).join(', ')}`);
+    // Self time by function over all the page turns, top 25.
+    const byFunction = new Map<string, number>();
+    const self = new Map<number, number>();
+    const dt = profile.timeDeltas ?? [];
+    (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
+    for (const node of profile.nodes) {
+      const f = node.callFrame;
+      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+      byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0) / 1000);
+    }
+    const total = [...byFunction.values()].reduce((a, b) => a + b, 0);
+    console.log(`  CPU profile over ${pages.length} pages (${ms(total)} sampled), self time:`);
+    for (const [key, t] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${ms(t).padStart(8)}  ${key}`);
   }
   console.log(`paging ${totalText} (25 a page, next page with the keyset cursor): median ${ms(median(pages))}, p95 ${ms(p95(pages))}, max ${ms(Math.max(...pages))} over ${pages.length} pages`);
   // The same list requests again, from Node: the API's share of a page.
