@@ -371,7 +371,8 @@ describe('admin console at /admin (headless Chromium)', function () {
   });
 
   it('opens a support ticket from the form generated from its route, moves it along its statuses and shows its history', async () => {
-    await go('/crm/tickets/new');
+    await go('/crm.ticket');
+    await page.getByRole('link', { name: 'New ticket' }).click();
     await page.getByRole('combobox', { name: 'type' }).click();
     await page.getByRole('option', { name: 'complaint' }).click();
     await page.locator('#subject').fill('Parcel arrived damaged');

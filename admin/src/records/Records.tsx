@@ -1,11 +1,14 @@
 import { memo, useMemo } from 'react';
 import { CreateButton, DataTable, ExportButton, FilterButton, List, TopToolbar, useResourceContext } from 'react-admin';
-import { Typography } from '@mui/material';
+import { Button, Typography } from '@mui/material';
+import AddIcon from '@mui/icons-material/Add';
+import { Link } from 'react-router-dom';
 import { findSchema, type SchemaItem } from '../api/schemas.js';
 import { session } from '../api/session.js';
 import { WRITTEN_BY_PACK } from '../commerce/written-by-pack.js';
 import { cellFor, filtersFor, formatDateTime } from './cells.js';
 import { isScalar, labelOf } from './json-schema.js';
+import { FIRST_PAGE } from './list-defaults.js';
 
 /**
  * The records table of any schema, generated from its JSON Schema (the resource is `ns.name`). Its forms and
@@ -44,8 +47,15 @@ export function RecordList() {
   const canEdit = session.can('editor') && !WRITTEN_BY_PACK.has(`${schema.namespace}.${schema.name}`);
   return (
     <List
-      title={title(schema)} filters={filters} sort={{ field: 'createdAt', order: 'DESC' }} perPage={25}
-      actions={<TopToolbar><FilterButton />{canEdit && <CreateButton />}<ExportButton /></TopToolbar>}
+      title={title(schema)} filters={filters} sort={FIRST_PAGE.sort} perPage={FIRST_PAGE.perPage}
+      actions={(
+        <TopToolbar>
+          <FilterButton />{canEdit && <CreateButton />}
+          {/* Tickets are opened through their pack's route: its own form. */}
+          {resourceName(schema) === 'crm.ticket' && session.can('editor') && <Button component={Link} to="/crm/tickets/new" startIcon={<AddIcon />} size="small">New ticket</Button>}
+          <ExportButton />
+        </TopToolbar>
+      )}
       empty={false}
     >
       <DataTable rowClick={canEdit ? 'edit' : 'show'} bulkActionButtons={false} size="small">
