@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { CompiledSchema } from '../metadata/schema-registry.js';
+import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
 import type { RecordRow } from './records.repository.js';
@@ -42,7 +42,35 @@ export class ItemsFailed extends Error {
  * updates that record as a JSON merge patch instead.
  */
 export class BulkWriter {
-  constructor(private readonly db: Database, private readonly records: RecordsService) {}
+  constructor(private readonly db: Database, private readonly records: RecordsService, private readonly schemas: SchemaRegistry) {}
+
+  /**
+   * POST /data/{ns}/{schema}/bulk, and the packs' way to write many records (kernel.bulk): up to
+   * BULK_LIMIT items of ns.name checked in one pass and written all or none, through the schema's gate
+   * like single writes (while it migrates they wait, then validate against the new version; 503 after
+   * SCHEMA_WRITE_WAIT_MS). Failing items: 400 validation_failed naming `/items/<i>/<path>`.
+   */
+  async writeAll(rc: RequestContext, namespace: string, name: string, items: unknown[], options: { upsert?: string | null } = {}): Promise<BulkResult> {
+    if (items.length > BULK_LIMIT) throw ValidationFailed(`At most ${BULK_LIMIT} items at once`, [{ path: '/items', message: `must NOT have more than ${BULK_LIMIT} items` }]);
+    if (!items.length) return { items: [], created: 0, updated: 0 };
+    return this.schemas.writing(rc, namespace, name, async (schema) => {
+      const upsert = this.upsertField(schema, options.upsert);
+      const failed: ItemError[] = [];
+      const checked: Array<Record<string, unknown>> = [];
+      items.forEach((item, index) => {
+        const outcome = this.check(schema, item, upsert);
+        if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
+        else checked.push(outcome.data);
+      });
+      if (failed.length) throw itemsFailed(failed, items.length);
+      try {
+        return await this.write(rc, schema, checked, upsert);
+      } catch (err) {
+        if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
+        throw err;
+      }
+    });
+  }
 
   /**
    * The field an upsert matches on: it must be the single field of a declared unique set, so that it
@@ -163,6 +191,11 @@ export class BulkWriter {
 
 function keyOf(value: unknown): string {
   return typeof value === 'string' ? `s:${value}` : `v:${JSON.stringify(value)}`;
+}
+
+function itemsFailed(errors: ItemError[], total: number) {
+  const items = new Set(errors.map((e) => e.index)).size;
+  return ValidationFailed(`${items} of ${total} items failed; nothing was written`, itemDetails(errors));
 }
 
 /** Item errors as the contract's error details: `/items/<i>/<path>`. */
