@@ -21,8 +21,16 @@ export type Recommend = (carts: Array<{ key: string; skus: string[] }>, limit: n
  */
 export function recommender(rc: RequestContext, repository: OrdersRepository, products: CompiledSchema): Recommend {
   const idOf = new Map<string, string | null>();
-  const partners = new Map<string, Array<{ id: string; orders: number }>>();
-  const eligible = new Map<string, { sku: string; name: string } | null>();
+  // Products as small numbers, so that a cart's sums are an array indexed by product.
+  const numberOf = new Map<string, number>();
+  const info: Array<{ sku: string; name: string } | null | undefined> = [];
+  const partners: Array<{ others: Int32Array; orders: Float64Array } | undefined> = [];
+  const number = (id: string) => {
+    let n = numberOf.get(id);
+    if (n === undefined) numberOf.set(id, (n = numberOf.size));
+    return n;
+  };
+  let scores = new Float64Array(0);
   let best: Array<{ sku: string; name: string }> = [];
   let bestFor = -1;
 
@@ -32,32 +40,53 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
       const found = await repository.productIdsBySku(rc, products, skus);
       for (const s of skus) idOf.set(s, found.get(s) ?? null);
     }
-    const ids = [...new Set(carts.flatMap((c) => c.skus).map((s) => idOf.get(s)).filter((id): id is string => !!id))].filter((id) => !partners.has(id));
-    if (ids.length) for (const [id, list] of await repository.coPurchasePairs(rc, ids)) partners.set(id, list);
-    const named = [...new Set(ids.flatMap((id) => partners.get(id)!.map((p) => p.id)))].filter((id) => !eligible.has(id));
-    if (named.length) {
-      const found = await repository.recommendable(rc, products, named);
-      for (const id of named) eligible.set(id, found.get(id) ?? null);
+    const ids = [...new Set(carts.flatMap((c) => c.skus).map((s) => idOf.get(s)).filter((id): id is string => !!id))].filter((id) => partners[number(id)] === undefined);
+    const named = new Set<string>();
+    if (ids.length) {
+      for (const [id, list] of await repository.coPurchasePairs(rc, ids)) {
+        partners[number(id)] = { others: Int32Array.from(list, (p) => number(p.id)), orders: Float64Array.from(list, (p) => p.orders) };
+        for (const p of list) if (info[number(p.id)] === undefined) named.add(p.id);
+      }
+    }
+    if (named.size) {
+      const found = await repository.recommendable(rc, products, [...named]);
+      for (const id of named) info[number(id)] = found.get(id) ?? null;
     }
     const longest = Math.max(0, ...carts.map((c) => c.skus.length));
     if (bestFor < limit + longest) {
       bestFor = limit + longest;
       best = await repository.bestSellersByOrders(rc, products, bestFor);
     }
+    if (scores.length < numberOf.size) scores = new Float64Array(numberOf.size * 2);
 
     const result = new Map<string, Recommendation[]>();
     for (const cart of carts) {
-      const inCart = new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id));
-      const scores = new Map<string, number>();
-      for (const id of inCart) {
-        for (const p of partners.get(id)!) {
-          if (!inCart.has(p.id) && eligible.get(p.id)) scores.set(p.id, (scores.get(p.id) ?? 0) + p.orders);
+      const inCart = new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id).map(number));
+      const touched: number[] = [];
+      for (const n of inCart) {
+        const { others, orders } = partners[n]!;
+        for (let i = 0; i < others.length; i++) {
+          const o = others[i];
+          if (scores[o] === 0) touched.push(o);
+          scores[o] += orders[i];
         }
       }
-      const list: Recommendation[] = [...scores].map(([id, score]) => ({ score, ...eligible.get(id)! }))
-        .sort((a, b) => b.score - a.score || byCodePoints(a.sku, b.sku))
-        .slice(0, limit)
-        .map(({ sku, name }) => ({ sku, name, reason: 'bought_together' as const }));
+      // The first `limit` by score, then sku, of the products that can be recommended and are not in the cart.
+      const top: Array<{ score: number; sku: string; name: string }> = [];
+      for (const o of touched) {
+        const score = scores[o];
+        scores[o] = 0;
+        const product = info[o];
+        if (!product || inCart.has(o)) continue;
+        const entry = { score, ...product };
+        let at = top.length;
+        while (at > 0 && before(entry, top[at - 1])) at--;
+        if (at < limit) {
+          top.splice(at, 0, entry);
+          if (top.length > limit) top.pop();
+        }
+      }
+      const list: Recommendation[] = top.map(({ sku, name }) => ({ sku, name, reason: 'bought_together' as const }));
       const taken = new Set([...cart.skus, ...list.map((r) => r.sku)]);
       for (const b of best) {
         if (list.length >= limit) break;
@@ -69,6 +98,7 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
   };
 }
 
-function byCodePoints(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/** a ranks before b: a higher score, then the lower sku (code points, the same on both engines). */
+function before(a: { score: number; sku: string }, b: { score: number; sku: string }): boolean {
+  return a.score > b.score || (a.score === b.score && a.sku < b.sku);
 }
