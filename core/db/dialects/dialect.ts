@@ -12,11 +12,17 @@ export interface PoolClient {
 
 /**
  * A write queued in a transaction until it commits (see Database.writeAtCommit), described as data so that
- * each engine renders it and merges writes of the same shape (PostgreSQL group commit): rows to insert, or an
- * INSERT ... SELECT. Table and column names come from code, never from users. `done` learns how many rows it
- * wrote.
+ * each engine renders it and merges writes of the same shape (PostgreSQL group commit): rows to insert, an
+ * INSERT ... SELECT, or, for anything else (an UPDATE, an upsert), a statement run as written and never merged.
+ * Table and column names come from code, never from users. `done` learns how many rows it wrote.
  */
-export type DeferredWrite = (RowsWrite | SelectWrite) & { done?: (changes: number) => void };
+export type DeferredWrite = (RowsWrite | SelectWrite | StatementWrite) & { done?: (changes: number) => void };
+
+/** Any other write without RETURNING (`?` placeholders), run as it is, on its own. */
+export interface StatementWrite {
+  sql: string;
+  bindings: readonly unknown[];
+}
 
 /** `INSERT INTO table (columns of the first row) VALUES (...), ...`: every row has the same columns, in the same order. */
 export interface RowsWrite {
@@ -43,6 +49,10 @@ export function isRowsWrite(write: DeferredWrite): write is RowsWrite & { done?:
   return 'rows' in write;
 }
 
+export function isStatementWrite(write: DeferredWrite): write is StatementWrite & { done?: (changes: number) => void } {
+  return 'sql' in write;
+}
+
 /** The columns of a rows write (its first row's). */
 export function columnsOf(write: RowsWrite): string[] {
   return Object.keys(write.rows[0] ?? {});
@@ -60,6 +70,7 @@ export function rowPlaceholders(columns: number): string {
 
 /** A queued write as one statement with `?` placeholders. */
 export function writeStatement(write: DeferredWrite): { sql: string; bindings: unknown[] } {
+  if (isStatementWrite(write)) return { sql: write.sql, bindings: [...write.bindings] };
   if (!isRowsWrite(write)) {
     return { sql: `${insertHead(write.table, write.columns)} ${write.select}`, bindings: [...write.bindings] };
   }

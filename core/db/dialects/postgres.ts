@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
 import {
-  assertSafeField, columnsOf, insertHead, isRowsWrite, rowPlaceholders, writeStatement,
+  assertSafeField, columnsOf, insertHead, isRowsWrite, isStatementWrite, rowPlaceholders, writeStatement,
   type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient, type RowsWrite, type SelectWrite,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
@@ -51,6 +51,7 @@ interface Part {
  * many it wrote).
  */
 function shapeOf(write: DeferredWrite): string | null {
+  if (isStatementWrite(write)) return null;
   if (isRowsWrite(write)) return write.skipConflictsOn ? null : `rows\u0000${write.table}\u0000${columnsOf(write).join(',')}`;
   return write.rowsOf ? `select\u0000${write.table}\u0000${write.columns.join(',')}\u0000${write.rowsOf.column}\u0000${write.select}` : null;
 }
@@ -66,8 +67,10 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
     const shape = shapeOf(w);
     const part = shape ? byShape.get(shape) : undefined;
     if (!part) {
-      const { sql, bindings } = isRowsWrite(w) ? writeStatement(w) : { sql: `${insertHead(w.table, w.columns)} (${w.select})`, bindings: [...w.bindings] };
-      const created = { sql, bindings, returning: !isRowsWrite(w) && w.rowsOf ? w.rowsOf.column : '1', members: [i] };
+      const select = !isRowsWrite(w) && !isStatementWrite(w) ? w : null;
+      // Inside WITH, a SELECT merged with UNION ALL needs its parentheses from the start.
+      const { sql, bindings } = select ? { sql: `${insertHead(select.table, select.columns)} (${select.select})`, bindings: [...select.bindings] } : writeStatement(w);
+      const created = { sql, bindings, returning: select?.rowsOf ? select.rowsOf.column : '1', members: [i] };
       parts.push(created);
       if (shape) byShape.set(shape, created);
       return;
@@ -77,7 +80,7 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
       const row = rowPlaceholders(columns.length);
       part.sql += `, ${w.rows.map(() => row).join(', ')}`;
       for (const r of w.rows) for (const c of columns) part.bindings.push(r[c]);
-    } else {
+    } else if (!isStatementWrite(w)) {
       part.sql += ` UNION ALL (${w.select})`;
       part.bindings.push(...w.bindings);
     }
