@@ -186,11 +186,10 @@ export class OrdersService {
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
-    const schema = await this.schema(rc);
     return this.pack.db.transaction(rc, async (rc) => {
       let previous = order;
       let updated: Order | null;
-      while (!(updated = (await this.pack.records.repository.changeWhere(rc, schema, order.id,
+      while (!(updated = (await this.pack.records.changeWhere(rc, 'erp', 'order', order.id,
         { set: { status: to }, where: [['status', '=', previous.status]] }, nowIso())) as unknown as Order | null)) {
         // Another request moved the order first: judge the transition from where it is now.
         previous = await this.get(rc, order.id);
