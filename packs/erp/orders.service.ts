@@ -159,6 +159,7 @@ export class OrdersService {
       };
       if (!schema.validate(data)) throw ValidationFailed('The order does not match erp.order', toIssues(schema.validate.errors));
       const order = (await this.pack.records.repository.insert(rc, schema, orderId, data, nowIso())) as unknown as Order;
+      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
       await this.pack.events.publish(rc, {
         name: 'erp.order.created',
         payload: { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null },
@@ -200,6 +201,8 @@ export class OrdersService {
           // A product deleted since has no stock to take back.
           await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
         }
+        // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
+        await this.repository.countOrder(rc, updated.items.map((i) => i.productId), -1);
       }
       await this.pack.events.publish(rc, {
         name: 'erp.order.updated',
