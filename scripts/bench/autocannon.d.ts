@@ -8,7 +8,7 @@ declare module 'autocannon' {
     body?: string;
   }
   interface Result {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p50: number; p99: number; average: number };
     non2xx: number;
     errors: number;
