@@ -1,7 +1,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
-import { completeOidcSignIn } from './auth/auth-provider.js';
+import { completeOidcSignIn, oidcFailure } from './auth/auth-provider.js';
 
 /** The console itself, loaded by main.ts (which has started the first screen's requests meanwhile). */
 export async function start() {
@@ -10,8 +10,8 @@ export async function start() {
     try {
       await completeOidcSignIn();
     } catch (err) {
-      // Said on the sign-in page (which reads and clears it).
-      sessionStorage.setItem('console.signInError', `Sign-in with the identity provider failed: ${err instanceof Error ? err.message : String(err)}`);
+      // Said on the sign-in page.
+      oidcFailure.message = `Sign-in with the identity provider failed: ${err instanceof Error ? err.message : String(err)}`;
     }
     window.history.replaceState(null, '', '/admin/');
   }

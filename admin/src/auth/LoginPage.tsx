@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Alert, Box, Button, Card, CardContent, Divider, TextField, Typography } from '@mui/material';
 import { useLogin } from 'react-admin';
-import { authConfig, oidcClient, type AuthConfig } from './auth-provider.js';
+import { authConfig, oidcClient, oidcFailure, type AuthConfig } from './auth-provider.js';
 
 /** The documented development test key (`npm start` prints it); refused in production. */
 const DEV_TEST_KEY = 'dev-test-key';
@@ -10,12 +10,8 @@ const DEV_TEST_KEY = 'dev-test-key';
 export function LoginPage() {
   const login = useLogin();
   const [token, setToken] = useState('');
-  // An OIDC sign-in that failed on /admin/callback left its reason here.
-  const [error, setError] = useState<string | null>(() => {
-    const failed = sessionStorage.getItem('console.signInError');
-    sessionStorage.removeItem('console.signInError');
-    return failed;
-  });
+  // An OIDC sign-in that failed on /admin/callback left its reason.
+  const [error, setError] = useState<string | null>(oidcFailure.message);
   const [busy, setBusy] = useState(false);
   const [config, setConfig] = useState<AuthConfig | null>(null);
 

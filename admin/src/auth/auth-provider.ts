@@ -10,9 +10,16 @@ export interface AuthConfig {
 /** GET /auth/config: whether the test key is accepted and the identity provider, if any. */
 export const authConfig = (): Promise<AuthConfig> => api<AuthConfig>('/auth/config', { noTenant: true });
 
+/**
+ * Why the last OIDC sign-in failed on /admin/callback, for the sign-in page (kept for this page load, so that a
+ * sign-in page mounted again still says it; cleared by a sign-in).
+ */
+export const oidcFailure: { message: string | null } = { message: null };
+
 /** Checks a token with GET /auth/me and starts the session with it. */
 export async function signInWithToken(token: string): Promise<Me> {
   const me = await api<Me>('/auth/me', { token, noTenant: true });
+  oidcFailure.message = null;
   session.signIn(token, me);
   return me;
 }
