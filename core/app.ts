@@ -109,7 +109,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     kernel.db.knex.on('query', countQuery);
   }
   if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
-  koa.use(publicRateLimit(kernel.rateLimits, config.rateLimits.publicPerMinute));
+  koa.use(publicRateLimit(config.rateLimits.publicPerMinute));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
