@@ -3,12 +3,14 @@ declare module 'autocannon' {
     url: string;
     connections?: number;
     duration?: number;
+    /** Stop after this many requests (instead of a duration). */
+    amount?: number;
     method?: string;
     headers?: Record<string, string>;
     body?: string;
   }
   interface Result {
-    requests: { average: number };
+    requests: { average: number; total: number };
     latency: { p50: number; p99: number; average: number };
     non2xx: number;
     errors: number;

@@ -8,13 +8,14 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|filtered|order|storefront] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
- * connections), stops the service and prints the request rate and the functions and files with the most
- * self time (`--callers fn`: and the call chains above one function). For the comparison with a
- * hand-written endpoint, use `npm run bench`.
+ * connections), stops the service and prints the request rate and, over the measured run only (not the
+ * start, the set-up or the warm-up), the functions and files with the most self time, and the project's
+ * own functions by total time (with what they call) (`--callers fn`: and the call chains above one
+ * function). For the comparison with a hand-written endpoint, use `npm run bench`.
  */
 const { values: args } = parseArgs({
   options: {
@@ -54,38 +55,59 @@ const order = { clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n
 const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
   order: { url: `${base}/erp/orders`, method: 'POST', body: JSON.stringify(order) },
   storefront: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
+  storefront304: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
   create: { url: collection, method: 'POST', body: JSON.stringify(benchBody(424242)) },
   list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
   filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },
 };
 const scenario = scenarios[args.scenario!];
 if (!scenario) throw new Error(`unknown scenario ${args.scenario}: one of ${Object.keys(scenarios).join(', ')}`);
-const options = { ...scenario, headers, connections: Number(args.connections) };
+// The storefront is public: no Authorization (and If-None-Match for the 304 path).
+const storefront = args.scenario!.startsWith('storefront');
+const etag = args.scenario === 'storefront304' ? (await fetch(scenario.url)).headers.get('etag')! : null;
+const publicHeaders: Record<string, string> = etag ? { 'If-None-Match': etag } : {};
+const options = { ...scenario, headers: storefront ? publicHeaders : headers, connections: Number(args.connections) };
 await autocannon({ ...options, duration: 1 });
+const measuredFrom = Date.now();
 const result = await autocannon({ ...options, duration: Number(args.duration) });
 console.log(`${args.engine} ${args.scenario}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
 
 await stopProcess(child);
+/** How long before the process's end (where the profile ends) the measured run began. */
+const measuredForUs = (Date.now() - measuredFrom) * 1000;
 await db.drop();
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error('no CPU profile was written');
-const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
+const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parents = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
 const byCaller = new Map<string, number>();
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();
+const byTotal = new Map<string, number>();
 /** The frame's file: relative to the project, `~/` for dependencies, empty for native code. */
 const fileOf = (frame: ProfileNode['callFrame']) => frame.url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
 const labelOf = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${fileOf(frame)}:${frame.lineNumber + 1}`;
+const own = (frame: ProfileNode['callFrame']) => /^\/?(core|packs)\//.test(fileOf(frame));
+const from = profile.endTime - measuredForUs;
 let total = 0;
+let at = profile.startTime;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
+  at += dt;
+  if (at < from) return;
   const frame = nodes.get(id)!.callFrame;
   total += dt;
+  // Total time: every project function on the stack, once per sample.
+  const seen = new Set<string>();
+  for (let n: number | undefined = id; n !== undefined; n = parents.get(n)) {
+    const f = nodes.get(n)!.callFrame;
+    if (own(f)) seen.add(labelOf(f));
+  }
+  for (const label of seen) byTotal.set(label, (byTotal.get(label) ?? 0) + dt);
   if (args.callers && frame.functionName === args.callers) {
     // The chain of callers above the function, as far as four frames up.
     const chain: string[] = [];
@@ -106,5 +128,6 @@ const print = (title: string, m: Map<string, number>) => {
 };
 print('self time by function', byFunction);
 print('self time by file', byFile);
+print('total time of the project\'s functions (with what they call)', byTotal);
 if (args.callers) print(`callers of ${args.callers}`, byCaller);
 rmSync(work, { recursive: true, force: true });
