@@ -38,6 +38,8 @@ export interface Config {
   readonly platformBaseDomain: string;
   /** Largest body of POST /data/{ns}/{schema}/import (CONTRACT.md 12.3). */
   readonly importMaxBytes: number;
+  /** How long a write waits while its schema migrates before 503 unavailable (CONTRACT.md 12.1: 30 s). */
+  readonly schemaWriteWaitMs: number;
   /** Live change streams (CONTRACT.md 12.4): the comment line's interval, and how often other processes' events are looked for. */
   readonly changes: { readonly heartbeatMs: number; readonly pollMs: number };
   readonly storage: {
@@ -225,6 +227,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),
     platformBaseDomain: v.PLATFORM_BASE_DOMAIN,
     importMaxBytes: v.IMPORT_MAX_BYTES,
+    schemaWriteWaitMs: v.SCHEMA_WRITE_WAIT_MS,
     changes: { heartbeatMs: v.CHANGES_HEARTBEAT_MS, pollMs: v.CHANGES_POLL_MS },
     storage: {
       driver: v.STORAGE_DRIVER,

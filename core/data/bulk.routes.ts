@@ -2,10 +2,10 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../db/database.js';
 import type { AppContext } from '../http/app-state.js';
 import { successEnvelope } from '../http/envelope.js';
-import { PayloadTooLarge, ValidationFailed } from '../http/errors.js';
+import { PayloadTooLarge } from '../http/errors.js';
 import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
-import { BULK_LIMIT, BulkWriter, itemDetails, ItemsFailed, type ItemError } from './bulk.js';
+import { BULK_LIMIT, type BulkWriter } from './bulk.js';
 import { target, writeTarget } from './data.routes.js';
 import { RecordTransfer, transferFormat } from './import-export.js';
 import type { RecordsService } from './records.service.js';
@@ -17,10 +17,9 @@ const BULK_BODY_LIMIT = 16 * 1024 * 1024;
  * The bulk routes of the data API (CONTRACT.md 12.3). Mounted before the generic record routes, so that
  * `/data/{ns}/{schema}/export` is not read as a record id.
  */
-export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, db: Database, config: Config): void {
+export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, bulk: BulkWriter, db: Database, config: Config): void {
   const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
-  const bulk = new BulkWriter(db, records);
-  const transfer = new RecordTransfer(db, records, bulk);
+  const transfer = new RecordTransfer(db, registry, records, bulk);
   const tags = ['data'];
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
@@ -43,31 +42,12 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     errors: [...errors, 'validation_failed', 'conflict', 'payload_too_large', 'forbidden'],
   }, async (ctx) => {
     const [ns, name] = writeTarget(ctx, registry);
-    const rc = ctx.state.rc;
-    // Through the schema's gate, as single writes: while the schema migrates, the items wait (CONTRACT.md 12.1).
-    return registry.writing(rc, ns, name, async (schema) => {
-      const upsert = bulk.upsertField(schema, (ctx.state.query as { upsert?: string }).upsert);
-      const items = (ctx.state.body as { items: unknown[] }).items;
-      const failed: ItemError[] = [];
-      const checked: Array<Record<string, unknown>> = [];
-      items.forEach((item, index) => {
-        const outcome = bulk.check(schema, item, upsert);
-        if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
-        else checked.push(outcome.data);
-      });
-      if (failed.length) throw itemsFailed(failed, items.length);
-      let result;
-      try {
-        result = await bulk.write(rc, schema, checked, upsert);
-      } catch (err) {
-        if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
-        throw err;
-      }
-      if (!upsert) return { items: result.items };
-      ctx.status = 200;
-      ctx.body = successEnvelope('jsend', result);
-      return undefined;
-    });
+    const upsert = (ctx.state.query as { upsert?: string }).upsert ?? null;
+    const result = await bulk.writeAll(ctx.state.rc, ns, name, (ctx.state.body as { items: unknown[] }).items, { upsert });
+    if (!upsert) return { items: result.items };
+    ctx.status = 200;
+    ctx.body = successEnvelope('jsend', result);
+    return undefined;
   });
 
   router.get('/data/:ns/:schema/export', {
@@ -120,7 +100,3 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 }
 
-function itemsFailed(errors: ItemError[], total: number) {
-  const items = new Set(errors.map((e) => e.index)).size;
-  return ValidationFailed(`${items} of ${total} items failed; nothing was written`, itemDetails(errors));
-}

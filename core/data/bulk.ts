@@ -2,7 +2,7 @@ import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../db/ids.js';
 import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { CompiledSchema } from '../metadata/schema-registry.js';
+import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
 import type { RecordRow } from './records.repository.js';
@@ -42,7 +42,35 @@ export class ItemsFailed extends Error {
  * updates that record as a JSON merge patch instead.
  */
 export class BulkWriter {
-  constructor(private readonly db: Database, private readonly records: RecordsService) {}
+  constructor(private readonly db: Database, private readonly records: RecordsService, private readonly schemas: SchemaRegistry) {}
+
+  /**
+   * POST /data/{ns}/{schema}/bulk, and the packs' way to write many records (kernel.bulk): up to
+   * BULK_LIMIT items of ns.name checked in one pass and written all or none, through the schema's gate
+   * like single writes (while it migrates they wait, then validate against the new version; 503 after
+   * SCHEMA_WRITE_WAIT_MS). Failing items: 400 validation_failed naming `/items/<i>/<path>`.
+   */
+  async writeAll(rc: RequestContext, namespace: string, name: string, items: unknown[], options: { upsert?: string | null } = {}): Promise<BulkResult> {
+    if (items.length > BULK_LIMIT) throw ValidationFailed(`At most ${BULK_LIMIT} items at once`, [{ path: '/items', message: `must NOT have more than ${BULK_LIMIT} items` }]);
+    if (!items.length) return { items: [], created: 0, updated: 0 };
+    return this.schemas.writing(rc, namespace, name, async (schema) => {
+      const upsert = this.upsertField(schema, options.upsert);
+      const failed: ItemError[] = [];
+      const checked: Array<Record<string, unknown>> = [];
+      items.forEach((item, index) => {
+        const outcome = this.check(schema, item, upsert);
+        if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
+        else checked.push(outcome.data);
+      });
+      if (failed.length) throw itemsFailed(failed, items.length);
+      try {
+        return await this.write(rc, schema, checked, upsert);
+      } catch (err) {
+        if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
+        throw err;
+      }
+    });
+  }
 
   /**
    * The field an upsert matches on: it must be the single field of a declared unique set, so that it
@@ -101,45 +129,48 @@ export class BulkWriter {
       const stored = upsert ? await this.findByKeys(rc, schema, upsert, items.map((i) => i[upsert])) : new Map<string, DataRecord>();
       const now = nowIso();
       const errors: ItemError[] = [];
-      const written: Array<{ record: DataRecord; previous: DataRecord | null }> = [];
+      const prepared: Array<{ index: number; record: DataRecord; before: Record<string, unknown> | null; previous: DataRecord | null }> = [];
       for (const [index, item] of items.entries()) {
         const previous = upsert ? stored.get(keyOf(item[upsert])) ?? null : null;
         try {
-          written.push({ record: await this.prepare(rc, schema, item, previous, upsert !== null, now), previous });
+          prepared.push({ index, ...(await this.prepare(rc, schema, item, previous, upsert !== null, now)), previous });
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
           const details = err.details.length ? err.details : [{ path: '/', message: err.message }];
           errors.push(...details.map((d) => ({ index, ...d })));
         }
       }
-      if (errors.length) throw new ItemsFailed(errors);
-      const created = written.filter((w) => !w.previous).map((w) => w.record);
-      for (const { record, previous } of written) {
+      // The references of every item in one query per relation, not one per item.
+      const dangling = await this.records.relations.referenceIssues(rc, schema, prepared.map((p) => ({ data: stripServerFields(p.record), previous: p.before })));
+      dangling.forEach((issues, n) => errors.push(...issues.map((d) => ({ index: prepared[n].index, ...d }))));
+      if (errors.length) throw new ItemsFailed(errors.sort((a, b) => a.index - b.index));
+      const created = prepared.filter((w) => !w.previous).map((w) => w.record);
+      for (const { record, previous } of prepared) {
         if (!previous) continue;
         if (!(await this.records.repository.update(rc, schema, record.id, previous.version, stripServerFields(record), now))) {
           throw Conflict('A record was changed by another request meanwhile; send the items again');
         }
       }
       await this.records.repository.insertMany(rc, schema, created);
-      await this.records.publishMany(rc, schema, written.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
-      return { items: written.map((w) => w.record), created: created.length, updated: written.length - created.length };
+      await this.records.publishMany(rc, schema, prepared.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
+      return { items: prepared.map((w) => w.record), created: created.length, updated: prepared.length - created.length };
     });
   }
 
-  /** The record an item becomes: validated (after merging into the stored one, for an update) and through the hooks. */
-  private async prepare(rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string): Promise<DataRecord> {
+  /** The record an item becomes: validated (after merging into the stored one, for an update) and through the hooks; references are checked by the caller. */
+  private async prepare(
+    rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string,
+  ): Promise<{ record: DataRecord; before: Record<string, unknown> | null }> {
     if (previous) {
       const before = stripServerFields(previous);
       const merged = this.records.validate(schema, applyMergePatch(before, item));
       const final = await this.records.runHooks(rc, schema, 'update', previous.id, merged, before);
-      await this.records.relations.checkReferences(rc, schema, final, before);
-      return { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 };
+      return { record: { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 }, before };
     }
     const id = newId();
     const data = unvalidated ? this.records.validate(schema, item) : item;
     const final = await this.records.runHooks(rc, schema, 'create', id, data, null);
-    await this.records.relations.checkReferences(rc, schema, final, null);
-    return { id, ...final, createdAt: now, updatedAt: now, version: 1 };
+    return { record: { id, ...final, createdAt: now, updatedAt: now, version: 1 }, before: null };
   }
 
   /** Stored records whose `field` holds one of `keys`, by key. */
@@ -163,6 +194,11 @@ export class BulkWriter {
 
 function keyOf(value: unknown): string {
   return typeof value === 'string' ? `s:${value}` : `v:${JSON.stringify(value)}`;
+}
+
+function itemsFailed(errors: ItemError[], total: number) {
+  const items = new Set(errors.map((e) => e.index)).size;
+  return ValidationFailed(`${items} of ${total} items failed; nothing was written`, itemDetails(errors));
 }
 
 /** Item errors as the contract's error details: `/items/<i>/<path>`. */

@@ -6,7 +6,7 @@ import type { Database } from '../db/database.js';
 import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js';
-import type { CompiledSchema } from '../metadata/schema-registry.js';
+import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, ItemsFailed, MAX_LISTED_ERRORS } from './bulk.js';
 import { parseListQuery } from './list-query.js';
 import type { RecordsService } from './records.service.js';
@@ -40,11 +40,14 @@ export interface ImportOptions {
  * Export and import of a schema's records (CONTRACT.md 12.3). An export walks the list's filters and sort
  * in keyset pages and is read by the client at its own pace (a Readable pulls the next page only when
  * the response has room), so memory stays flat whatever the number of records. An import reads the body
- * as a stream, checks each record as it comes and writes them in batches of up to 1000 through the bulk
- * writer (validation, hooks, events).
+ * as a stream and writes its records in batches of up to 1000 through the bulk writer (validation, hooks,
+ * events), each batch through the schema's migration gate (CONTRACT.md 12.1) and checked against the
+ * version current once it passed; an atomic import, one transaction, passes the gate once for all.
  */
 export class RecordTransfer {
-  constructor(private readonly db: Database, private readonly records: RecordsService, private readonly bulk: BulkWriter) {}
+  constructor(
+    private readonly db: Database, private readonly schemas: SchemaRegistry, private readonly records: RecordsService, private readonly bulk: BulkWriter,
+  ) {}
 
   /** The records matching `query` (the list's filter and sort; paging ignored) as NDJSON or CSV text. */
   export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Readable {
@@ -81,45 +84,51 @@ export class RecordTransfer {
     return csv;
   }
 
-  /** Reads records from `body` and writes them; see CONTRACT.md 12.3 for the answer. */
+  /**
+   * Reads records from `body` and writes them; see CONTRACT.md 12.3 for the answer. `schema` (resolved
+   * before the body is read) types the CSV columns; each batch is checked against the schema current
+   * when it passes the gate, so that a migration that switched meanwhile is honoured.
+   */
   async import(rc: RequestContext, schema: CompiledSchema, body: Readable, options: ImportOptions): Promise<ImportResult> {
-    const upsert = this.bulk.upsertField(schema, options.upsert);
+    this.bulk.upsertField(schema, options.upsert);
     const result: ImportResult = { created: 0, updated: 0, failed: 0, errors: [] };
     const fail = (line: number, path: string, message: string) => {
       if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, path, message });
     };
     const limited = body.pipe(new ByteLimit(options.maxBytes));
     body.on('error', (err) => limited.destroy(err));
-    const run = async (rc: RequestContext) => {
-      let batch: Array<{ line: number; data: Record<string, unknown> }> = [];
+    const { namespace, name } = schema;
+    const run = async (rc: RequestContext, gated: <T>(write: (schema: CompiledSchema) => Promise<T>) => Promise<T>) => {
+      let batch: Array<{ line: number; value: Record<string, unknown> | Error }> = [];
       const keys = new Set<string>();
       const flush = async () => {
         const lines = batch;
         batch = [];
         keys.clear();
-        // atomic: once anything failed, nothing more is written (the transaction is rolled back).
-        if (!lines.length || (options.atomic && result.failed)) return;
-        await this.writeBatch(rc, schema, lines, upsert, options.atomic, result, fail);
+        if (!lines.length) return;
+        await gated(async (current) => {
+          const upsert = this.bulk.upsertField(current, options.upsert);
+          const checked: Array<{ line: number; data: Record<string, unknown> }> = [];
+          // In line order, so that the errors listed are the first ones.
+          for (const { line, value } of lines) {
+            const outcome = value instanceof Error ? { errors: [{ path: '/', message: value.message }] } : this.bulk.check(current, value, upsert);
+            if ('errors' in outcome) {
+              result.failed += 1;
+              for (const e of outcome.errors) fail(line, e.path, e.message);
+            } else checked.push({ line, data: outcome.data });
+          }
+          // atomic: once anything failed, nothing more is written (the transaction is rolled back).
+          if (checked.length && !(options.atomic && result.failed)) await this.writeBatch(rc, current, checked, upsert, options.atomic, result, fail);
+        });
       };
       for await (const { line, value } of records(limited, options.format, schema.types)) {
-        if (value instanceof Error) {
-          result.failed += 1;
-          fail(line, '/', value.message);
-          continue;
-        }
-        const checked = this.bulk.check(schema, withoutServerFields(value), upsert);
-        if ('errors' in checked) {
-          result.failed += 1;
-          for (const e of checked.errors) fail(line, e.path, e.message);
-          continue;
-        }
-        if (upsert) {
+        if (options.upsert && !(value instanceof Error)) {
           // A key seen in this batch already: write the batch first, so this line updates what it wrote.
-          const key = JSON.stringify(checked.data[upsert]);
+          const key = JSON.stringify(value[options.upsert] ?? null);
           if (keys.has(key)) await flush();
           keys.add(key);
         }
-        batch.push({ line, data: checked.data });
+        batch.push({ line, value: value instanceof Error ? value : withoutServerFields(value) });
         if (batch.length >= BULK_LIMIT) await flush();
       }
       await flush();
@@ -127,8 +136,13 @@ export class RecordTransfer {
         throw new AppError('validation_failed', 400, `${result.failed} records failed; nothing was imported`, result.errors as never);
       }
     };
-    if (options.atomic) await this.db.transaction(rc, run);
-    else await run(rc);
+    if (options.atomic) {
+      // One transaction, checked against one version: the gate is passed once and held to the end (a
+      // migration waits for it, as for any write that passed).
+      await this.schemas.writing(rc, namespace, name, (current) => this.db.transaction(rc, (trx) => run(trx, (write) => write(current))));
+    } else {
+      await run(rc, (write) => this.schemas.writing(rc, namespace, name, write));
+    }
     return result;
   }
 

@@ -12,7 +12,7 @@ import { SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord, type RecordRow } from './records.repository.js';
+import { RecordsRepository, type DataRecord, type FieldChange, type RecordRow } from './records.repository.js';
 import { Relations } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 
@@ -104,6 +104,16 @@ export class RecordsService {
       if (!patch || Object.keys(patch).length === 0) return current;
       return this.write(rc, schema, current, checkPatch(patch));
     }));
+  }
+
+  /**
+   * A conditional change of top-level fields in one statement (RecordsRepository.changeWhere: stock taken
+   * only while enough is left, a status moved only from the one read), through the schema's migration
+   * gate like every other write: while ns.name migrates it waits, then 503 after SCHEMA_WRITE_WAIT_MS.
+   * No validation, hooks or event (the caller raises its own). Null when missing or a condition failed.
+   */
+  async changeWhere(rc: RequestContext, namespace: string, name: string, id: string, change: FieldChange, now = nowIso()): Promise<DataRecord | null> {
+    return this.schemas.writing(rc, namespace, name, (schema) => this.repository.changeWhere(rc, schema, id, change, now));
   }
 
   /** Applies a JSON merge patch, validates the merged document and writes a new version. */

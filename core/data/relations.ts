@@ -129,23 +129,36 @@ export class Relations implements SchemaChangeGuard {
 
   /** Every reference a record's document makes exists in the same tenant (400 validation_failed naming the path). */
   async checkReferences(rc: RequestContext, schema: CompiledSchema, data: Record<string, unknown>, previous: Record<string, unknown> | null): Promise<void> {
-    const issues: ErrorDetail[] = [];
-    for (const r of relationsOf(schema.schema)) {
-      const known = new Set(previous ? idsIn(previous[r.field]) : []);
-      const ids = idsIn(data[r.field]);
-      const fresh = [...new Set(ids.filter((id) => !known.has(id)))];
-      if (!fresh.length) continue;
-      const found = await this.repository.existing(rc, await this.target(rc, r, schema), fresh);
-      ids.forEach((id, i) => {
-        if (!known.has(id) && !found.has(id)) {
-          issues.push({ path: r.many ? `/${r.field}/${i}` : `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
-        }
-      });
-    }
+    const [issues] = await this.referenceIssues(rc, schema, [{ data, previous }]);
     if (issues.length) throw ValidationFailed('The record refers to records that do not exist', issues);
   }
 
-  /** The relations of the schemas the tenant sees that point at `s`. */
+  /**
+   * The references of many writes of one schema checked together, one query per relation whatever their
+   * number (bulk writes): for each write, in order, its dangling references (empty when none).
+   */
+  async referenceIssues(
+    rc: RequestContext, schema: CompiledSchema, writes: Array<{ data: Record<string, unknown>; previous: Record<string, unknown> | null }>,
+  ): Promise<ErrorDetail[][]> {
+    const issues = writes.map((): ErrorDetail[] => []);
+    for (const r of relationsOf(schema.schema)) {
+      // Per write, the ids it names that its previous version did not (those are checked already).
+      const named = writes.map(({ data, previous }) => {
+        const known = new Set(previous ? idsIn(previous[r.field]) : []);
+        return idsIn(data[r.field]).map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
+      });
+      const fresh = [...new Set(named.flatMap((ids) => ids.map(({ id }) => id)))];
+      if (!fresh.length) continue;
+      const found = await this.repository.existing(rc, await this.target(rc, r, schema), fresh);
+      named.forEach((ids, n) => {
+        for (const { id, i } of ids) {
+          if (!found.has(id)) issues[n].push({ path: r.many ? `/${r.field}/${i}` : `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
+        }
+      });
+    }
+    return issues;
+  }
+
   async referencedBy(rc: RequestContext, s: Pick<RegisteredSchema, 'namespace' | 'name'>): Promise<BackReference[]> {
     const name = `${s.namespace}.${s.name}`;
     const found: BackReference[] = [];

@@ -135,7 +135,9 @@ export class EventsService {
    * delivery, with the events written to the outbox as multi-row statements.
    */
   async publishMany(rc: RequestContext, inputs: PublishInput[]): Promise<void> {
-    const events = inputs.map((input) => this.eventOf(rc, input));
+    // One transaction, one moment: the events share their occurredAt.
+    const at = nowIso();
+    const events = inputs.map((input) => this.eventOf(rc, input, at));
     await this.db.transaction(rc, async (rc) => {
       await this.repository.insertMany(rc, events);
       for (const { one, many } of this.fanouts) {
@@ -148,13 +150,13 @@ export class EventsService {
     });
   }
 
-  private eventOf(rc: RequestContext, input: PublishInput): PlatformEvent {
+  private eventOf(rc: RequestContext, input: PublishInput, occurredAt = nowIso()): PlatformEvent {
     return {
       id: newId(),
       name: input.name,
       tenantId: rc.tenantId,
       product: input.product ?? null,
-      occurredAt: nowIso(),
+      occurredAt,
       payload: input.payload,
     };
   }

@@ -13,7 +13,7 @@ import { mountStorageRoutes } from '../storage/storage.routes.js';
 export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
   (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
-  (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.db, config),
+  (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.bulk, kernel.db, config),
   (router, kernel, config) => {
     const streams = new ChangeStreams(kernel.db, kernel.events.bus, config.changes, kernel.logger);
     kernel.background.register(streams);

@@ -174,6 +174,7 @@ export function kernelContext(name: string, kernel: KernelInternals, config: Con
     tenants: kernel.tenants,
     schemas: kernel.schemas,
     records: kernel.records,
+    bulk: kernel.bulk,
     events: kernel.events,
     mail: kernel.mail,
     settings: kernel.settings,

@@ -2,6 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { RecordsService } from '../data/records.service.js';
+import { BulkWriter } from '../data/bulk.js';
 import { EventsService } from '../events/events.service.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
 import { Authenticator } from '../http/auth.js';
@@ -25,6 +26,8 @@ export interface KernelServices {
   readonly tenants: TenantsService;
   readonly schemas: SchemaRegistry;
   readonly records: RecordsService;
+  /** Many records of one schema at once, all or none, as single writes go (CONTRACT.md 12.3). */
+  readonly bulk: BulkWriter;
   readonly events: EventsService;
   readonly mail: MailService;
   /** Platform settings (SMTP, URLs): the environment's values overridden by what a superadmin stored. */
@@ -54,11 +57,12 @@ export interface KernelInternals extends KernelServices {
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
   const metrics = new Metrics(db);
   const tenants = new TenantsService(db);
-  const schemas = new SchemaRegistry(db);
+  const schemas = new SchemaRegistry(db, undefined, config.schemaWriteWaitMs);
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const records = new RecordsService(db, schemas, hooks, events);
   schemas.guard(records.relations);
+  const bulk = new BulkWriter(db, records, schemas);
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
@@ -71,5 +75,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
+  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
 }

@@ -3,7 +3,7 @@ import { systemContext } from '../kernel/request-context.js';
 import { Unavailable } from '../http/errors.js';
 
 const TOPIC = 'schema-gate';
-/** A write waits this long for a migration of its schema, then answers 503 unavailable. */
+/** A write waits this long for a migration of its schema, then answers 503 unavailable (SCHEMA_WRITE_WAIT_MS). */
 export const WRITE_WAIT_MS = 30_000;
 /** A gate whose end was never heard (its process died) opens by itself after this long. */
 const GATE_EXPIRES_MS = 5 * 60_000;
@@ -26,7 +26,8 @@ export class SchemaGates {
   private readonly gates = new Map<string, Gate>();
   private readonly inFlight = new Map<string, number>();
 
-  constructor(private readonly feed: ChangeFeed) {
+  /** `waitMs`: how long a write waits at a closed gate (and a migration for the writes in flight). */
+  constructor(private readonly feed: ChangeFeed, private readonly waitMs = WRITE_WAIT_MS) {
     feed.subscribe(TOPIC, (message) => {
       if (message === null) return;
       const at = message.indexOf(':');
@@ -46,12 +47,12 @@ export class SchemaGates {
   }
 
   /**
-   * Waits for the schema's gate (at most WRITE_WAIT_MS, then 503 unavailable), then counts the caller as
+   * Waits for the schema's gate (at most waitMs, then 503 unavailable), then counts the caller as
    * writing until `leave`. Returns whether it waited (the schema may have changed meanwhile).
    */
   async enter(key: string): Promise<boolean> {
     let waited = false;
-    const deadline = Date.now() + WRITE_WAIT_MS;
+    const deadline = Date.now() + this.waitMs;
     for (let gate = this.gates.get(key); gate; gate = this.gates.get(key)) {
       waited = true;
       const left = deadline - Date.now();
@@ -73,9 +74,14 @@ export class SchemaGates {
     else this.inFlight.set(key, n);
   }
 
-  /** Resolves once no write of this process that passed the gate is still running (at most WRITE_WAIT_MS). */
+  /** Whether this process holds writes to the schema at its gate now. */
+  closed(key: string): boolean {
+    return this.gates.has(key);
+  }
+
+  /** Resolves once no write of this process that passed the gate is still running (at most waitMs). */
   async drain(key: string): Promise<void> {
-    const deadline = Date.now() + WRITE_WAIT_MS;
+    const deadline = Date.now() + this.waitMs;
     while ((this.inFlight.get(key) ?? 0) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 2));
   }
 

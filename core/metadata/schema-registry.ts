@@ -72,10 +72,11 @@ export class SchemaRegistry {
   private seenToken: number | null = null;
   private tokenReadAt = 0;
 
-  constructor(private readonly db: Database, private readonly cacheMax = SCHEMA_CACHE_MAX) {
+  /** `writeWaitMs`: how long a write waits for a migration of its schema (SCHEMA_WRITE_WAIT_MS; SchemaGates). */
+  constructor(private readonly db: Database, private readonly cacheMax = SCHEMA_CACHE_MAX, writeWaitMs?: number) {
     this.repository = new SchemasRepository(db);
     this.cache = new LRUCache({ max: cacheMax });
-    this.gates = new SchemaGates(db.changes);
+    this.gates = new SchemaGates(db.changes, writeWaitMs);
     db.changes.subscribe(SCHEMA_TOPIC, (changed) => {
       this.generation++;
       if (changed === null) this.cache.clear();

@@ -141,18 +141,10 @@ export const seedHealthcare: SeedContribution = async (rc, pack, tenant) => {
   const seeded: Record<string, number> = { page: 0, service: 0, practitioner: 0, form: 0 };
   await pack.schemas.registerForTenant(rc, SERVICE_SCHEMA);
   await pack.schemas.registerForTenant(rc, PRACTITIONER_SCHEMA);
-  for (const page of pages(tenant.name)) {
-    await pack.records.create(rc, 'cms', 'page', { ...page, status: 'published' });
-    seeded.page += 1;
-  }
-  for (const service of SERVICES) {
-    await pack.records.create(rc, 'cms', 'service', { ...service, status: 'published' });
-    seeded.service += 1;
-  }
-  for (const practitioner of PRACTITIONERS) {
-    await pack.records.create(rc, 'cms', 'practitioner', { ...practitioner, status: 'published' });
-    seeded.practitioner += 1;
-  }
+  // Each content type in one bulk write: the validation, hooks and events of single writes, fewer statements.
+  seeded.page = (await pack.bulk.writeAll(rc, 'cms', 'page', pages(tenant.name).map((page) => ({ ...page, status: 'published' })))).created;
+  seeded.service = (await pack.bulk.writeAll(rc, 'cms', 'service', SERVICES.map((service) => ({ ...service, status: 'published' })))).created;
+  seeded.practitioner = (await pack.bulk.writeAll(rc, 'cms', 'practitioner', PRACTITIONERS.map((p) => ({ ...p, status: 'published' })))).created;
   await pack.records.create(rc, 'cms', 'form', CONTACT_FORM);
   seeded.form += 1;
   return seeded;

@@ -1,6 +1,5 @@
 import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
 import { improveWithAi, type AiStatus } from './ai-assist.js';
-import { uniqueSlug } from './content-publish.hook.js';
 import { suggestFixes, type Suggestion } from './import-suggestions.js';
 import { extractPage, type Branding, type ExtractedPage, type NavigationItem } from './page-extractor.js';
 import { crawlSite, type ExcludedUrl } from './site-crawler.js';
@@ -79,6 +78,8 @@ export async function importSite(pack: PackContext, rc: RequestContext, options:
   let appliedSuggestions = 0;
 
   const run = async (rc: RequestContext) => {
+    // Pages imported before, by sourceUrl, in one query.
+    const stored = await storedByUrl(pack, rc, extracted.map((page) => page.url));
     const planned: PlannedPage[] = [];
     for (const page of extracted) {
       let title = page.title;
@@ -94,10 +95,9 @@ export async function importSite(pack: PackContext, rc: RequestContext, options:
         if (better?.title) { title = better.title; appliedSuggestions += 1; }
         if (better?.description) { description = better.description; appliedSuggestions += 1; }
       }
-      planned.push(await planPage(pack, rc, page, title, description, options.publish));
+      planned.push(planPage(page, stored.get(page.url) ?? null, title, description, options.publish));
     }
-    const pages: ImportedPage[] = [];
-    for (const plan of planned) pages.push(await (options.dry_run ? describe(plan) : writePage(pack, rc, plan)));
+    const pages = options.dry_run ? planned.map(describe) : await writePages(pack, rc, planned);
     if (!options.dry_run && rc.tenantId) {
       if (options.apply_navigation) await pack.use('tenant-admin.siteProfile').patchSiteConfig(rc, rc.tenantId, { navigation });
       if (options.apply_branding && branding) await pack.use('tenant-admin.siteProfile').patchBranding(rc, rc.tenantId, brandingPatch(branding));
@@ -150,9 +150,22 @@ export function brandingPatch(branding: Branding): Record<string, unknown> {
   };
 }
 
-async function planPage(pack: PackContext, rc: RequestContext, page: ExtractedPage, title: string, description: string | null, publish: boolean): Promise<PlannedPage> {
-  const found = await pack.records.list(rc, 'cms', 'page', { filter: [{ field: 'sourceUrl', op: 'eq', value: page.url }], limit: 1, count: false });
-  const existing = (found.items[0] as DataRecord | undefined) ?? null;
+/** The stored pages whose sourceUrl is one of `urls` (at most 100 per query), the first of each. */
+async function storedByUrl(pack: PackContext, rc: RequestContext, urls: string[]): Promise<Map<string, DataRecord>> {
+  const stored = new Map<string, DataRecord>();
+  const unique = [...new Set(urls)];
+  for (let i = 0; i < unique.length; i += 100) {
+    const chunk = unique.slice(i, i + 100);
+    const found = await pack.records.list(rc, 'cms', 'page', { filter: [{ field: 'sourceUrl', op: 'in', value: chunk }], limit: 200, count: false });
+    for (const item of found.items as DataRecord[]) {
+      const url = String(item.sourceUrl);
+      if (!stored.has(url)) stored.set(url, item);
+    }
+  }
+  return stored;
+}
+
+function planPage(page: ExtractedPage, existing: DataRecord | null, title: string, description: string | null, publish: boolean): PlannedPage {
   const document: Record<string, unknown> = {
     title: title || page.url,
     content: page.markdown,
@@ -180,15 +193,58 @@ function describe(plan: PlannedPage): ImportedPage {
   };
 }
 
-async function writePage(pack: PackContext, rc: RequestContext, plan: PlannedPage): Promise<ImportedPage> {
-  let record: DataRecord;
-  if (plan.action === 'skip') record = plan.existing!;
-  else if (plan.existing) record = await pack.records.update(rc, 'cms', 'page', plan.existing.id, plan.document);
-  else {
-    const slug = await uniqueSlug(rc, pack, 'page', '', slugFromPath(new URL(plan.extracted.url).pathname));
-    record = await pack.records.create(rc, 'cms', 'page', { ...plan.document, slug });
+/**
+ * Writes the planned pages in the import's transaction: the pages imported before that changed as merge
+ * patches, one each; the new ones with free slugs through the kernel's bulk path (the validation, hooks and
+ * events of single writes, multi-row statements).
+ */
+async function writePages(pack: PackContext, rc: RequestContext, planned: PlannedPage[]): Promise<ImportedPage[]> {
+  const written = new Map<PlannedPage, DataRecord>();
+  for (const plan of planned) {
+    if (plan.action === 'skip') written.set(plan, plan.existing!);
+    else if (plan.existing) written.set(plan, await pack.records.update(rc, 'cms', 'page', plan.existing.id, plan.document));
   }
-  return { ...describe(plan), slug: String(record.slug), id: record.id, status: String(record.status) };
+  const created = planned.filter((plan) => plan.action === 'create');
+  const slugs = await freeSlugs(pack, rc, created.map((plan) => slugFromPath(new URL(plan.extracted.url).pathname)));
+  const { items } = await pack.bulk.writeAll(rc, 'cms', 'page', created.map((plan, i) => ({ ...plan.document, slug: slugs[i] })));
+  created.forEach((plan, i) => written.set(plan, items[i]));
+  return planned.map((plan) => {
+    const record = written.get(plan)!;
+    return { ...describe(plan), slug: String(record.slug), id: record.id, status: String(record.status) };
+  });
+}
+
+/** Suffixes tried in one query per page; a slug taken that often is looked for one by one (uniqueSlug's rule). */
+const SLUG_TRIES = 5;
+
+/**
+ * A free page slug for each text, as uniqueSlug gives it (`about`, else `about-2`, `about-3`, …), also free
+ * of the ones handed to the texts before it, looked up together: one query per 100 candidates.
+ */
+async function freeSlugs(pack: PackContext, rc: RequestContext, texts: string[]): Promise<string[]> {
+  const candidate = (base: string, n: number) => (n === 1 ? base : `${base.slice(0, 75)}-${n}`);
+  const bases = texts.map(slugify);
+  const candidates = [...new Set(bases.flatMap((base) => Array.from({ length: SLUG_TRIES }, (_, i) => candidate(base, i + 1))))];
+  const taken = new Set<string>();
+  const look = async (values: string[]) => {
+    const found = await pack.records.list(rc, 'cms', 'page', { filter: [{ field: 'slug', op: 'in', value: values }], limit: 200, count: false, fields: ['slug'] });
+    for (const item of found.items) taken.add(String(item.slug));
+  };
+  for (let i = 0; i < candidates.length; i += 100) await look(candidates.slice(i, i + 100));
+  const slugs: string[] = [];
+  for (const base of bases) {
+    let n = 1;
+    while (n <= SLUG_TRIES && taken.has(candidate(base, n))) n++;
+    for (; n > SLUG_TRIES && n < 1000; n++) {
+      if (taken.has(candidate(base, n))) continue;
+      await look([candidate(base, n)]);
+      if (!taken.has(candidate(base, n))) break;
+    }
+    const slug = candidate(base, n);
+    taken.add(slug);
+    slugs.push(slug);
+  }
+  return slugs;
 }
 
 /** `/` → home, `/about/team` → about-team. */

@@ -4,6 +4,7 @@ import { deriveCart } from './cart.js';
 import { cartKey, CartRecoveryRepository } from './cart-recovery.repository.js';
 import { cartMessage, type AiStatus } from './cart-message.js';
 import { couponCode, type CouponsService } from './coupons.service.js';
+import type { CustomerContactsService } from './customer-contacts.service.js';
 
 /** What the recovery needs to know of the orders (the ERP pack's `erp.orders` provides it). */
 export interface OrderHistory {
@@ -67,7 +68,12 @@ const RECOMMENDATIONS = 3;
 export class CartRecoveryService {
   private readonly repository: CartRecoveryRepository;
 
-  constructor(private readonly pack: PackContext, private readonly coupons: CouponsService, private readonly history: () => OrderHistory) {
+  constructor(
+    private readonly pack: PackContext,
+    private readonly coupons: CouponsService,
+    private readonly history: () => OrderHistory,
+    private readonly contacts: CustomerContactsService,
+  ) {
     this.repository = new CartRecoveryRepository(pack.db);
   }
 
@@ -114,7 +120,8 @@ export class CartRecoveryService {
   /**
    * A batch of carts: recommendations (one question to the order history), messages (before any transaction:
    * an LLM may take seconds), then, unless dryRun, one transaction that claims the carts, stores the coupons of
-   * those it claimed and raises their events. A cart another run claimed meanwhile is `already_recovered`.
+   * those it claimed, raises their events and queues the reminder mails of customers who take them. A cart
+   * another run claimed meanwhile is `already_recovered`.
    */
   private async recover(rc: RequestContext, carts: Candidate[], options: RecoveryOptions, history: OrderHistory, result: RecoveryResult): Promise<void> {
     const recommendations = await history.recommendations(rc, carts.map((c) => ({ key: c.customerRef, skus: c.items.map((i) => i.sku) })), RECOMMENDATIONS);
@@ -134,12 +141,12 @@ export class CartRecoveryService {
     const claimed = await this.pack.db.transaction(rc, async (rc) => {
       const now = nowIso();
       const won = await this.repository.claim(rc, prepared.map(({ cart, recovered }) => ({ customerRef: cart.customerRef, lastEventId: cart.lastEventId, couponCode: recovered.coupon!.code })), now);
-      for (const { recovered } of prepared) {
-        if (!won.has(recovered.customerRef)) continue;
-        await this.coupons.issue(rc, { ...recovered.coupon!, customerRef: recovered.customerRef });
-        const { lastActivityAt: _at, ...payload } = recovered;
-        await this.pack.events.publish(rc, { name: 'crm.cart.abandoned', payload });
-      }
+      const mine = prepared.map((p) => p.recovered).filter((r) => won.has(r.customerRef));
+      // One statement for the batch's coupons, multi-row statements for its events.
+      await this.coupons.issueMany(rc, mine.map((r) => ({ ...r.coupon!, customerRef: r.customerRef })));
+      await this.pack.events.publishMany(rc, mine.map(({ lastActivityAt: _at, ...payload }) => ({ name: 'crm.cart.abandoned', payload })));
+      // The reminder mails of customers who take them: claimed with the cart, so a cart is mailed once.
+      await this.contacts.remind(rc, mine);
       return won;
     });
     for (const { recovered } of prepared) {

@@ -32,6 +32,15 @@ export class CouponsRepository {
     });
   }
 
+  /** Queues the coupons' insert in rc's transaction as one multi-row statement (the recovery's batch). */
+  async insertMany(rc: RequestContext, coupons: Coupon[], createdAt: string): Promise<void> {
+    if (!coupons.length) return;
+    await this.db.writeAtCommit(rc, {
+      sql: `INSERT INTO crm_coupons (tenant_id, code, customer_ref, percent_off, expires_at, created_at) VALUES ${coupons.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
+      bindings: coupons.flatMap((c) => [rc.tenantId, c.code, c.customerRef, c.percentOff, c.expiresAt, createdAt]),
+    });
+  }
+
   /**
    * Redeems the coupon for an order in one conditional statement: only while it is unredeemed, unexpired and
    * bound to this customer. Returns its percentOff, or null when any condition fails (nothing changed).

@@ -36,6 +36,11 @@ export class CouponsService {
     return coupon;
   }
 
+  /** Issues many coupons in the caller's transaction with one statement (the cart recovery's batch). */
+  async issueMany(rc: RequestContext, inputs: Array<{ code: string; customerRef: string; percentOff: number; expiresAt: string }>): Promise<void> {
+    await this.repository.insertMany(rc, inputs.map((input) => ({ ...input, redeemedAt: null, orderId: null })), nowIso());
+  }
+
   /**
    * Redeems `code` for `orderId` of `customerRef`, in the caller's transaction (a rolled-back order leaves the
    * coupon unredeemed). Throws 409 coupon_invalid with the reason: unknown, another customer's, expired, redeemed.

@@ -2,6 +2,7 @@ import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
 import { CartRecoveryScheduler } from './cart-recovery.scheduler.js';
 import { CartRecoveryService, type OrderHistory } from './cart-recovery.service.js';
 import { CouponsService } from './coupons.service.js';
+import { CustomerContactsService } from './customer-contacts.service.js';
 import { CrmEventsService } from './events.service.js';
 import { SupportTicketsService } from './support-tickets.service.js';
 
@@ -15,6 +16,8 @@ declare module '../../core/pack-api.js' {
     'crm.coupons': CouponsService;
     /** Abandoned-cart recovery. */
     'crm.cartRecovery': CartRecoveryService;
+    /** Customers' contact addresses, and the cart reminders mailed to them. */
+    'crm.customers': CustomerContactsService;
     /** Its opt-in schedule (CART_RECOVERY_INTERVAL_MINUTES). */
     'crm.cartRecoveryScheduler': CartRecoveryScheduler;
   }
@@ -36,6 +39,7 @@ export const crmServices = {
   events: (pack) => new CrmEventsService(pack.db),
   tickets: (pack) => new SupportTicketsService(pack),
   coupons: (pack) => new CouponsService(pack.db),
-  cartRecovery: (pack) => new CartRecoveryService(pack, pack.use('crm.coupons'), orderHistory(pack)),
+  cartRecovery: (pack) => new CartRecoveryService(pack, pack.use('crm.coupons'), orderHistory(pack), pack.use('crm.customers')),
   cartRecoveryScheduler: (pack) => new CartRecoveryScheduler(pack),
+  customers: (pack) => new CustomerContactsService(pack),
 } satisfies Record<string, ServiceBuilder>;

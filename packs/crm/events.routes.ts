@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
 import { bffSuccess, clientKey, NotFound, pageResponse, RateLimited } from '../../core/pack-api.js';
 import type { AppContext, JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
+import { customerRefParamOf } from './customer-ref.js';
 import { eventBodySchema, type EventInput } from './events.service.js';
 
 const recordedResponse: JsonSchema = {
@@ -30,8 +31,6 @@ const listQuery: JsonSchema = {
     count: { type: 'boolean', default: true, description: 'false leaves pagination.total null (faster)' },
   },
 };
-
-const customerRefParam = /^[^@]{1,128}$/;
 
 /**
  * First-party events (CONTRACT 11.3): from a shop's backend (editor) and from its storefront in the browser
@@ -69,9 +68,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
     tags, auth: 'tenant', role: 'admin', response: { type: 'object', properties: { deleted: { type: 'integer' } } },
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => {
-    const customerRef = ctx.params.customerRef;
-    if (!customerRefParam.test(customerRef)) throw NotFound('No such customer reference');
-    return events.eraseCustomer(ctx.state.rc, customerRef);
+    return events.eraseCustomer(ctx.state.rc, customerRefParamOf(ctx.params.customerRef));
   });
 
   const rate = { limit: pack.config.publicEventsRateLimitPerMinute, windowMs: 60_000 };

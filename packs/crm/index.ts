@@ -1,6 +1,7 @@
 import { ticketTools } from './ticket.tools.js';
 import { definePack } from '../../core/pack-api.js';
-import { cartRecoveryMigration, crmEventsMigration, ticketCountersMigration } from './crm.migrations.js';
+import { cartRecoveryMigration, crmEventsMigration, customerContactsMigration, ticketCountersMigration } from './crm.migrations.js';
+import { customerContactsRoutes } from './customer-contacts.routes.js';
 import { cartRecoveryRoutes } from './cart-recovery.routes.js';
 import { dealClosedAt } from './deal-closed-at.hook.js';
 import { dealsRoutes } from './deals.routes.js';
@@ -22,7 +23,7 @@ export default definePack({
   description: 'Customer relationship management: deals, first-party events, support tickets',
   licensed: 'crm',
   namespaces: [{ name: 'crm', open: false, schemas: ['deal', 'ticket'], sealed: ['ticket'] }],
-  migrations: [crmEventsMigration, ticketCountersMigration, cartRecoveryMigration],
+  migrations: [crmEventsMigration, ticketCountersMigration, cartRecoveryMigration, customerContactsMigration],
   provides: crmServices,
   requires: ['tenant-admin.siteProfile', 'erp.orders?'],
   events: ['crm.cart.abandoned'],
@@ -35,6 +36,7 @@ export default definePack({
     eventsRoutes(router, pack);
     supportTicketsRoutes(router, pack);
     cartRecoveryRoutes(router, pack);
+    customerContactsRoutes(router, pack);
   },
   tools: ticketTools,
   start: (pack) => pack.use('crm.cartRecoveryScheduler').start(),

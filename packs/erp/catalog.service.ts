@@ -124,7 +124,7 @@ export class Catalog {
     if (options.expect?.active) where.push(['status', '=', 'active']);
     if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
     const now = nowIso();
-    const product = (await this.pack.records.repository.changeWhere(rc, await this.schema(rc), productId,
+    const product = (await this.pack.records.changeWhere(rc, 'erp', 'product', productId,
       { add: { physicalStock: delta }, where }, now)) as Product | null;
     if (!product) return null;
     const movement = await this.repository.addMovement(rc, {

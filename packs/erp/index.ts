@@ -4,6 +4,7 @@ import { draftInvoiceForWonDeal } from './deal-won-invoice.subscriber.js';
 import { invoiceDelete, invoiceWrite } from './invoice-write.hook.js';
 import { invoicesRoutes } from './invoices.routes.js';
 import { erpCommerceMigration } from './migrations/0500-erp-commerce.migration.js';
+import { erpCoPurchasesMigration } from './migrations/0510-erp-co-purchases.migration.js';
 import { ordersRoutes } from './orders.routes.js';
 import { orderWriteRefused, productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
@@ -20,7 +21,7 @@ export default definePack({
   name: 'erp',
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   licensed: 'erp',
-  migrations: [erpCommerceMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration],
   provides: erpServices,
   requires: ['crm.coupons?'],
   events: ['erp.inventory.updated'],

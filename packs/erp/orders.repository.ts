@@ -31,14 +31,40 @@ export class OrdersRepository {
   /** Other skus bought in the same non-cancelled orders as `sku`, with how many orders had both, most first. */
   async coPurchases(rc: RequestContext, products: CompiledSchema, sku: string, limit: number): Promise<Array<{ sku: string; orders: number }>> {
     const d = this.db.dialect;
+    const skuOf = (alias: string) => d.jsonField('sku', 'string', `${alias}.data`);
     const rows = await d.rows<{ sku: string; orders: number | string }>(this.db.conn(rc),
-      `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, count(DISTINCT m.order_id) AS orders FROM erp_stock_movements m `
-      + `JOIN erp_stock_movements x ON x.tenant_id = m.tenant_id AND x.order_id = m.order_id AND x.reason = 'order' AND x.product_id <> m.product_id `
-      + `JOIN ${products.tableName} xp ON xp.tenant_id = x.tenant_id AND xp.id = x.product_id `
-      + `JOIN ${products.tableName} p ON p.tenant_id = m.tenant_id AND p.id = m.product_id `
-      + `WHERE m.tenant_id = ? AND m.reason = 'order' AND ${d.jsonField('sku', 'string', 'xp.data')} = ? AND ${NOT_CANCELLED} `
-      + 'GROUP BY p.id, sku ORDER BY orders DESC, sku LIMIT ?', [rc.tenantId!, sku, limit]);
+      `SELECT ${skuOf('p')} AS sku, cp.orders FROM ${products.tableName} s `
+      + 'CROSS JOIN erp_co_purchases cp CROSS JOIN ' + products.tableName + ' p '
+      + `WHERE s.tenant_id = ? AND ${skuOf('s')} = ? AND cp.tenant_id = s.tenant_id AND cp.product_id = s.id AND cp.other_id <> s.id `
+      + 'AND cp.orders > 0 AND p.tenant_id = cp.tenant_id AND p.id = cp.other_id ORDER BY cp.orders DESC, sku LIMIT ?',
+      [rc.tenantId!, sku, limit]);
     return rows.map((r) => ({ sku: r.sku, orders: Number(r.orders) }));
+  }
+
+  /**
+   * Counts a placed order (`delta` 1) or a cancelled one (-1) in the co-purchase table: every ordered pair of its
+   * products, each product with itself included. One statement, queued in the caller's transaction (it runs
+   * before COMMIT). Placement upserts in key order; two orders sharing a pair share its product, whose stock row
+   * they already take in turn, so the counts neither deadlock nor lose an update.
+   */
+  async countOrder(rc: RequestContext, productIds: string[], delta: 1 | -1): Promise<void> {
+    const ids = [...new Set(productIds)].sort();
+    if (!ids.length) return;
+    const t = rc.tenantId!;
+    if (delta < 0) {
+      const list = ids.map(() => '?').join(', ');
+      await this.db.writeAtCommit(rc, {
+        sql: `UPDATE erp_co_purchases SET orders = orders - 1 WHERE tenant_id = ? AND product_id IN (${list}) AND other_id IN (${list})`,
+        bindings: [t, ...ids, ...ids],
+      });
+      return;
+    }
+    const pairs = ids.flatMap((a) => ids.map((b) => [t, a, b, 1]));
+    await this.db.writeAtCommit(rc, {
+      sql: `INSERT INTO erp_co_purchases (tenant_id, product_id, other_id, orders) VALUES ${pairs.map(() => '(?, ?, ?, ?)').join(', ')} `
+        + 'ON CONFLICT (tenant_id, product_id, other_id) DO UPDATE SET orders = erp_co_purchases.orders + 1',
+      bindings: pairs.flat(),
+    });
   }
 
   /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers, in one query. */
@@ -53,54 +79,85 @@ export class OrdersRepository {
   }
 
   /**
-   * Products bought together with carts: per cart (`key`), the active, in-stock products not in the cart, by the
-   * number of non-cancelled orders holding them and at least one of the cart's skus, then sku; at most `limit`
-   * per cart. One look-up of the batch's skus, then one indexed query per cart (a single query over the whole
-   * batch, with the carts as a VALUES list, was planned far worse on SQLite: 30 s for 500 carts).
+   * Products bought together with carts, for a batch of carts: per cart (`key`), the active, in-stock products
+   * not in the cart, by the co-purchase counts of the cart's products summed (an order holding two of the cart's
+   * products counts for each), then sku; at most `limit` per cart. Three queries for the whole batch, whatever
+   * its size: the carts' skus as product ids, the co-purchase pairs of those products (each product's read once,
+   * on the primary key, however many carts hold it), and which of the products they name can be recommended.
+   * The sums and the ranking are done here (a GROUP BY per cart line and a window in SQL cost several times more
+   * on SQLite); ties by sku compare code points, the same on both engines.
    */
   async boughtTogether(rc: RequestContext, products: CompiledSchema, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Array<{ key: string; sku: string; name: string }>> {
     const d = this.db.dialect;
-    const sku = (alias: string) => d.jsonField('sku', 'string', `${alias}.data`);
+    const sku = d.jsonField('sku', 'string');
     const t = rc.tenantId!;
-    // The carts' skus as product ids first (one look-up on the sku index), so that the ledger is read by product id.
     const skus = [...new Set(carts.flatMap((c) => c.skus))];
     if (!skus.length) return [];
-    const found = await d.rows<{ id: string; sku: string }>(this.db.conn(rc),
-      `SELECT id, ${sku('p')} AS sku FROM ${products.tableName} p WHERE tenant_id = ? AND ${sku('p')} IN (${skus.map(() => '?').join(', ')})`, [t, ...skus]);
-    const idOf = new Map(found.map((r) => [r.sku, r.id]));
+    const idOf = new Map<string, string>();
+    for (const chunk of chunks(skus)) {
+      const found = await d.rows<{ id: string; sku: string }>(this.db.conn(rc),
+        `SELECT id, ${sku} AS sku FROM ${products.tableName} WHERE tenant_id = ? AND ${sku} IN (${chunk.map(() => '?').join(', ')})`, [t, ...chunk]);
+      for (const r of found) idOf.set(r.sku, r.id);
+    }
+    const ids = [...new Set(idOf.values())];
+    if (!ids.length) return [];
+    const partners = new Map<string, Array<{ id: string; orders: number }>>();
+    for (const chunk of chunks(ids)) {
+      const pairs = await d.rows<{ product_id: string; other_id: string; orders: number | string }>(this.db.conn(rc),
+        `SELECT product_id, other_id, orders FROM erp_co_purchases WHERE tenant_id = ? AND product_id IN (${chunk.map(() => '?').join(', ')}) `
+        + 'AND other_id <> product_id AND orders > 0', [t, ...chunk]);
+      for (const r of pairs) {
+        let list = partners.get(r.product_id);
+        if (!list) partners.set(r.product_id, (list = []));
+        list.push({ id: r.other_id, orders: Number(r.orders) });
+      }
+    }
+    const named = [...new Set([...partners.values()].flatMap((list) => list.map((p) => p.id)))];
+    const eligible = new Map<string, { sku: string; name: string }>();
+    for (const chunk of chunks(named)) {
+      const rows = await d.rows<{ id: string; sku: string; name: string }>(this.db.conn(rc),
+        `SELECT id, ${sku} AS sku, ${d.jsonField('name', 'string')} AS name FROM ${products.tableName} WHERE tenant_id = ? `
+        + `AND id IN (${chunk.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} = 'active' AND ${d.jsonField('physicalStock', 'integer')} > 0`,
+        [t, ...chunk]);
+      for (const r of rows) eligible.set(r.id, { sku: r.sku, name: r.name });
+    }
     const result: Array<{ key: string; sku: string; name: string }> = [];
     for (const cart of carts) {
-      const ids = cart.skus.filter((s) => idOf.has(s)).map((s) => idOf.get(s)!);
-      if (!ids.length) continue;
-      // The orders holding any of the cart's products (through the ledger's product index), then their other lines.
-      // CROSS JOIN keeps that order on SQLite (its planner would otherwise scan the ledger for every order).
-      const rows = await d.rows<{ sku: string; name: string }>(this.db.conn(rc),
-        `SELECT ${sku('p')} AS sku, ${d.jsonField('name', 'string', 'p.data')} AS name FROM `
-        + `(SELECT DISTINCT m.order_id FROM erp_stock_movements m WHERE m.tenant_id = ? AND m.product_id IN (${ids.map(() => '?').join(', ')}) `
-        + `AND m.reason = 'order' AND ${NOT_CANCELLED}) co `
-        + `CROSS JOIN erp_stock_movements x CROSS JOIN ${products.tableName} p `
-        + "WHERE x.tenant_id = ? AND x.order_id = co.order_id AND x.reason = 'order' AND p.tenant_id = x.tenant_id AND p.id = x.product_id "
-        + `AND x.product_id NOT IN (${ids.map(() => '?').join(', ')}) `
-        + `AND ${d.jsonField('status', 'string', 'p.data')} = 'active' AND ${d.jsonField('physicalStock', 'integer', 'p.data')} > 0 `
-        + `GROUP BY x.product_id, sku, name ORDER BY count(*) DESC, sku LIMIT ?`,
-        [t, ...ids, t, ...ids, limit]);
-      for (const r of rows) result.push({ key: cart.key, sku: r.sku, name: r.name });
+      const inCart = new Set(cart.skus.filter((s) => idOf.has(s)).map((s) => idOf.get(s)!));
+      const scores = new Map<string, number>();
+      for (const id of inCart) {
+        for (const p of partners.get(id) ?? []) {
+          if (!inCart.has(p.id) && eligible.has(p.id)) scores.set(p.id, (scores.get(p.id) ?? 0) + p.orders);
+        }
+      }
+      const ranked = [...scores].map(([id, score]) => ({ score, ...eligible.get(id)! }))
+        .sort((a, b) => b.score - a.score || (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+      for (const r of ranked.slice(0, limit)) result.push({ key: cart.key, sku: r.sku, name: r.name });
     }
     return result;
   }
 
-  /** Active, in-stock products by the number of non-cancelled orders holding them, then sku. */
+  /** Active, in-stock products by the number of non-cancelled orders holding them (the co-purchase table's pairs of a product with itself), then sku. */
   async bestSellersByOrders(rc: RequestContext, products: CompiledSchema, limit: number): Promise<Array<{ sku: string; name: string }>> {
     const d = this.db.dialect;
     const rows = await d.rows<{ sku: string; name: string }>(this.db.conn(rc),
-      `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, ${d.jsonField('name', 'string', 'p.data')} AS name FROM `
-      + `(SELECT m.product_id, count(DISTINCT m.order_id) AS n FROM erp_stock_movements m WHERE m.tenant_id = ? AND m.reason = 'order' AND ${NOT_CANCELLED} GROUP BY m.product_id) c `
-      + `JOIN ${products.tableName} p ON p.tenant_id = ? AND p.id = c.product_id `
-      + `WHERE ${d.jsonField('status', 'string', 'p.data')} = 'active' AND ${d.jsonField('physicalStock', 'integer', 'p.data')} > 0 `
-      + `ORDER BY c.n DESC, sku LIMIT ?`,
-      [rc.tenantId!, rc.tenantId!, limit]);
+      `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, ${d.jsonField('name', 'string', 'p.data')} AS name FROM erp_co_purchases cp `
+      + `CROSS JOIN ${products.tableName} p WHERE cp.tenant_id = ? AND cp.product_id = cp.other_id AND cp.orders > 0 `
+      + `AND p.tenant_id = cp.tenant_id AND p.id = cp.product_id `
+      + `AND ${d.jsonField('status', 'string', 'p.data')} = 'active' AND ${d.jsonField('physicalStock', 'integer', 'p.data')} > 0 `
+      + `ORDER BY cp.orders DESC, sku LIMIT ?`,
+      [rc.tenantId!, limit]);
     return rows;
   }
+}
+
+/** Bound parameters per IN list (SQLite allows 32,766 a statement). */
+const CHUNK = 1000;
+
+function chunks<T>(items: T[]): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK));
+  return out;
 }
 
 /** The order of movement `m` was not cancelled (no `cancel` movement of it). */

@@ -159,6 +159,7 @@ export class OrdersService {
       };
       if (!schema.validate(data)) throw ValidationFailed('The order does not match erp.order', toIssues(schema.validate.errors));
       const order = (await this.pack.records.repository.insert(rc, schema, orderId, data, nowIso())) as unknown as Order;
+      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
       await this.pack.events.publish(rc, {
         name: 'erp.order.created',
         payload: { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null },
@@ -185,11 +186,10 @@ export class OrdersService {
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
-    const schema = await this.schema(rc);
     return this.pack.db.transaction(rc, async (rc) => {
       let previous = order;
       let updated: Order | null;
-      while (!(updated = (await this.pack.records.repository.changeWhere(rc, schema, order.id,
+      while (!(updated = (await this.pack.records.changeWhere(rc, 'erp', 'order', order.id,
         { set: { status: to }, where: [['status', '=', previous.status]] }, nowIso())) as unknown as Order | null)) {
         // Another request moved the order first: judge the transition from where it is now.
         previous = await this.get(rc, order.id);
@@ -200,6 +200,8 @@ export class OrdersService {
           // A product deleted since has no stock to take back.
           await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
         }
+        // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
+        await this.repository.countOrder(rc, updated.items.map((i) => i.productId), -1);
       }
       await this.pack.events.publish(rc, {
         name: 'erp.order.updated',

@@ -124,6 +124,39 @@ describe('CRM cart recovery with ERP orders', () => {
         { sku: 'C', name: c.name, reason: 'bought_together' },
       ]);
     });
+
+    it('sums the co-purchase counts of the cart\'s products: an order holding two of them counts for each', async () => {
+      const p: Record<string, Json> = {};
+      for (const sku of ['A', 'B', 'C', 'W', 'Z']) p[sku] = await shop.product({ sku, name: `Name ${sku}`, physicalStock: 100 });
+      const order = (skus: string[]) => shop.order(skus.map((s) => line(p[s])), { customerRef: `buyer-${skus.join('')}` }).expect(201);
+      await order(['A', 'B', 'C']);
+      await order(['A', 'W']);
+      await order(['B', 'W']);
+      await order(['A', 'Z']);
+      await add('cat', 'A', 1, minutesAgo(120));
+      await add('cat', 'B', 1, minutesAgo(120));
+      const [cart] = (await recover({ dryRun: true })).recovered;
+      // C: 1 with A + 1 with B (the same order) = 2; W: 1 + 1 (two orders) = 2, after C by sku; Z: 1.
+      expect(cart.recommendations.map((r: Json) => [r.sku, r.reason])).to.deep.equal([['C', 'bought_together'], ['W', 'bought_together'], ['Z', 'bought_together']]);
+    });
+
+    it('keeps tenants apart: another tenant\'s orders of the same skus count for nothing', async () => {
+      const other = new Shop(t, await createTenant(t, 'rec-other'));
+      const mine = { A: await shop.product({ sku: 'A' }), B: await shop.product({ sku: 'B' }) };
+      await shop.product({ sku: 'C' });
+      const theirs = { A: await other.product({ sku: 'A' }), C: await other.product({ sku: 'C' }) };
+      await shop.order([line(mine.A), line(mine.B)], { customerRef: 'x' }).expect(201);
+      for (let i = 0; i < 3; i++) await other.order([line(theirs.A), line(theirs.C)], { customerRef: `y${i}` }).expect(201);
+      await add('ann', 'A', 1, minutesAgo(120));
+      const res = await t.http.post('/api/v1/crm/events').set(as(other.tenant, 'editor'))
+        .send({ customerRef: 'ann', eventType: 'cart.item_added', eventData: { sku: 'A', quantity: 1 }, occurredAt: minutesAgo(120) });
+      expect(res.status).to.equal(201);
+      const [mineCart] = (await recover({ dryRun: true })).recovered;
+      expect(mineCart.recommendations).to.deep.equal([{ sku: 'B', name: mine.B.name, reason: 'bought_together' }]);
+      const theirsRes = await t.http.post(RECOVER).set(as(other.tenant, 'admin')).send({ dryRun: true });
+      expect(theirsRes.status).to.equal(200);
+      expect(theirsRes.body.data.recovered[0].recommendations).to.deep.equal([{ sku: 'C', name: theirs.C.name, reason: 'bought_together' }]);
+    });
   });
 
   describe('coupons redeemed by orders', () => {

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { systemContext } from '../../../core/pack-api.js';
+import { backfillCoPurchases } from '../../../packs/erp/migrations/0510-erp-co-purchases.migration.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
 import { ORDERS, Shop, type Json } from './shop.js';
@@ -33,5 +34,43 @@ describe('erp.orders: last order, best sellers, co-purchases', () => {
     expect(await orders().bestSellers(rc)).to.deep.equal([{ sku: 'A', quantity: 3 }, { sku: 'B', quantity: 2 }]);
     expect(await orders().coPurchases(rc, 'A')).to.deep.equal([{ sku: 'B', orders: 2 }]);
     expect(await orders().coPurchases(rc, 'C')).to.deep.equal([]);
+  });
+
+  describe('the co-purchase table (erp_co_purchases)', () => {
+    const pairs = async (tenant?: string) => {
+      const q = t.app.kernel.db.knex('erp_co_purchases').where('orders', '>', 0).select('tenant_id', 'product_id', 'other_id', 'orders')
+        .orderBy(['tenant_id', 'product_id', 'other_id']);
+      return (tenant ? q.where({ tenant_id: tenant }) : q).then((rows) => rows.map((r) => ({ ...r, orders: Number(r.orders) })));
+    };
+
+    it('counts every pair of 20 concurrent orders of the same products once each (no update lost)', async () => {
+      const [a, b] = [await shop.product({ sku: 'A', physicalStock: 100 }), await shop.product({ sku: 'B', physicalStock: 100 })];
+      const line = (p: Json) => ({ productId: p.number, quantity: 1, unitPrice: 1999 });
+      const results = await Promise.all(Array.from({ length: 20 }, (_, i) => shop.order(i % 2 ? [line(a), line(b)] : [line(b), line(a)], { customerRef: `c${i}` })));
+      expect(results.map((r) => r.status)).to.deep.equal(Array(20).fill(201));
+      const rc = systemContext(shop.tenant);
+      expect(await orders().coPurchases(rc, 'A')).to.deep.equal([{ sku: 'B', orders: 20 }]);
+      expect(await orders().coPurchases(rc, 'B')).to.deep.equal([{ sku: 'A', orders: 20 }]);
+      // Each product with itself: the orders holding it.
+      const [ida, idb] = [a.id, b.id];
+      expect((await pairs(shop.tenant)).map((r) => [r.product_id, r.other_id, r.orders])).to.have.deep.members([
+        [ida, ida, 20], [ida, idb, 20], [idb, ida, 20], [idb, idb, 20],
+      ]);
+    });
+
+    it('is what the migration\'s backfill makes from the stock ledger (cancelled orders left out)', async () => {
+      const [a, b, c] = [await shop.product({ sku: 'A' }), await shop.product({ sku: 'B' }), await shop.product({ sku: 'C' })];
+      const line = (p: Json) => ({ productId: p.number, quantity: 1, unitPrice: 1999 });
+      await shop.order([line(a), line(b), line(c)], { customerRef: 'ann' }).expect(201);
+      await shop.order([line(a), line(b)], { customerRef: 'bob' }).expect(201);
+      const cancelled = (await shop.order([line(b), line(c)], { customerRef: 'cat' }).expect(201)).body.data;
+      await t.http.patch(`${ORDERS}/${cancelled.id}`).set(as(shop.tenant, 'editor')).send({ status: 'cancelled' }).expect(200);
+      const kept = await pairs();
+      expect((await pairs(shop.tenant)).find((r) => r.product_id === b.id && r.other_id === c.id)?.orders).to.equal(1);
+
+      await t.app.kernel.db.knex('erp_co_purchases').delete();
+      await backfillCoPurchases(t.app.kernel.db.knex);
+      expect(await pairs()).to.deep.equal(kept);
+    });
   });
 });
