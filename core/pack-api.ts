@@ -14,16 +14,7 @@ export type {
 export type { PackContext, ServiceName } from './kernel/pack-context.js';
 export type { McpToolDefinition, ToolCall } from './mcp/mcp-tool.js';
 
-/**
- * The services packs provide, by name (`<pack>.<service>`). Empty here: the providing pack adds its own by
- * declaration merging, so that `pack.use('erp.catalog')` is typed wherever it is read:
- *
- *     declare module '../../core/pack-api.js' {
- *       interface PackServices { 'erp.catalog': Catalog }
- *     }
- */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
-export interface PackServices {}
+export type { PackServices } from './kernel/pack-services.js';
 export type { Migration } from './db/migration.js';
 export type { Config } from '../config/index.js';
 

@@ -84,20 +84,13 @@ export class RecordsRepository {
   async insertMany(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
     if (!records.length) return;
     this.touch(schema.tableName);
-    const columns = '(tenant_id, id, data, version, created_at, updated_at)';
     // SQLite caps a compound insert at 500 rows.
     const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
     for (let i = 0; i < records.length; i += batch) {
-      const chunk = records.slice(i, i + batch);
-      const bindings: unknown[] = [];
-      for (const { id, createdAt, updatedAt, version, ...data } of chunk) {
-        bindings.push(rc.tenantId!, id, this.db.dialect.toJson(data), version, createdAt, updatedAt);
-      }
-      await this.db.writeAtCommit(rc, {
-        sql: `INSERT INTO ${schema.tableName} ${columns} VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-        bindings,
-        done: () => this.touch(schema.tableName),
-      });
+      const rows = records.slice(i, i + batch).map(({ id, createdAt, updatedAt, version, ...data }) => ({
+        tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
+      }));
+      await this.db.writeAtCommit(rc, { table: schema.tableName, rows, done: () => this.touch(schema.tableName) });
     }
     await this.totals.add(rc, schema.id, records.length);
   }

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { newId, nowIso, UUID_PATTERN } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { RecordAction } from '../kernel/define-pack.js';
+import type { RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
 import { Conflict, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';

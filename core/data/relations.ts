@@ -85,6 +85,11 @@ export class Relations implements SchemaChangeGuard {
     this.repository = repository;
   }
 
+  /** The document's x-ref declarations are well formed (InvalidSchema otherwise). */
+  checkDocument(schema: Record<string, unknown>): void {
+    relationsOf(schema);
+  }
+
   /** A new version's relations name schemas the tenant sees. */
   async checkDefinition(rc: RequestContext, next: RegisteredSchema): Promise<void> {
     for (const r of relationsOf(next.schema)) {

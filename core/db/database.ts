@@ -46,13 +46,13 @@ export class Database {
    * writeAtCommit). Column names come from code, never from users.
    */
   insertAtCommit(rc: RequestContext | null | undefined, table: string, row: Record<string, unknown>, done?: (changes: number) => void): Promise<void> {
-    return this.writeAtCommit(rc, { ...insertStatement(table, row), done });
+    return this.writeAtCommit(rc, { table, rows: [row], done });
   }
 
   /**
-   * Queues a write whose result the transaction's code does not need (an INSERT, or INSERT ... SELECT,
-   * without RETURNING). It runs before COMMIT, in order with the transaction's other statements; `done`
-   * learns how many rows it wrote. Outside a transaction it runs at once, on its own.
+   * Queues a write whose result the transaction's code does not need: rows to insert, or an INSERT ... SELECT
+   * (see DeferredWrite). It runs before COMMIT, in order with the transaction's other statements; `done`
+   * learns how many rows it wrote. Outside a transaction it runs at once, on its own (through group commit).
    */
   async writeAtCommit(rc: RequestContext | null | undefined, write: DeferredWrite): Promise<void> {
     const unit = rc?.trx ? unitOf(rc.trx) : null;
@@ -62,7 +62,7 @@ export class Database {
     }
     if (rc?.trx) {
       // A transaction opened outside this class (knex.transaction): run the write in it now.
-      const [changes] = await this.dialect.runWrites(await acquire(rc.trx), [write]);
+      const [changes] = await this.dialect.runWrites(this.knex.client as unknown as PoolClient, await acquire(rc.trx), [write]);
       write.done?.(changes);
       return;
     }
@@ -112,14 +112,6 @@ export class Database {
   }
 }
 
-function insertStatement(table: string, row: Record<string, unknown>): { sql: string; bindings: unknown[] } {
-  const columns = Object.keys(row);
-  return {
-    sql: `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
-    bindings: columns.map((c) => row[c]),
-  };
-}
-
 /** One transaction: its queued writes and, once something needed it, its connection. */
 class UnitOfWork {
   pending: DeferredWrite[] = [];
@@ -137,7 +129,7 @@ class UnitOfWork {
     if (this.pending.length) {
       const writes = this.pending;
       this.pending = [];
-      const counts = await this.dialect.runWrites(connection, writes);
+      const counts = await this.dialect.runWrites(this.pool, connection, writes);
       writes.forEach((w, i) => w.done?.(counts[i]));
     }
     return connection;

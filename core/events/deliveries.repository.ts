@@ -13,6 +13,9 @@ export function deliveryKey(delivery: Delivery): string {
   return delivery.connectorId ?? delivery.handler ?? MAIL_KEY;
 }
 
+/** The columns of a queued webhook delivery, as the INSERT ... SELECTs of the fan-out fill them. */
+const DELIVERY_COLUMNS = ['tenant_id', 'id', 'kind', 'connector_id', 'event_id', 'event_name', 'status', 'attempts', 'next_attempt_at', 'created_at', 'updated_at'];
+
 /** Which due deliveries a claim may take (see DeliveriesRepository.claimDue). */
 export interface ClaimFilter {
   /** Mail only, or everything but mail (mail has delivery slots of its own). */
@@ -38,8 +41,9 @@ export class DeliveriesRepository {
   async queueWebhooks(rc: RequestContext, event: PlatformEvent, done: (queued: number) => void): Promise<void> {
     const at = event.occurredAt;
     await this.db.writeAtCommit(rc, {
-      sql: `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id, event_id, event_name, status, attempts, next_attempt_at, created_at, updated_at)
-        SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
+      table: 'outbox_deliveries',
+      columns: DELIVERY_COLUMNS,
+      select: `SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
         FROM connectors c
         WHERE ${this.subscribes}`,
       bindings: [event.id, event.name, at, at, at, rc.tenantId ?? '', true, event.product, event.name, event.name],
@@ -89,8 +93,9 @@ export class DeliveriesRepository {
         const chunk = group.slice(i, i + 1000);
         const { name, product, occurredAt: at } = chunk[0];
         await this.db.writeAtCommit(rc, {
-          sql: `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id, event_id, event_name, status, attempts, next_attempt_at, created_at, updated_at)
-            SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, e.column1, CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
+          table: 'outbox_deliveries',
+          columns: DELIVERY_COLUMNS,
+          select: `SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, e.column1, CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
             FROM connectors c CROSS JOIN (VALUES ${chunk.map(() => '(CAST(? AS TEXT))').join(', ')}) AS e
             WHERE ${this.subscribes}`,
           bindings: [name, at, at, at, ...chunk.map((e) => e.id), rc.tenantId ?? '', true, product, name, name],

@@ -16,12 +16,7 @@ export class EventsRepository {
     // SQLite caps a compound insert at 500 rows.
     const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
     for (let i = 0; i < events.length; i += batch) {
-      const rows = events.slice(i, i + batch).map((e) => this.row(e));
-      const columns = Object.keys(rows[0]);
-      await this.db.writeAtCommit(rc, {
-        sql: `INSERT INTO outbox_events (${columns.join(', ')}) VALUES ${rows.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ')}`,
-        bindings: rows.flatMap((r) => columns.map((c) => r[c as keyof typeof r])),
-      });
+      await this.db.writeAtCommit(rc, { table: 'outbox_events', rows: events.slice(i, i + batch).map((e) => this.row(e)) });
     }
   }
 

@@ -1,11 +1,26 @@
-import type { FilterHook, HookPayload, RecordAction } from '../kernel/define-pack.js';
-import type { PackContext } from '../kernel/pack-context.js';
 import type { RequestContext } from '../kernel/request-context.js';
+
+export type RecordAction = 'create' | 'update' | 'delete';
+
+/** What a filter hook sees: the document about to be written (a copy it may change) and, on update/delete, the stored one. */
+export interface HookPayload {
+  action: RecordAction;
+  namespace: string;
+  schema: string;
+  /** The record id (on create: the id it will get). */
+  id: string;
+  /** The new document without server-managed fields (on delete: the stored document). */
+  data: Record<string, unknown>;
+  /** The stored document before the change (update and delete). */
+  previous: Record<string, unknown> | null;
+}
+
+/** A hook as the registry runs it: the pack's filter hook with its pack context already bound (core/kernel/pack-loader.ts). */
+export type BoundHook = (payload: HookPayload, rc: RequestContext) => Promise<Record<string, unknown> | void> | Record<string, unknown> | void;
 
 interface RegisteredHook {
   key: string;
-  hook: FilterHook;
-  pack: PackContext;
+  hook: BoundHook;
 }
 
 /**
@@ -15,8 +30,8 @@ interface RegisteredHook {
 export class HookRegistry {
   private readonly hooks: RegisteredHook[] = [];
 
-  register(key: string, hook: FilterHook, pack: PackContext): void {
-    this.hooks.push({ key, hook, pack });
+  register(key: string, hook: BoundHook): void {
+    this.hooks.push({ key, hook });
   }
 
   has(action: RecordAction, namespace: string, schema: string): boolean {
@@ -25,8 +40,8 @@ export class HookRegistry {
 
   async run(payload: HookPayload, rc: RequestContext): Promise<Record<string, unknown>> {
     let data = payload.data;
-    for (const { hook, pack } of this.matching(payload.action, payload.namespace, payload.schema)) {
-      const changed = await hook({ ...payload, data }, rc, pack);
+    for (const { hook } of this.matching(payload.action, payload.namespace, payload.schema)) {
+      const changed = await hook({ ...payload, data }, rc);
       if (changed) data = changed;
     }
     return data;

@@ -18,9 +18,9 @@ export class IdempotencyRepository {
   async claim(scope: string, keyHash: string, requestHash: string, now: string, expiresAt: string): Promise<boolean> {
     let changes = 0;
     await this.db.writeAtCommit(null, {
-      sql: 'INSERT INTO idempotency_requests (tenant_id, key_hash, request_hash, status, response, claimed_at, expires_at) '
-        + 'VALUES (?, ?, ?, NULL, NULL, ?, ?) ON CONFLICT (tenant_id, key_hash) DO NOTHING',
-      bindings: [scope, keyHash, requestHash, now, expiresAt],
+      table: 'idempotency_requests',
+      rows: [{ tenant_id: scope, key_hash: keyHash, request_hash: requestHash, status: null, response: null, claimed_at: now, expires_at: expiresAt }],
+      skipConflictsOn: ['tenant_id', 'key_hash'],
       done: (n) => { changes = n; },
     });
     return changes === 1;

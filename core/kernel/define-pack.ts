@@ -3,25 +3,14 @@ import type { PackContext } from './pack-context.js';
 import type { PackRouter } from '../http/route.js';
 import type { PlatformEvent } from '../events/event.js';
 import type { RequestContext } from './request-context.js';
-import type { SchemaInput } from '../metadata/schema-definition.js';
+import type { NamespaceDeclaration } from '../metadata/schema-definition.js';
+import type { HookPayload } from '../hooks/hook-registry.js';
 import type { TenantRecord } from '../tenants/tenants.repository.js';
 import { EVENT_NAME } from '../events/event.js';
 import { checkToolDefinition, type McpToolDefinition } from '../mcp/mcp-tool.js';
 
-export type RecordAction = 'create' | 'update' | 'delete';
-
-/** What a filter hook sees: the document about to be written (a copy it may change) and, on update/delete, the stored one. */
-export interface HookPayload {
-  action: RecordAction;
-  namespace: string;
-  schema: string;
-  /** The record id (on create: the id it will get). */
-  id: string;
-  /** The new document without server-managed fields (on delete: the stored document). */
-  data: Record<string, unknown>;
-  /** The stored document before the change (update and delete). */
-  previous: Record<string, unknown> | null;
-}
+export type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
+export type { NamespaceDeclaration } from '../metadata/schema-definition.js';
 
 /**
  * A filter hook: runs in order, awaited, inside the write transaction (use the rc it is given).
@@ -35,21 +24,6 @@ export type FilterHook = (
 
 /** An event handler: runs after commit, at least once (through the outbox), so it must be idempotent. */
 export type EventHandler = (event: PlatformEvent, pack: PackContext) => Promise<void> | void;
-
-export interface NamespaceDeclaration {
-  name: string;
-  /** Whether tenants may register their own schemas in this namespace (cms: yes; crm, erp: no). */
-  open: boolean;
-  /** Platform schemas loaded from schemas/<namespace>/<name>.schema.json at boot. */
-  schemas?: string[];
-  /** Registration hook: may add to a schema a tenant registers in this namespace (cms adds slug and status). */
-  onRegister?: (input: SchemaInput) => SchemaInput;
-  /**
-   * Schemas whose records the pack writes only through its own endpoints (support tickets: numbered, with
-   * a status machine). The data API still reads them, and answers writes with 403 forbidden.
-   */
-  sealed?: string[];
-}
 
 /** Builds one service of a pack, once per app, from the providing pack's context. */
 export type ServiceBuilder = (pack: PackContext) => unknown;

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
-import type { PackServices } from '../pack-api.js';
+import type { PackServices } from './pack-services.js';
 import type { KernelServices } from './services.js';
 
 /** A service some pack provides, as `<pack>.<service>`. */

@@ -156,7 +156,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
     if (definition.licensed) kernel.tenants.declareAppCode(definition.licensed);
     kernel.events.declare(definition.events ?? []);
     for (const [name, seed] of Object.entries(definition.seeds ?? {})) kernel.seeds.add(name, (rc, tenant) => seed(rc, context, tenant));
-    for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, hook, context);
+    for (const [key, hook] of Object.entries(definition.hooks ?? {})) kernel.hooks.register(key, (payload, rc) => hook(payload, rc, context));
     for (const [pattern, handler] of Object.entries(definition.on ?? {})) {
       kernel.events.subscribe(`${definition.name}:${pattern}`, pattern, (event) => handler(event, context));
     }

@@ -1,4 +1,6 @@
 import type { JsonScalarType } from '../db/dialects/dialect.js';
+import type { ErrorDetail } from '../http/errors.js';
+import type { RequestContext } from '../kernel/request-context.js';
 
 export const IDENTIFIER = /^[a-z][a-z0-9_]{0,39}$/;
 export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'] as const;
@@ -90,4 +92,32 @@ function typeOfProperty(prop: any): FieldType {
 
 export function isScalar(type: FieldType | undefined): type is JsonScalarType {
   return type === 'string' || type === 'number' || type === 'integer' || type === 'boolean';
+}
+
+/** A namespace a pack declares (see definePack): who owns it and what it holds. */
+export interface NamespaceDeclaration {
+  name: string;
+  /** Whether tenants may register their own schemas in this namespace (cms: yes; crm, erp: no). */
+  open: boolean;
+  /** Platform schemas loaded from schemas/<namespace>/<name>.schema.json at boot. */
+  schemas?: string[];
+  /** Registration hook: may add to a schema a tenant registers in this namespace (cms adds slug and status). */
+  onRegister?: (input: SchemaInput) => SchemaInput;
+  /**
+   * Schemas whose records the pack writes only through its own endpoints (support tickets: numbered, with
+   * a status machine). The data API still reads them, and answers writes with 403 forbidden.
+   */
+  sealed?: string[];
+}
+
+/** Hooks that relations (core/data/relations.ts) add to schema changes and deletions. */
+export interface SchemaChangeGuard {
+  /** Checks a schema document's own declarations (e.g. x-ref), at registration and every new version; throws InvalidSchema. */
+  checkDocument?(schema: Record<string, unknown>): void;
+  /** Checks a new version's declarations (e.g. x-ref targets) before anything is done. */
+  checkDefinition?(rc: RequestContext, next: RegisteredSchema): Promise<void>;
+  /** Throws when the schema may not be deleted (another schema references it). */
+  checkDeletion?(rc: RequestContext, s: RegisteredSchema): Promise<void>;
+  /** Checks stored records against the new version beyond JSON Schema (e.g. references), inside the switch. */
+  checkRecords?(rc: RequestContext, next: RegisteredSchema, previous: RegisteredSchema): Promise<ErrorDetail[]>;
 }

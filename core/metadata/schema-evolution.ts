@@ -37,15 +37,7 @@ const GATE_SETTLE_MS = 50;
 
 type Migrate = { set: Record<string, unknown>; unset: string[] };
 
-/** Hooks that relations (core/data/relations.ts) add to schema changes and deletions. */
-export interface SchemaChangeGuard {
-  /** Checks a new version's declarations (e.g. x-ref targets) before anything is done. */
-  checkDefinition?(rc: RequestContext, next: RegisteredSchema): Promise<void>;
-  /** Throws when the schema may not be deleted (another schema references it). */
-  checkDeletion?(rc: RequestContext, s: RegisteredSchema): Promise<void>;
-  /** Checks stored records against the new version beyond JSON Schema (e.g. references), inside the switch. */
-  checkRecords?(rc: RequestContext, next: RegisteredSchema, previous: RegisteredSchema): Promise<ErrorDetail[]>;
-}
+export type { SchemaChangeGuard } from './schema-definition.js';
 
 /**
  * Schema evolution (CONTRACT.md 12.1): versioned changes under If-Match, checked against every stored

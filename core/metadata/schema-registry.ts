@@ -4,16 +4,13 @@ import type { Database } from '../db/database.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { nowIso } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { NamespaceDeclaration } from '../kernel/define-pack.js';
 import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../http/errors.js';
 import { createAjv } from './ajv.js';
 import {
-  fieldTypes, IDENTIFIER, isScalar, plainScalarFields, SERVER_FIELDS, type FieldType, type RegisteredSchema, type SchemaInput,
+  fieldTypes, IDENTIFIER, isScalar, plainScalarFields, SERVER_FIELDS, type FieldType, type NamespaceDeclaration, type RegisteredSchema, type SchemaChangeGuard, type SchemaInput,
 } from './schema-definition.js';
 import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
-import type { SchemaChangeGuard } from './schema-evolution.js';
-import { relationsOf } from '../data/relations.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -289,7 +286,7 @@ export class SchemaRegistry {
       }
     }
     const validate = this.compile(schema);
-    relationsOf(schema);
+    for (const g of this.guards) g.checkDocument?.(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
       if (sets === undefined) return [];

@@ -36,8 +36,10 @@ export class CouponsRepository {
   async insertMany(rc: RequestContext, coupons: Coupon[], createdAt: string): Promise<void> {
     if (!coupons.length) return;
     await this.db.writeAtCommit(rc, {
-      sql: `INSERT INTO crm_coupons (tenant_id, code, customer_ref, percent_off, expires_at, created_at) VALUES ${coupons.map(() => '(?, ?, ?, ?, ?, ?)').join(', ')}`,
-      bindings: coupons.flatMap((c) => [rc.tenantId, c.code, c.customerRef, c.percentOff, c.expiresAt, createdAt]),
+      table: 'crm_coupons',
+      rows: coupons.map((c) => ({
+        tenant_id: rc.tenantId, code: c.code, customer_ref: c.customerRef, percent_off: c.percentOff, expires_at: c.expiresAt, created_at: createdAt,
+      })),
     });
   }
 

@@ -46,11 +46,12 @@ export class EventsRepository {
     if (rc.trx) throw new Error('EventsRepository.insert runs on its own, outside a transaction');
     let inserted = 0;
     await this.db.writeAtCommit(rc, {
-      sql: `INSERT INTO crm_events (tenant_id, ${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (tenant_id, event_id) DO NOTHING`,
-      bindings: [
-        rc.tenantId, event.id, event.eventId, event.eventType, event.customerRef, this.db.dialect.toJson(event.eventData),
-        event.occurredAt, event.receivedAt, event.bot,
-      ],
+      table: 'crm_events',
+      rows: [{
+        tenant_id: rc.tenantId, id: event.id, event_id: event.eventId, event_type: event.eventType, customer_ref: event.customerRef,
+        event_data: this.db.dialect.toJson(event.eventData), occurred_at: event.occurredAt, received_at: event.receivedAt, bot: event.bot,
+      }],
+      skipConflictsOn: ['tenant_id', 'event_id'],
       done: (changes) => { inserted = changes; },
     });
     return inserted > 0;

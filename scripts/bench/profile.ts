@@ -12,10 +12,9 @@ import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, service
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
- * connections), stops the service and prints the request rate and, over the measured run only (not the
- * start, the set-up or the warm-up), the functions and files with the most self time, and the project's
- * own functions by total time (with what they call) (`--callers fn`: and the call chains above one
- * function). For the comparison with a hand-written endpoint, use `npm run bench`.
+ * connections), stops the service and prints the request rate and the functions and files with the most
+ * self time (`--callers fn`: and the call chains above one function). For the comparison with a
+ * hand-written endpoint, use `npm run bench`.
  */
 const { values: args } = parseArgs({
   options: {
@@ -63,51 +62,48 @@ const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: st
 const scenario = scenarios[args.scenario!];
 if (!scenario) throw new Error(`unknown scenario ${args.scenario}: one of ${Object.keys(scenarios).join(', ')}`);
 // The storefront is public: no Authorization (and If-None-Match for the 304 path).
-const storefront = args.scenario!.startsWith('storefront');
 const etag = args.scenario === 'storefront304' ? (await fetch(scenario.url)).headers.get('etag')! : null;
 const publicHeaders: Record<string, string> = etag ? { 'If-None-Match': etag } : {};
-const options = { ...scenario, headers: storefront ? publicHeaders : headers, connections: Number(args.connections) };
+const options = { ...scenario, headers: args.scenario!.startsWith('storefront') ? publicHeaders : headers, connections: Number(args.connections) };
 await autocannon({ ...options, duration: 1 });
-const measuredFrom = Date.now();
+const cpuBefore = cpuMs(child.pid!);
 const result = await autocannon({ ...options, duration: Number(args.duration) });
+const cpu = cpuMs(child.pid!) - cpuBefore;
+const finished = performance.now();
 console.log(`${args.engine} ${args.scenario}: ${result.requests.average.toFixed(0)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, non-2xx ${result.non2xx}`);
+// CPU time per request hardly depends on what else the machine runs (unlike the rate): compare it across commits.
+console.log(`service CPU: ${((1000 * cpu) / result.requests.total).toFixed(0)} µs per request (${result.requests.total} requests)`);
 
 await stopProcess(child);
-/** How long before the process's end (where the profile ends) the measured run began. */
-const measuredForUs = (Date.now() - measuredFrom) * 1000;
+const stoppingMs = performance.now() - finished;
 await db.drop();
 
 interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
 const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error('no CPU profile was written');
-const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number };
+const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; endTime: number };
+// Only the samples of the measured run: not the start-up, loading and warm-up before it, nor the shutdown.
+const windowEnd = profile.endTime - stoppingMs * 1000;
+const windowStart = windowEnd - Number(args.duration) * 1e6;
+let at = profile.endTime - profile.timeDeltas.reduce((a, b) => a + b, 0);
 const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
 const parents = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parents.set(c, n.id);
 const byCaller = new Map<string, number>();
 const byFunction = new Map<string, number>();
 const byFile = new Map<string, number>();
-const byTotal = new Map<string, number>();
+/** Time with the function anywhere on the stack (the project's own functions only). */
+const inclusive = new Map<string, number>();
 /** The frame's file: relative to the project, `~/` for dependencies, empty for native code. */
 const fileOf = (frame: ProfileNode['callFrame']) => frame.url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
 const labelOf = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${fileOf(frame)}:${frame.lineNumber + 1}`;
-const own = (frame: ProfileNode['callFrame']) => /^\/?(core|packs)\//.test(fileOf(frame));
-const from = profile.endTime - measuredForUs;
 let total = 0;
-let at = profile.startTime;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;
   at += dt;
-  if (at < from) return;
+  if (at < windowStart || at > windowEnd) return;
   const frame = nodes.get(id)!.callFrame;
   total += dt;
-  // Total time: every project function on the stack, once per sample.
-  const seen = new Set<string>();
-  for (let n: number | undefined = id; n !== undefined; n = parents.get(n)) {
-    const f = nodes.get(n)!.callFrame;
-    if (own(f)) seen.add(labelOf(f));
-  }
-  for (const label of seen) byTotal.set(label, (byTotal.get(label) ?? 0) + dt);
   if (args.callers && frame.functionName === args.callers) {
     // The chain of callers above the function, as far as four frames up.
     const chain: string[] = [];
@@ -115,6 +111,12 @@ profile.samples.forEach((id, i) => {
     const key = chain.join(' < ');
     byCaller.set(key, (byCaller.get(key) ?? 0) + dt);
   }
+  const onStack = new Set<string>();
+  for (let p: number | undefined = id; p !== undefined; p = parents.get(p)) {
+    const f = nodes.get(p)!.callFrame;
+    if (f.url.startsWith(`file://${ROOT}`) && !f.url.includes('node_modules')) onStack.add(labelOf(f));
+  }
+  for (const label of onStack) inclusive.set(label, (inclusive.get(label) ?? 0) + dt);
   const fn = labelOf(frame);
   byFunction.set(fn, (byFunction.get(fn) ?? 0) + dt);
   const file = fileOf(frame) || frame.functionName;
@@ -128,6 +130,12 @@ const print = (title: string, m: Map<string, number>) => {
 };
 print('self time by function', byFunction);
 print('self time by file', byFile);
-print('total time of the project\'s functions (with what they call)', byTotal);
+print('total time by function of the project (with what it calls)', inclusive);
 if (args.callers) print(`callers of ${args.callers}`, byCaller);
 rmSync(work, { recursive: true, force: true });
+
+/** User and system CPU time of a process so far, in ms (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}

@@ -28,7 +28,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** Starts the service and waits until GET /api/v1/ready answers 200. */
-export async function startServiceProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ServiceProcess> {
+export async function startServiceProcess(databaseUrl: string, env: Record<string, string> = {}, timeoutMs = 60_000): Promise<ServiceProcess> {
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {

@@ -158,3 +158,43 @@ describe('pack contract: provides, requires, declared events and boot checks', (
     expect(error?.message).to.include('Pack "cms" requires the service "tenant-admin.siteProfile"');
   });
 });
+
+/**
+ * A pack's own SQL: `?` placeholders are converted by knex, so `\\?` is a literal `?` (PostgreSQL's jsonb
+ * "has key" operator) and the placeholders after it keep their numbers.
+ */
+const keyed = definePack({
+  name: 'keyed',
+  namespaces: [{ name: 'keyed', open: true }],
+  routes(router, pack) {
+    router.get('/keyed/:field', { summary: 'Records of keyed.note that hold a field', tags: ['keyed'], auth: 'tenant' }, async (ctx) => {
+      const rc = ctx.state.rc;
+      const table = (await pack.schemas.resolve(rc, 'keyed', 'note')).tableName;
+      const has = pack.db.dialect.name === 'postgres' ? 'data \\? ?' : `json_type(data, '$.' || ?) IS NOT NULL`;
+      const rows = await pack.db.dialect.rows<{ n: number | string }>(pack.db.conn(rc),
+        `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND ${has} AND version >= ?`, [rc.tenantId, ctx.params.field, 1]);
+      return { holding: Number(rows[0].n) };
+    });
+  },
+});
+
+describe("pack contract: a pack's own SQL", () => {
+  let t: TestApp;
+  before(async () => {
+    t = await startTestApp({ packs: [...defaultPacks, keyed] });
+  });
+  after(() => t?.close());
+
+  it(`runs a query with a literal ? operator beside its placeholders (${ENGINE})`, async () => {
+    const tenant = await createTenant(t, 'keyed');
+    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin'))
+      .send({ namespace: 'keyed', name: 'note', schema: { type: 'object', properties: { title: { type: 'string' }, pinned: { type: 'boolean' } } } }).expect(201);
+    for (const body of [{ title: 'a', pinned: true }, { title: 'b' }, { title: 'c', pinned: false }]) {
+      await t.http.post('/api/v1/data/keyed/note').set(as(tenant, 'editor')).send(body).expect(201);
+    }
+    const pinned = await t.http.get('/api/v1/keyed/pinned').set(as(tenant, 'viewer')).expect(200);
+    expect(pinned.body.data.holding).to.equal(2);
+    const titled = await t.http.get('/api/v1/keyed/title').set(as(tenant, 'viewer')).expect(200);
+    expect(titled.body.data.holding).to.equal(3);
+  });
+});

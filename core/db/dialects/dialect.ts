@@ -6,22 +6,81 @@ export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
 export interface PoolClient {
   acquireConnection(): Promise<object>;
   releaseConnection(connection: object): Promise<unknown>;
+  /** The engine's placeholders for `?` ones (PostgreSQL: `$1, $2, ...`; `\\?` stays a literal `?`). */
+  positionBindings(sql: string): string;
 }
 
 /**
- * A write queued in a transaction until it commits (see Database.writeAtCommit): an INSERT or
- * INSERT ... SELECT with `?` placeholders and no RETURNING. `done` learns how many rows it wrote.
+ * A write queued in a transaction until it commits (see Database.writeAtCommit), described as data so that
+ * each engine renders it and merges writes of the same shape (PostgreSQL group commit): rows to insert, an
+ * INSERT ... SELECT, or, for anything else (an UPDATE, an upsert), a statement run as written and never merged.
+ * Table and column names come from code, never from users. `done` learns how many rows it wrote.
  */
-export interface DeferredWrite {
+export type DeferredWrite = (RowsWrite | SelectWrite | StatementWrite) & { done?: (changes: number) => void };
+
+/** Any other write without RETURNING (`?` placeholders), run as it is, on its own. */
+export interface StatementWrite {
   sql: string;
   bindings: readonly unknown[];
-  done?: (changes: number) => void;
+}
+
+/** `INSERT INTO table (columns of the first row) VALUES (...), ...`: every row has the same columns, in the same order. */
+export interface RowsWrite {
+  table: string;
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  /** `ON CONFLICT (columns) DO NOTHING`: a row that collides on them is skipped and not counted. */
+  skipConflictsOn?: readonly string[];
+}
+
+/** `INSERT INTO table (columns) <select>`, the SELECT with `?` placeholders. */
+export interface SelectWrite {
+  table: string;
+  columns: readonly string[];
+  select: string;
+  bindings: readonly unknown[];
   /**
-   * For an INSERT ... SELECT: the column and value that mark the rows it writes, so that writes of the
-   * same SQL can be merged into one statement and still learn their own row counts (PostgreSQL group
-   * commit). Single-row INSERT ... VALUES statements merge without it.
+   * The column and value that mark the rows it writes, so that writes of the same SELECT can be merged into
+   * one statement and still learn their own row counts (PostgreSQL group commit).
    */
   rowsOf?: { column: string; value: unknown };
+}
+
+export function isRowsWrite(write: DeferredWrite): write is RowsWrite & { done?: (changes: number) => void } {
+  return 'rows' in write;
+}
+
+export function isStatementWrite(write: DeferredWrite): write is StatementWrite & { done?: (changes: number) => void } {
+  return 'sql' in write;
+}
+
+/** The columns of a rows write (its first row's). */
+export function columnsOf(write: RowsWrite): string[] {
+  return Object.keys(write.rows[0] ?? {});
+}
+
+/** The statement head, the same for every write of one shape: `INSERT INTO t (a, b)`. */
+export function insertHead(table: string, columns: readonly string[]): string {
+  return `INSERT INTO ${table} (${columns.join(', ')})`;
+}
+
+/** One row's `(?, ?, ...)`. */
+export function rowPlaceholders(columns: number): string {
+  return `(${new Array<string>(columns).fill('?').join(', ')})`;
+}
+
+/** A queued write as one statement with `?` placeholders. */
+export function writeStatement(write: DeferredWrite): { sql: string; bindings: unknown[] } {
+  if (isStatementWrite(write)) return { sql: write.sql, bindings: [...write.bindings] };
+  if (!isRowsWrite(write)) {
+    return { sql: `${insertHead(write.table, write.columns)} ${write.select}`, bindings: [...write.bindings] };
+  }
+  const columns = columnsOf(write);
+  const row = rowPlaceholders(columns.length);
+  const conflict = write.skipConflictsOn ? ` ON CONFLICT (${write.skipConflictsOn.join(', ')}) DO NOTHING` : '';
+  return {
+    sql: `${insertHead(write.table, columns)} VALUES ${write.rows.map(() => row).join(', ')}${conflict}`,
+    bindings: write.rows.flatMap((r) => columns.map((c) => r[c])),
+  };
 }
 
 /**
@@ -63,7 +122,7 @@ export interface Dialect {
    */
   externalChangeToken(conn: Knex): Promise<number | null>;
   /** Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. */
-  runWrites(connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
+  runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
   /** The committer for transactions made of queued writes only (one per Database). */
   committer(pool: PoolClient): WriteCommitter;
   /**

@@ -1,11 +1,15 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
-import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
+import {
+  assertSafeField, columnsOf, insertHead, isRowsWrite, isStatementWrite, rowPlaceholders, writeStatement,
+  type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient, type RowsWrite, type SelectWrite,
+} from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
 interface KnexClient {
   acquireConnection(): Promise<PgConnection>;
   releaseConnection(connection: PgConnection): Promise<unknown>;
+  positionBindings(sql: string): string;
 }
 
 interface PgConnection {
@@ -14,26 +18,21 @@ interface PgConnection {
 
 const numberedCache = new Map<string, { text: string; name: string }>();
 
-/** `?` placeholders become `$1, $2, ...`; each distinct statement gets a stable name. */
-function numbered(sql: string): { text: string; name: string } {
+/** `?` placeholders become `$1, $2, ...` (by knex); each distinct statement gets a stable name. */
+function numbered(client: Pick<PoolClient, 'positionBindings'>, sql: string): { text: string; name: string } {
   let found = numberedCache.get(sql);
   if (!found) {
-    let n = 0;
-    found = { text: sql.replace(/\?/g, () => `$${++n}`), name: `hp_${numberedCache.size + 1}` };
+    found = { text: client.positionBindings(sql), name: `hp_${numberedCache.size + 1}` };
     if (numberedCache.size < 5000) numberedCache.set(sql, found);
     else found = { text: found.text, name: '' };
   }
   return found;
 }
 
-function query(connection: object, sql: string, values: readonly unknown[]) {
-  const { text, name } = numbered(sql);
+function query(client: Pick<PoolClient, 'positionBindings'>, connection: object, sql: string, values: readonly unknown[]) {
+  const { text, name } = numbered(client, sql);
   return (connection as PgConnection).query({ text, name, values: values as unknown[] });
 }
-
-/** `INSERT INTO t (cols) VALUES (...)` and nothing after: one row per statement. */
-const SINGLE_ROW_INSERT = /^(INSERT INTO [A-Za-z_][A-Za-z0-9_]* \([^()]*\)) VALUES (\([^;]*\))$/s;
-const INSERT_SELECT = /^(INSERT INTO [A-Za-z_][A-Za-z0-9_]* \([^()]*\))\s+(SELECT\b[^;]*)$/s;
 
 /** One data-modifying statement of the combined statement, standing for one write or several merged ones. */
 interface Part {
@@ -46,29 +45,46 @@ interface Part {
 }
 
 /**
- * Writes of the same SQL become one statement: single-row inserts one multi-row INSERT, INSERT ... SELECTs
- * that mark their rows (rowsOf) one INSERT ... SELECT ... UNION ALL. A statement opens its table and
- * every index of it once, which for a group of small inserts costs more than inserting the rows.
+ * The shape under which writes merge, or null for one that stays alone: rows into the same table and columns
+ * become one multi-row INSERT; INSERT ... SELECTs of the same SELECT that mark their rows (rowsOf), one
+ * INSERT ... SELECT ... UNION ALL. Rows that skip conflicts stay alone (only their own statement can tell how
+ * many it wrote).
+ */
+function shapeOf(write: DeferredWrite): string | null {
+  if (isStatementWrite(write)) return null;
+  if (isRowsWrite(write)) return write.skipConflictsOn ? null : `rows\u0000${write.table}\u0000${columnsOf(write).join(',')}`;
+  return write.rowsOf ? `select\u0000${write.table}\u0000${write.columns.join(',')}\u0000${write.rowsOf.column}\u0000${write.select}` : null;
+}
+
+/**
+ * Writes of the same shape become one statement (see shapeOf). A statement opens its table and every index
+ * of it once, which for a group of small inserts costs more than inserting the rows.
  */
 function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
   const parts: Part[] = [];
-  const bySql = new Map<string, Part>();
+  const byShape = new Map<string, Part>();
   writes.forEach((w, i) => {
-    const values = SINGLE_ROW_INSERT.exec(w.sql);
-    const select = w.rowsOf ? INSERT_SELECT.exec(w.sql) : null;
-    const key = values || select ? `${w.rowsOf?.column ?? ''}\u0000${w.sql}` : null;
-    let part = key ? bySql.get(key) : undefined;
+    const shape = shapeOf(w);
+    const part = shape ? byShape.get(shape) : undefined;
     if (!part) {
-      part = { sql: select ? `${select[1]} (${select[2]})` : w.sql, bindings: [], returning: w.rowsOf ? w.rowsOf.column : '1', members: [] };
-      parts.push(part);
-      if (key) bySql.set(key, part);
-    } else if (values) {
-      part.sql += `, ${values[2]}`;
-    } else {
-      part.sql += ` UNION ALL (${select![2]})`;
+      const select = !isRowsWrite(w) && !isStatementWrite(w) ? w : null;
+      // Inside WITH, a SELECT merged with UNION ALL needs its parentheses from the start.
+      const { sql, bindings } = select ? { sql: `${insertHead(select.table, select.columns)} (${select.select})`, bindings: [...select.bindings] } : writeStatement(w);
+      const created = { sql, bindings, returning: select?.rowsOf ? select.rowsOf.column : '1', members: [i] };
+      parts.push(created);
+      if (shape) byShape.set(shape, created);
+      return;
+    }
+    if (isRowsWrite(w)) {
+      const columns = columnsOf(w);
+      const row = rowPlaceholders(columns.length);
+      part.sql += `, ${w.rows.map(() => row).join(', ')}`;
+      for (const r of w.rows) for (const c of columns) part.bindings.push(r[c]);
+    } else if (!isStatementWrite(w)) {
+      part.sql += ` UNION ALL (${w.select})`;
+      part.bindings.push(...w.bindings);
     }
     part.members.push(i);
-    part.bindings.push(...w.bindings);
   });
   return parts;
 }
@@ -79,24 +95,27 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
  * merged first (mergeWrites). The items share one snapshot and do not see each other's rows, which queued
  * inserts do not need; constraints are checked at the end of the statement. Returns each write's row count.
  */
-async function runAsOneStatement(connection: object, writes: readonly DeferredWrite[]): Promise<number[]> {
-  if (writes.length === 1) return [(await query(connection, writes[0].sql, writes[0].bindings)).rowCount ?? 0];
+async function runAsOneStatement(client: Pick<PoolClient, 'positionBindings'>, connection: object, writes: readonly DeferredWrite[]): Promise<number[]> {
+  if (writes.length === 1) {
+    const { sql, bindings } = writeStatement(writes[0]);
+    return [(await query(client, connection, sql, bindings)).rowCount ?? 0];
+  }
   const parts = mergeWrites(writes);
   const items = parts.map((p, i) => `w${i} AS (${p.sql} RETURNING ${p.returning})`);
   const results = parts.map((p, i) => (p.returning === '1' ? `(SELECT count(*) FROM w${i}) AS n${i}` : `(SELECT array_agg(${p.returning}) FROM w${i}) AS n${i}`));
-  const result = await query(connection, `WITH ${items.join(', ')} SELECT ${results.join(', ')}`, parts.flatMap((p) => p.bindings));
+  const result = await query(client, connection, `WITH ${items.join(', ')} SELECT ${results.join(', ')}`, parts.flatMap((p) => p.bindings));
   const row = result.rows[0] as Record<string, string | unknown[] | null>;
   const counts = new Array<number>(writes.length).fill(0);
   parts.forEach((p, i) => {
     const value = row[`n${i}`];
     if (p.returning === '1') {
-      // A single write, or merged single-row inserts: every row was written when the statement succeeded.
+      // A single write, or merged rows: every row was written when the statement succeeded.
       if (p.members.length === 1) counts[p.members[0]] = Number(value);
-      else for (const m of p.members) counts[m] = 1;
+      else for (const m of p.members) counts[m] = (writes[m] as RowsWrite).rows.length;
       return;
     }
     const marks = (value as unknown[] | null) ?? [];
-    for (const m of p.members) counts[m] = marks.filter((v) => v === writes[m].rowsOf!.value).length;
+    for (const m of p.members) counts[m] = marks.filter((v) => v === (writes[m] as SelectWrite).rowsOf!.value).length;
   });
   return counts;
 }
@@ -106,10 +125,10 @@ async function runAsOneStatement(connection: object, writes: readonly DeferredWr
  * fails them all, and nothing is written), each member is committed on its own, so that only the
  * guilty one fails.
  */
-async function commitGroup(connection: object, group: DeferredWrite[][]): Promise<GroupOutcome[]> {
+async function commitGroup(client: Pick<PoolClient, 'positionBindings'>, connection: object, group: DeferredWrite[][]): Promise<GroupOutcome[]> {
   if (group.length > 1) {
     try {
-      const counts = await runAsOneStatement(connection, group.flat());
+      const counts = await runAsOneStatement(client, connection, group.flat());
       let at = 0;
       return group.map((writes) => ({ counts: counts.slice(at, (at += writes.length)) }));
     } catch {
@@ -119,7 +138,7 @@ async function commitGroup(connection: object, group: DeferredWrite[][]): Promis
   const outcomes: GroupOutcome[] = [];
   for (const writes of group) {
     try {
-      outcomes.push({ counts: await runAsOneStatement(connection, writes) });
+      outcomes.push({ counts: await runAsOneStatement(client, connection, writes) });
     } catch (error) {
       outcomes.push({ error });
     }
@@ -163,11 +182,14 @@ export const postgresDialect: Dialect = {
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },
-  runWrites(connection: object, writes: readonly DeferredWrite[]) {
+  runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
     // All sent at once: pg runs a connection's queries in the order they were given.
-    return Promise.all(writes.map(async (w) => (await query(connection, w.sql, w.bindings)).rowCount ?? 0));
+    return Promise.all(writes.map(async (w) => {
+      const { sql, bindings } = writeStatement(w);
+      return (await query(client, connection, sql, bindings)).rowCount ?? 0;
+    }));
   },
-  committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
+  committer: (pool: PoolClient) => groupCommitter(pool, (connection, group) => commitGroup(pool, connection, group)),
   jsonArrayValues(column: string, alias: string) {
     return `jsonb_array_elements_text(${column}) AS ${alias}(value)`;
   },
@@ -178,7 +200,7 @@ export const postgresDialect: Dialect = {
     const client = (conn as unknown as { client: KnexClient }).client;
     const connection = await client.acquireConnection();
     try {
-      return (await query(connection, sql, bindings)).rows as T[];
+      return (await query(client, connection, sql, bindings)).rows as T[];
     } finally {
       await client.releaseConnection(connection);
     }

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
-import { assertSafeField, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
+import { assertSafeField, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
 interface KnexClient {
@@ -39,7 +39,10 @@ function driverArgs(bindings: readonly unknown[]): unknown[] {
 }
 
 function runWritesNow(connection: BetterSqliteConnection, writes: readonly DeferredWrite[]): number[] {
-  return writes.map((w) => prepared(connection, w.sql).run(...driverArgs(w.bindings)).changes);
+  return writes.map((w) => {
+    const { sql, bindings } = writeStatement(w);
+    return prepared(connection, sql).run(...driverArgs(bindings)).changes;
+  });
 }
 
 /**
@@ -124,7 +127,7 @@ export const sqliteDialect: Dialect = {
     countQuery();
     return rowsOf<T>(conn, sql, bindings);
   },
-  async runWrites(connection: object, writes: readonly DeferredWrite[]) {
+  async runWrites(_client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
     return runWritesNow(connection as BetterSqliteConnection, writes);
   },
   committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
