@@ -25,6 +25,16 @@ export interface RecordRow {
   updated_at: string;
 }
 
+/**
+ * A row as the record's JSON text, without parsing the document: `{"id":..., <document fields><extra>,
+ * "createdAt":..., "updatedAt":..., "version":...}`; `extra` is more members, each led by a comma.
+ */
+export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): string {
+  const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
+  const fields = data.length > 2 ? `,${data.slice(1, -1)}` : '';
+  return `{"id":${JSON.stringify(row.id)}${fields}${extra},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
+}
+
 /** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
 const SLOW_LIST_MS = 200;
 /** A conditional change of top-level fields (see RecordsRepository.changeWhere). */
@@ -217,9 +227,7 @@ export class RecordsRepository {
    * "createdAt":..., "updatedAt":..., "version":...}`, the same text JSON.stringify(toRecord(row)) gives.
    */
   toRecordJson(row: Omit<RecordRow, 'tenant_id'>): string {
-    const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
-    const fields = data.length > 2 ? `,${data.slice(1, -1)}` : '';
-    return `{"id":${JSON.stringify(row.id)}${fields},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
+    return recordJson(row);
   }
 
   private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {

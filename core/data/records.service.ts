@@ -13,7 +13,7 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type FieldChange, type RecordRow } from './records.repository.js';
-import { Relations } from './relations.js';
+import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type { DataRecord } from './records.repository.js';
@@ -45,9 +45,11 @@ export class RecordsService {
     private readonly schemas: SchemaRegistry,
     private readonly hooks: HookRegistry,
     private readonly events: EventsService,
+    /** Whether a caller may read a schema's records: referenced records it may not read expand to null. */
+    canRead?: ReadAccess,
   ) {
     this.repository = new RecordsRepository(db);
-    this.relations = new Relations(new RelationsRepository(db), schemas);
+    this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 
   async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
@@ -68,8 +70,7 @@ export class RecordsService {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
     const record = await this.require(rc, schema, id);
-    if (expand) await this.relations.expand(rc, schema, [record], expand, (row) => this.repository.toRecord(row));
-    return record;
+    return expand ? (await this.relations.expandRecords(rc, schema, [record], expand))[0] : record;
   }
 
   /** A record or null, without throwing (for packs). */
@@ -201,16 +202,19 @@ export class RecordsService {
    */
   async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
     const { parsed, rows, pagination, schema, expand } = await this.page(rc, namespace, name, query);
-    const text = parsed.fields || expand
-      ? JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand))
-      : `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
+    let text: string;
+    if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand));
+    // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
+    else if (expand) text = `[${(await this.relations.expandJson(rc, schema, rows, expand)).join(',')}]`;
+    else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
     return { items: new RawJson(text), pagination };
   }
 
   /** Rows as the records the API returns, projected to `fields` when given. */
-  private async items(rc: RequestContext, schema: CompiledSchema, rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null, expand: string[][] | null): Promise<Array<Record<string, unknown>>> {
-    const records = rows.map((r) => this.repository.toRecord(r));
-    if (expand) await this.relations.expand(rc, schema, records, expand, (row) => this.repository.toRecord(row));
+  private async items(rc: RequestContext, schema: CompiledSchema, rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null, expand: ExpandTree | null): Promise<Array<Record<string, unknown>>> {
+    const records = expand
+      ? (await this.relations.expandJson(rc, schema, rows, expand)).map((text) => JSON.parse(text) as DataRecord)
+      : rows.map((r) => this.repository.toRecord(r));
     return fields ? records.map((r) => project(r, fields)) : records;
   }
 

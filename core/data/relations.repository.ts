@@ -28,11 +28,11 @@ export class RelationsRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The tenant's records of `target` among `ids`, in one query. */
+  /** The tenant's records of `target` among `ids`, in one query, each document as JSON text. */
   async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
     return this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
-      `SELECT id, data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
+      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
       [rc.tenantId!, JSON.stringify(ids)]);
   }
 

@@ -1,9 +1,11 @@
+import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { Conflict, InvalidFilter, InvalidSchema, ValidationFailed, type ErrorDetail } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
-import type { DataRecord, RecordRow } from './records.repository.js';
+import { takeMembers } from './json-members.js';
+import { recordJson, type DataRecord, type RecordRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type OnDelete = 'restrict' | 'set_null' | 'cascade';
@@ -66,6 +68,43 @@ function parseRelations(schema: Record<string, any>): Relation[] {
   return relations;
 }
 
+/** Whether the caller may read the records of a schema (the data API's read check, as a function). */
+export type ReadAccess = (rc: RequestContext, schema: RegisteredSchema) => Promise<boolean>;
+
+/** Expansion paths as a tree: `expand=category.parent,tags` is { category: { parent: {} }, tags: {} }. */
+export type ExpandTree = Map<string, ExpandTree>;
+
+export function expandTree(paths: readonly string[][]): ExpandTree {
+  const tree: ExpandTree = new Map();
+  for (const path of paths) {
+    let at = tree;
+    for (const field of path) {
+      let next = at.get(field);
+      if (!next) at.set(field, (next = new Map()));
+      at = next;
+    }
+  }
+  return tree;
+}
+
+/**
+ * A row with `fields` taken out of its document: the document's JSON text without them, and their values
+ * (undefined where the document lacks one), found without parsing the rest of the document.
+ */
+function splitRow(row: Omit<RecordRow, 'tenant_id'>, fields: readonly string[]): { row: Omit<RecordRow, 'tenant_id'>; values: unknown[] } {
+  const text = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
+  const taken = takeMembers(text, fields);
+  if (!taken) return { row, values: [] };
+  return { row: { id: row.id, data: taken.rest, version: row.version, created_at: row.created_at, updated_at: row.updated_at }, values: taken.values };
+}
+
+/** A relation field's value as JSON text, with the embedded records' texts in place of their ids (null: not found or unreadable). */
+function embed(value: unknown, found: ReadonlyMap<string, string>): string {
+  if (typeof value === 'string') return found.get(value) ?? 'null';
+  if (Array.isArray(value)) return `[${value.map((v) => (typeof v === 'string' ? found.get(v) ?? 'null' : JSON.stringify(v))).join(',')}]`;
+  return JSON.stringify(value);
+}
+
 /** Ids a record holds in a relation field. */
 function idsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -81,7 +120,7 @@ function idsIn(value: unknown): string[] {
 export class Relations implements SchemaChangeGuard {
   readonly repository: RelationsRepository;
 
-  constructor(repository: RelationsRepository, private readonly schemas: SchemaRegistry) {
+  constructor(repository: RelationsRepository, private readonly schemas: SchemaRegistry, private readonly canRead?: ReadAccess) {
     this.repository = repository;
   }
 
@@ -197,7 +236,7 @@ export class Relations implements SchemaChangeGuard {
   }
 
   /** Parses `expand=a,b.c` against the schema: at most 2 levels and 5 paths, each step a relation (else 400 invalid_filter). */
-  async parseExpand(rc: RequestContext, schema: CompiledSchema, raw: unknown): Promise<string[][] | null> {
+  async parseExpand(rc: RequestContext, schema: CompiledSchema, raw: unknown): Promise<ExpandTree | null> {
     if (raw === undefined || raw === '') return null;
     if (typeof raw !== 'string') throw InvalidFilter('expand was given more than once');
     const paths = raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('.'));
@@ -207,32 +246,58 @@ export class Relations implements SchemaChangeGuard {
       let at: CompiledSchema = schema;
       for (const field of path) {
         const r = relationsOf(at.schema).find((x) => x.field === field);
-        if (!r) throw InvalidFilter(`Cannot expand "${field.slice(0, 64)}": it is not a relation of ${at.namespace}.${at.name}`);
+        // A relation whose name SQL cannot carry is never expanded (the stored schema predates the check).
+        if (!r || !SAFE_FIELD.test(field)) throw InvalidFilter(`Cannot expand "${field.slice(0, 64)}": it is not a relation of ${at.namespace}.${at.name}`);
         at = await this.target(rc, r, at);
       }
     }
-    return paths;
+    return paths.length ? expandTree(paths) : null;
   }
 
   /**
-   * Puts the referenced records in place of their ids, in one query per distinct path prefix whatever the
-   * number of records (a record that does not exist, or that the caller cannot read, becomes null).
+   * The records of `rows` as JSON text with the referenced records in place of their ids, in one query per
+   * distinct path prefix whatever the number of records. Only a document that holds an expanded field is
+   * parsed (to take the ids out); the referenced records' documents go from the database into the text as
+   * they are, except where a deeper level replaces their own ids. A referenced record that does not exist,
+   * or whose schema the caller may not read (ReadAccess: its licensed module is off for the tenant, or the
+   * caller's role is below the read role), becomes null.
    */
-  async expand(rc: RequestContext, schema: CompiledSchema, records: Array<Record<string, unknown>>, paths: string[][], toRecord: (row: Omit<RecordRow, 'tenant_id'>) => DataRecord): Promise<void> {
-    const byField = new Map<string, string[][]>();
-    for (const [head, ...rest] of paths) byField.set(head, [...(byField.get(head) ?? []), ...(rest.length ? [rest] : [])]);
-    for (const [field, deeper] of byField) {
+  async expandJson(rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<Omit<RecordRow, 'tenant_id'>>, tree: ExpandTree): Promise<string[]> {
+    const fields = [...tree.keys()];
+    const split = rows.map((row) => splitRow(row, fields));
+    const embedded: Array<Map<string, string>> = [];
+    for (const [i, field] of fields.entries()) {
       const r = relationsOf(schema.schema).find((x) => x.field === field)!;
       const target = await this.target(rc, r, schema);
-      const ids = [...new Set(records.flatMap((rec) => idsIn(rec[field])))];
-      const found = new Map((await this.repository.byIds(rc, target, ids)).map((row) => [row.id, toRecord(row) as Record<string, unknown>]));
-      if (deeper.length) await this.expand(rc, target, [...found.values()], deeper, toRecord);
-      for (const rec of records) {
-        const value = rec[field];
-        if (typeof value === 'string') rec[field] = found.get(value) ?? null;
-        else if (Array.isArray(value)) rec[field] = value.map((v) => (typeof v === 'string' ? found.get(v) ?? null : v));
+      if (!(await this.readable(rc, target))) {
+        embedded.push(new Map());
+        continue;
       }
+      const ids = new Set<string>();
+      for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
+      const found = await this.repository.byIds(rc, target, [...ids]);
+      const deeper = tree.get(field)!;
+      const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
+      embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
     }
+    return split.map(({ row, values }) => {
+      let extra = '';
+      fields.forEach((field, i) => {
+        if (values[i] !== undefined) extra += `,${JSON.stringify(field)}:${embed(values[i], embedded[i])}`;
+      });
+      return recordJson(row, extra);
+    });
+  }
+
+  /** `expandJson` for records already read as objects (a single read): the same records, parsed. */
+  async expandRecords(rc: RequestContext, schema: CompiledSchema, records: readonly DataRecord[], tree: ExpandTree): Promise<DataRecord[]> {
+    const rows = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({ id, created_at: createdAt, updated_at: updatedAt, version, data }));
+    return (await this.expandJson(rc, schema, rows, tree)).map((text) => JSON.parse(text) as DataRecord);
+  }
+
+  /** Whether the caller may read `target`'s records (see ReadAccess); true when no check is configured. */
+  private readable(rc: RequestContext, target: CompiledSchema): Promise<boolean> | boolean {
+    return this.canRead ? this.canRead(rc, target) : true;
   }
 
   /** Whether a field is a many-relation (filter[a]=<id> then means "contains"). */

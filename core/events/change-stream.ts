@@ -67,9 +67,13 @@ interface OutboxRow {
 
 /** Rows per read of a tenant's outbox. */
 const READ_LIMIT = 500;
-/** After a local commit that a read did not yet show (PostgreSQL: an older transaction still running), look again this soon. */
+/**
+ * After a local commit that a read did not yet show (PostgreSQL: an older transaction of the database still
+ * running), look again this soon, then twice as late each time (10, 20, 40, ... ms, at most the poll
+ * interval), RETRIES times, rather than leave the event to the next poll.
+ */
 const RETRY_MS = 10;
-const RETRIES = 5;
+const RETRIES = 8;
 
 /** The streams of one tenant, fed by one reader. */
 interface Tail {
@@ -231,11 +235,12 @@ export class ChangeStreams implements BackgroundTask {
     // Woken by a commit of this process but shown nothing: an older transaction may still hold the
     // horizon back (PostgreSQL); look again shortly rather than at the next poll.
     if (!delivered && tail.retries > 0 && !this.stopped) {
+      const delay = Math.min(RETRY_MS * 2 ** (RETRIES - tail.retries), this.options.pollMs);
       tail.retries -= 1;
       tail.retry ??= setTimeout(() => {
         tail.retry = null;
         this.wake(tail);
-      }, RETRY_MS);
+      }, delay);
     } else if (delivered) {
       tail.retries = 0;
     }

@@ -29,9 +29,12 @@ interface RegisteredHook {
  */
 export class HookRegistry {
   private readonly hooks: RegisteredHook[] = [];
+  /** The hooks of an action on a schema, worked out once (a bulk write asks once per item). */
+  private readonly matched = new Map<string, RegisteredHook[]>();
 
   register(key: string, hook: BoundHook): void {
     this.hooks.push({ key, hook });
+    this.matched.clear();
   }
 
   has(action: RecordAction, namespace: string, schema: string): boolean {
@@ -48,8 +51,15 @@ export class HookRegistry {
   }
 
   private matching(action: RecordAction, namespace: string, schema: string): RegisteredHook[] {
-    const wildcard = `${namespace}.*.${action}`;
     const exact = `${namespace}.${schema}.${action}`;
-    return [...this.hooks.filter((h) => h.key === wildcard), ...this.hooks.filter((h) => h.key === exact)];
+    let found = this.matched.get(exact);
+    if (!found) {
+      const wildcard = `${namespace}.*.${action}`;
+      found = [...this.hooks.filter((h) => h.key === wildcard), ...this.hooks.filter((h) => h.key === exact)];
+      // Bounded by the schemas written to; tenants' own schemas are many, so the map is kept small.
+      if (this.matched.size >= 10_000) this.matched.clear();
+      this.matched.set(exact, found);
+    }
+    return found;
   }
 }

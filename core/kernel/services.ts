@@ -2,6 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import { RecordsService } from '../data/records.service.js';
+import { schemaReadAccess } from '../data/read-access.js';
 import { BulkWriter } from '../data/bulk.js';
 import { EventsService } from '../events/events.service.js';
 import { HookRegistry } from '../hooks/hook-registry.js';
@@ -60,7 +61,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const schemas = new SchemaRegistry(db, undefined, config.schemaWriteWaitMs);
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
-  const records = new RecordsService(db, schemas, hooks, events);
+  const records = new RecordsService(db, schemas, hooks, events, schemaReadAccess(schemas, tenants));
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);

@@ -11,12 +11,15 @@ export interface OrderHistory {
   /** The createdAt of each customer's latest order that is not cancelled (customers without one are absent). */
   lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>>;
   /**
-   * For each cart (by its key), at most `limit` active, in-stock products not in the cart: first those bought
-   * together with the cart's skus (orders not cancelled), then the best sellers; by count, then sku. Products in
-   * no order never appear. One call for a batch of carts, so that the order data is queried per batch.
+   * Recommendations for the carts of one run: the function answers, for a batch of carts (by key), at most
+   * `limit` active, in-stock products not in the cart each: first those bought together with the cart's skus
+   * (orders not cancelled), then the best sellers; by count, then sku. Products in no order never appear. Its
+   * queries are per batch, never per cart, and what it read serves the run's later batches.
    */
-  recommendations(rc: RequestContext, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Map<string, Recommendation[]>>;
+  recommender(rc: RequestContext): Promise<(carts: Array<{ key: string; skus: string[] }>, limit: number) => Promise<Map<string, Recommendation[]>>>;
 }
+
+type Recommend = Awaited<ReturnType<OrderHistory['recommender']>>;
 
 export interface Recommendation {
   sku: string;
@@ -83,6 +86,7 @@ export class CartRecoveryService {
     const ai: AiStatus = !options.useAi ? 'off' : llm.baseUrl && llm.model ? 'used' : 'unavailable';
     const result: RecoveryResult = { recovered: [], skipped: [], ai };
     const history = this.history();
+    const recommend = await history.recommender(rc);
     for (let after: string | null = null; ;) {
       const customers = await this.repository.customersWithCartEvents(rc, after, BATCH);
       if (!customers.length) break;
@@ -109,7 +113,7 @@ export class CartRecoveryService {
         result.skipped.push({ customerRef: cart.customerRef, reason: 'already_recovered' });
         return false;
       });
-      if (fresh.length) await this.recover(rc, fresh, options, history, result);
+      if (fresh.length) await this.recover(rc, fresh, options, recommend, result);
     }
     const byCustomer = (a: { customerRef: string }, b: { customerRef: string }) => (a.customerRef < b.customerRef ? -1 : a.customerRef > b.customerRef ? 1 : 0);
     result.recovered.sort(byCustomer);
@@ -118,13 +122,13 @@ export class CartRecoveryService {
   }
 
   /**
-   * A batch of carts: recommendations (one question to the order history), messages (before any transaction:
+   * A batch of carts: recommendations (one question to the run's recommender), messages (before any transaction:
    * an LLM may take seconds), then, unless dryRun, one transaction that claims the carts, stores the coupons of
    * those it claimed, raises their events and queues the reminder mails of customers who take them. A cart
    * another run claimed meanwhile is `already_recovered`.
    */
-  private async recover(rc: RequestContext, carts: Candidate[], options: RecoveryOptions, history: OrderHistory, result: RecoveryResult): Promise<void> {
-    const recommendations = await history.recommendations(rc, carts.map((c) => ({ key: c.customerRef, skus: c.items.map((i) => i.sku) })), RECOMMENDATIONS);
+  private async recover(rc: RequestContext, carts: Candidate[], options: RecoveryOptions, recommend: Recommend, result: RecoveryResult): Promise<void> {
+    const recommendations = await recommend(carts.map((c) => ({ key: c.customerRef, skus: c.items.map((i) => i.sku) })), RECOMMENDATIONS);
     const expiresAt = new Date(Date.now() + options.coupon.expiresInDays * 86400_000).toISOString();
     const prepared: Array<{ cart: Candidate; recovered: RecoveredCart }> = [];
     for (const cart of carts) {

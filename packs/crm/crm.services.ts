@@ -26,7 +26,7 @@ declare module '../../core/pack-api.js' {
 /** Without an order history (no ERP pack loaded): nobody has ordered, and nothing is recommended. */
 const NO_ORDERS: OrderHistory = {
   lastOrderTimes: async () => new Map(),
-  recommendations: async () => new Map(),
+  recommender: async () => async () => new Map(),
 };
 
 /** The ERP pack's orders, read when a recovery runs (an optional requirement: ERP's services are built lazily too). */

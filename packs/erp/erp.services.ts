@@ -7,7 +7,7 @@ declare module '../../core/pack-api.js' {
   interface PackServices {
     /** The product catalogue: products by number, UUID or sku, stock changes with their movements, the storefront view. */
     'erp.catalog': Catalog;
-    /** Orders: placement, transitions, and what the CRM reads of them (last order, co-purchases, best sellers). */
+    /** Orders: placement, transitions, and what the CRM reads of them (last orders, the recommender over the co-purchase counts). */
     'erp.orders': OrdersService;
   }
 }

@@ -78,63 +78,43 @@ export class OrdersRepository {
     return new Map(rows.map((r) => [r.customer_ref, r.at]));
   }
 
-  /**
-   * Products bought together with carts, for a batch of carts: per cart (`key`), the active, in-stock products
-   * not in the cart, by the co-purchase counts of the cart's products summed (an order holding two of the cart's
-   * products counts for each), then sku; at most `limit` per cart. Three queries for the whole batch, whatever
-   * its size: the carts' skus as product ids, the co-purchase pairs of those products (each product's read once,
-   * on the primary key, however many carts hold it), and which of the products they name can be recommended.
-   * The sums and the ranking are done here (a GROUP BY per cart line and a window in SQL cost several times more
-   * on SQLite); ties by sku compare code points, the same on both engines.
-   */
-  async boughtTogether(rc: RequestContext, products: CompiledSchema, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Array<{ key: string; sku: string; name: string }>> {
+  /** Product ids of these skus (absent: no such product), on the sku index. */
+  async productIdsBySku(rc: RequestContext, products: CompiledSchema, skus: string[]): Promise<Map<string, string>> {
     const d = this.db.dialect;
     const sku = d.jsonField('sku', 'string');
-    const t = rc.tenantId!;
-    const skus = [...new Set(carts.flatMap((c) => c.skus))];
-    if (!skus.length) return [];
     const idOf = new Map<string, string>();
     for (const chunk of chunks(skus)) {
       const found = await d.rows<{ id: string; sku: string }>(this.db.conn(rc),
-        `SELECT id, ${sku} AS sku FROM ${products.tableName} WHERE tenant_id = ? AND ${sku} IN (${chunk.map(() => '?').join(', ')})`, [t, ...chunk]);
+        `SELECT id, ${sku} AS sku FROM ${products.tableName} WHERE tenant_id = ? AND ${sku} IN (${chunk.map(() => '?').join(', ')})`, [rc.tenantId!, ...chunk]);
       for (const r of found) idOf.set(r.sku, r.id);
     }
-    const ids = [...new Set(idOf.values())];
-    if (!ids.length) return [];
-    const partners = new Map<string, Array<{ id: string; orders: number }>>();
-    for (const chunk of chunks(ids)) {
-      const pairs = await d.rows<{ product_id: string; other_id: string; orders: number | string }>(this.db.conn(rc),
+    return idOf;
+  }
+
+  /** The co-purchase pairs of these products with others (orders > 0), by product, on the primary key. */
+  async coPurchasePairs(rc: RequestContext, productIds: string[]): Promise<Map<string, Array<{ id: string; orders: number }>>> {
+    const partners = new Map<string, Array<{ id: string; orders: number }>>(productIds.map((id) => [id, []]));
+    for (const chunk of chunks(productIds)) {
+      const pairs = await this.db.dialect.rows<{ product_id: string; other_id: string; orders: number | string }>(this.db.conn(rc),
         `SELECT product_id, other_id, orders FROM erp_co_purchases WHERE tenant_id = ? AND product_id IN (${chunk.map(() => '?').join(', ')}) `
-        + 'AND other_id <> product_id AND orders > 0', [t, ...chunk]);
-      for (const r of pairs) {
-        let list = partners.get(r.product_id);
-        if (!list) partners.set(r.product_id, (list = []));
-        list.push({ id: r.other_id, orders: Number(r.orders) });
-      }
+        + 'AND other_id <> product_id AND orders > 0', [rc.tenantId!, ...chunk]);
+      for (const r of pairs) partners.get(r.product_id)!.push({ id: r.other_id, orders: Number(r.orders) });
     }
-    const named = [...new Set([...partners.values()].flatMap((list) => list.map((p) => p.id)))];
+    return partners;
+  }
+
+  /** Which of these products can be recommended (active, in stock), with their sku and name. */
+  async recommendable(rc: RequestContext, products: CompiledSchema, ids: string[]): Promise<Map<string, { sku: string; name: string }>> {
+    const d = this.db.dialect;
     const eligible = new Map<string, { sku: string; name: string }>();
-    for (const chunk of chunks(named)) {
+    for (const chunk of chunks(ids)) {
       const rows = await d.rows<{ id: string; sku: string; name: string }>(this.db.conn(rc),
-        `SELECT id, ${sku} AS sku, ${d.jsonField('name', 'string')} AS name FROM ${products.tableName} WHERE tenant_id = ? `
+        `SELECT id, ${d.jsonField('sku', 'string')} AS sku, ${d.jsonField('name', 'string')} AS name FROM ${products.tableName} WHERE tenant_id = ? `
         + `AND id IN (${chunk.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} = 'active' AND ${d.jsonField('physicalStock', 'integer')} > 0`,
-        [t, ...chunk]);
+        [rc.tenantId!, ...chunk]);
       for (const r of rows) eligible.set(r.id, { sku: r.sku, name: r.name });
     }
-    const result: Array<{ key: string; sku: string; name: string }> = [];
-    for (const cart of carts) {
-      const inCart = new Set(cart.skus.filter((s) => idOf.has(s)).map((s) => idOf.get(s)!));
-      const scores = new Map<string, number>();
-      for (const id of inCart) {
-        for (const p of partners.get(id) ?? []) {
-          if (!inCart.has(p.id) && eligible.has(p.id)) scores.set(p.id, (scores.get(p.id) ?? 0) + p.orders);
-        }
-      }
-      const ranked = [...scores].map(([id, score]) => ({ score, ...eligible.get(id)! }))
-        .sort((a, b) => b.score - a.score || (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
-      for (const r of ranked.slice(0, limit)) result.push({ key: cart.key, sku: r.sku, name: r.name });
-    }
-    return result;
+    return eligible;
   }
 
   /** Active, in-stock products by the number of non-cancelled orders holding them (the co-purchase table's pairs of a product with itself), then sku. */

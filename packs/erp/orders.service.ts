@@ -4,6 +4,7 @@ import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
 import { OrdersRepository } from './orders.repository.js';
+import { recommender, type Recommend } from './recommender.js';
 
 export interface PlaceOrderInput {
   clientId: number;
@@ -62,13 +63,6 @@ interface MergedLine {
  * the coupon, draws the order number and writes the order, the movements and the events. Orders are
  * `erp.order` records, written only here (the record hooks refuse other writes).
  */
-/** A product recommended for a cart, and why. */
-export interface Recommendation {
-  sku: string;
-  name: string;
-  reason: 'bought_together' | 'best_seller';
-}
-
 export class OrdersService {
   private readonly repository: OrdersRepository;
 
@@ -102,28 +96,11 @@ export class OrdersService {
   }
 
   /**
-   * Recommendations for a batch of carts (CONTRACT 11.4), by cart key: active, in-stock products not in the
-   * cart, bought together with the cart's skus (by the number of non-cancelled orders holding both, then
-   * sku), filled up with the best sellers (by the number of such orders, then sku); at most `limit` each.
+   * Recommendations for the carts of one run (CONTRACT 11.4; the CRM's cart recovery), asked a batch of carts at
+   * a time: see recommender.ts. Built per run, so that what one batch read serves the next ones.
    */
-  async recommendations(rc: RequestContext, carts: Array<{ key: string; skus: string[] }>, limit: number): Promise<Map<string, Recommendation[]>> {
-    const products = await this.catalog.schema(rc);
-    const longest = Math.max(0, ...carts.map((c) => c.skus.length));
-    const [together, best] = await Promise.all([
-      this.repository.boughtTogether(rc, products, carts, limit),
-      this.repository.bestSellersByOrders(rc, products, limit + longest),
-    ]);
-    const result = new Map<string, Recommendation[]>(carts.map((c) => [c.key, []]));
-    for (const r of together) result.get(r.key)?.push({ sku: r.sku, name: r.name, reason: 'bought_together' });
-    for (const cart of carts) {
-      const list = result.get(cart.key)!;
-      const taken = new Set([...cart.skus, ...list.map((r) => r.sku)]);
-      for (const b of best) {
-        if (list.length >= limit) break;
-        if (!taken.has(b.sku)) list.push({ sku: b.sku, name: b.name, reason: 'best_seller' });
-      }
-    }
-    return result;
+  async recommender(rc: RequestContext): Promise<Recommend> {
+    return recommender(rc, this.repository, await this.catalog.schema(rc));
   }
 
   schema(rc: RequestContext): Promise<CompiledSchema> {

@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -9,7 +10,7 @@ import { loadBenchTenant } from './load.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:day-two [-- --records 100000 --rounds 3 --duration 3 --connections 10 --engines sqlite,postgres]
+ * npm run bench:day-two [-- --records 100000 --rounds 3 --duration 3 --connections 10 --engines sqlite,postgres --only totals,expand,filter]
  *
  * The kernel's day-two targets (CONTRACT.md 12.2, 12.5), each a pair of lists on the same service measured
  * in alternating rounds (A, B, A, B, ...), so that load from elsewhere on a shared machine hits both alike;
@@ -26,8 +27,25 @@ const { values: args } = parseArgs({
     records: { type: 'string', default: '100000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
+    only: { type: 'string', default: 'totals,expand,filter' },
+    help: { type: 'boolean', default: false },
   },
 });
+if (args.help) {
+  console.log(`npm run bench:day-two -- [options]
+  --records N        bench.item records per tenant (default 100000; bench.linked gets N/10)
+  --rounds N         alternating rounds per pair (default 3)
+  --duration S       seconds per measurement (default 3)
+  --connections N    autocannon connections (default 10)
+  --engines LIST     sqlite,postgres (default both)
+  --postgres URL     PostgreSQL server to create the bench database on
+  --only LIST        scenarios: totals (default total and count=estimated vs count=false),
+                     expand (a list of 50 with expand=category vs the same list), filter (equality on a field
+                     without a declared index); default all three
+Prints each pair's median ratio and p99, and writes the table to bench-results/day-two-<time>.md.`);
+  process.exit(0);
+}
+const ONLY = new Set(args.only!.split(',').map((s) => s.trim()));
 const DURATION = Number(args.duration);
 const ROUNDS = Number(args.rounds);
 const CONNECTIONS = Number(args.connections);
@@ -74,7 +92,7 @@ async function pair(engine: Engine, scenario: string, plainUrl: string, variantU
   return result;
 }
 
-async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared: { p50: number; p99: number; rps: number } }> {
+async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared: { p50: number; p99: number; rps: number } | null }> {
   console.log(`\n== ${engine}`);
   const db = await makeDatabase(engine, args.postgres);
   try {
@@ -90,15 +108,21 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
     const base = `http://127.0.0.1:${port}/api/v1/data/bench`;
     // Right after the load the engines are busy with it (checkpoints, autovacuum): let that pass first.
     await run(`${base}/item?limit=50&count=false`, h, CONNECTIONS, 5);
-    const pairs = [
-      await pair(engine, 'list 50 newest: default total vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50`, h, 0.8),
-      await pair(engine, 'list 50 newest: count=estimated vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50&count=estimated`, h, 0.8),
-      await pair(engine, 'list 50: expand=category vs plain', `${base}/linked?limit=50&count=false`, `${base}/linked?limit=50&count=false&expand=category`, h, 0.7),
-    ];
+    const pairs: Pair[] = [];
+    if (ONLY.has('totals')) {
+      pairs.push(await pair(engine, 'list 50 newest: default total vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50`, h, 0.8));
+      pairs.push(await pair(engine, 'list 50 newest: count=estimated vs count=false', `${base}/item?limit=50&count=false`, `${base}/item?limit=50&count=estimated`, h, 0.8));
+    }
+    if (ONLY.has('expand')) {
+      pairs.push(await pair(engine, 'list 50: expand=category vs plain', `${base}/linked?limit=50&count=false`, `${base}/linked?limit=50&count=false&expand=category`, h, 0.7));
+    }
     // A field without a declared index: PostgreSQL's GIN document index serves equality. SQLite reads
     // every document of the tenant (one connection: measured with one client, briefly).
-    const undeclared = await run(`${base}/item?limit=50&count=false&filter%5Bsku%5D=SKU-0000042`, h, engine === 'postgres' ? CONNECTIONS : 1, DURATION);
-    console.log(`  filter on sku (no declared index): ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms`);
+    let undeclared: { p50: number; p99: number; rps: number } | null = null;
+    if (ONLY.has('filter')) {
+      undeclared = await run(`${base}/item?limit=50&count=false&filter%5Bsku%5D=SKU-0000042`, h, engine === 'postgres' ? CONNECTIONS : 1, DURATION);
+      console.log(`  filter on sku (no declared index): ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms`);
+    }
     await stopProcess(service);
     return { pairs, undeclared };
   } finally {
@@ -111,9 +135,9 @@ const extra: string[] = [];
 for (const engine of args.engines!.split(',') as Engine[]) {
   const { pairs, undeclared } = await benchEngine(engine);
   for (const p of pairs) lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | >= ${p.target} | ${p.ratio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} |`);
-  extra.push(`- ${engine}: equality filter on a field without a declared index, ${RECORDS} records: ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms${engine === 'postgres' ? ' (target p99 <= 50 ms)' : ' (one client; no index can serve it until one is declared)'}`);
+  if (undeclared) extra.push(`- ${engine}: equality filter on a field without a declared index, ${RECORDS} records: ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms${engine === 'postgres' ? ' (target p99 <= 50 ms)' : ' (one client; no index can serve it until one is declared)'}`);
 }
-const md = `Day-two benchmark ${new Date().toISOString()}: ${RECORDS} records, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s.\n\n${lines.join('\n')}\n\n${extra.join('\n')}\n`;
+const md = `Day-two benchmark ${new Date().toISOString()} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}): ${RECORDS} records, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s.\n\n${lines.join('\n')}\n\n${extra.join('\n')}\n`;
 console.log(`\n${md}`);
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });
 const stampName = `day-two-${new Date().toISOString().replace(/[:.]/g, '-')}`;

@@ -1,4 +1,7 @@
+import Database from 'better-sqlite3';
 import { expect } from 'chai';
+import pg from 'pg';
+import { createScratchDatabase } from '../helpers/engine.js';
 import { SseClient, type SseEvent } from '../helpers/sse-client.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
@@ -81,6 +84,48 @@ describe('live changes: Server-Sent Events from the outbox', () => {
     expect(badId.status).to.equal(400);
     const anonymous = await open(t, '/data/live/doc/changes', {});
     expect(anonymous.status).to.equal(401);
+  });
+
+  it('a long write transaction in another database of the server does not hold streams back; one in this database does, until it ends', async () => {
+    const stream = await open(t, '/data/live/doc/changes', as(tenant, 'viewer'));
+    expect(stream.status).to.equal(200);
+    // A write transaction that stays open in another database of the same server (PostgreSQL: another
+    // database of the cluster, whose transaction ids the server shares; SQLite: another file).
+    const other = await createScratchDatabase(t.engine);
+    const close: Array<() => Promise<void>> = [() => other.drop()];
+    try {
+      if (t.engine === 'postgres') {
+        const client = new pg.Client({ connectionString: other.url });
+        await client.connect();
+        close.unshift(() => client.end());
+        await client.query('BEGIN');
+        await client.query('CREATE TABLE held (n int)');
+        await client.query('INSERT INTO held VALUES (1)');
+      } else {
+        const file = new Database(other.url.slice('sqlite:'.length));
+        close.unshift(async () => void file.close());
+        file.exec('BEGIN IMMEDIATE; CREATE TABLE held (n int); INSERT INTO held VALUES (1);');
+      }
+      await t.http.post('/api/v1/data/live/doc').set(as(tenant, 'editor')).send({ title: 'while another database writes' }).expect(201);
+      await stream.waitForEvents(1, 2000);
+
+      if (t.engine === 'postgres') {
+        // An older transaction of this database may still write an earlier event: the stream waits for it.
+        const mine = new pg.Client({ connectionString: t.database.url });
+        await mine.connect();
+        close.unshift(() => mine.end());
+        await mine.query('BEGIN');
+        await mine.query('SELECT pg_current_xact_id()');
+        await t.http.post('/api/v1/data/live/doc').set(as(tenant, 'editor')).send({ title: 'behind an open transaction' }).expect(201);
+        await new Promise((r) => setTimeout(r, 500));
+        expect(stream.events).to.have.length(1);
+        await mine.query('COMMIT');
+        await stream.waitForEvents(2, 2000);
+        expect(bodies(stream.events)[1].payload.record.title).to.equal('behind an open transaction');
+      }
+    } finally {
+      for (const c of close) await c().catch(() => {});
+    }
   });
 
   it('never carries another tenant\'s events', async () => {

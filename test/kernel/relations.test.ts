@@ -148,6 +148,89 @@ describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
     expect((await get(tenant, 'product', product.id, { expand: 'category.country' })).body.data.item.category.country).to.equal(null);
   });
 
+  it('splices the referenced records into the stored documents: every other field as stored, absent and null references kept', async () => {
+    const tenant = await tenantWithSchemas();
+    const note = {
+      namespace: 'rel', name: 'note',
+      schema: {
+        type: 'object', additionalProperties: false,
+        properties: {
+          text: str, meta: { type: 'object' }, list: { type: 'array' },
+          category: { type: ['string', 'null'], 'x-ref': 'rel.category' }, tags: { type: 'array', items: str, 'x-ref': 'rel.tag' },
+        },
+      },
+    };
+    expect((await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(note)).status).to.equal(201);
+    const category = await create(tenant, 'category', { name: 'chairs "and" \\ stools' });
+    const tag = await create(tenant, 'tag', { label: 'ünïcode \u2028 ✓' });
+    const bodies = [
+      // The same key nested, a string that looks like a member, brackets inside strings.
+      { text: '"category":"x", {[', meta: { category: 'nested', deep: { tags: ['a'] } }, list: [{ category: 1 }, ']'], category, tags: [tag, tag] },
+      { text: 'no references' },
+      { text: 'null reference', category: null, tags: [] },
+      { category, text: 'first member' },
+    ];
+    for (const body of bodies) {
+      const res = await t.http.post('/api/v1/data/rel/note').set(as(tenant, 'editor')).send(body);
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+    }
+    const list = (query: Record<string, string>) => t.http.get('/api/v1/data/rel/note').query({ sort: 'createdAt', ...query }).set(as(tenant, 'viewer'));
+    const plain = (await list({})).body.data.items as Array<Record<string, unknown>>;
+    const expanded = await list({ expand: 'category,tags' });
+    expect(expanded.status, JSON.stringify(expanded.body)).to.equal(200);
+    const categoryRecord = (await get(tenant, 'category', category)).body.data.item;
+    const tagRecord = (await get(tenant, 'tag', tag)).body.data.item;
+    const expected = plain.map((item) => {
+      const out: Record<string, unknown> = { ...item };
+      if (typeof item.category === 'string') out.category = categoryRecord;
+      if (Array.isArray(item.tags)) out.tags = item.tags.map(() => tagRecord);
+      return out;
+    });
+    expect(expanded.body.data.items).to.deep.equal(expected);
+    expect(expanded.body.data.items[1]).to.not.have.any.keys('category', 'tags');
+    expect(expanded.body.data.items[2].category).to.equal(null);
+    // A single read gives the same record as the list.
+    const one = await get(tenant, 'note', plain[0].id as string, { expand: 'category,tags' });
+    expect(one.body.data.item).to.deep.equal(expected[0]);
+  });
+
+  it('expands to null a referenced record whose schema the caller may not read (its licensed module is off), on both reads', async () => {
+    const tenant = await tenantWithSchemas();
+    const lead = {
+      namespace: 'rel', name: 'lead',
+      schema: { type: 'object', additionalProperties: false, properties: { text: str, deal: { type: 'string', 'x-ref': 'crm.deal' }, maker: { type: 'string', 'x-ref': 'rel.maker' } } },
+    };
+    expect((await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(lead)).status).to.equal(201);
+    const dealRes = await t.http.post('/api/v1/data/crm/deal').set(as(tenant, 'editor')).send({ title: 'Big one' });
+    expect(dealRes.status, JSON.stringify(dealRes.body)).to.equal(201);
+    const deal = dealRes.body.data.item.id as string;
+    const maker = await create(tenant, 'maker', { name: 'Acme' });
+    const id = await create(tenant, 'lead', { text: 'hot', deal, maker });
+    const modules = (isEnabled: boolean) => t.http.patch(`/api/v1/tenants/${tenant}/licensed-modules`).set(as(tenant, 'admin')).send({ appCode: 'crm', isEnabled });
+
+    for (const role of ['viewer', 'admin'] as const) {
+      const read = await t.http.get(`/api/v1/data/rel/lead/${id}`).query({ expand: 'deal,maker' }).set(as(tenant, role));
+      expect(read.body.data.item.deal.title).to.equal('Big one');
+    }
+    expect((await modules(false)).status).to.equal(200);
+    // The caller may not read crm.deal any more: the data API says so, and the expansion gives null.
+    expect((await t.http.get(`/api/v1/data/crm/deal/${deal}`).set(as(tenant, 'viewer'))).body.data.code).to.equal('module_disabled');
+    for (const role of ['viewer', 'editor', 'admin'] as const) {
+      const read = await t.http.get(`/api/v1/data/rel/lead/${id}`).query({ expand: 'deal,maker' }).set(as(tenant, role));
+      expect(read.status, JSON.stringify(read.body)).to.equal(200);
+      expect(read.body.data.item.deal, role).to.equal(null);
+      expect(read.body.data.item.maker.name).to.equal('Acme');
+      const list = await t.http.get('/api/v1/data/rel/lead').query({ expand: 'deal,maker' }).set(as(tenant, role));
+      expect(list.body.data.items[0].deal).to.equal(null);
+      expect(list.body.data.items[0].maker.name).to.equal('Acme');
+      // Without expand the id stays: the reference itself is the referring record's data.
+      expect((await t.http.get(`/api/v1/data/rel/lead/${id}`).set(as(tenant, role))).body.data.item.deal).to.equal(deal);
+    }
+    expect((await modules(true)).status).to.equal(200);
+    const back = await t.http.get('/api/v1/data/rel/lead').query({ expand: 'deal' }).set(as(tenant, 'viewer'));
+    expect(back.body.data.items[0].deal.title).to.equal('Big one');
+  });
+
   it('answers 400 invalid_filter for expand deeper than 2 levels, more than 5 paths, or a field that is no relation', async () => {
     const tenant = await tenantWithSchemas();
     for (const expand of ['title', 'category.country.code', 'category,tags,maker,category.country,tags,maker', 'nope']) {

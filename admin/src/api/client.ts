@@ -1,4 +1,5 @@
 import { HttpError } from 'react-admin';
+import { takeEarly } from './early.js';
 import { session } from './session.js';
 
 export const API = '/api/v1';
@@ -56,7 +57,10 @@ export async function call<T = any>(path: string, options: CallOptions = {}): Pr
     headers['Content-Type'] = 'application/json';
     body = JSON.stringify(options.body);
   }
-  const res = await fetch(`${API}${path}`, { method: options.method ?? 'GET', headers, body, credentials: 'omit' });
+  const method = options.method ?? 'GET';
+  // The first screen's GETs were started by main.ts before this code loaded: take the answer once.
+  const early = method === 'GET' && !options.headers && !options.noTenant ? takeEarly(path, token, tenant) : undefined;
+  const res = await (early ?? fetch(`${API}${path}`, { method, headers, body, credentials: 'omit' }));
   const text = await res.text();
   const json = text ? safeJson(text) : null;
   if (!res.ok) {

@@ -15,10 +15,17 @@ export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'ni
 const cursors = new Map<string, string>();
 const cursorKey = (resource: string, params: GetListParams, page: number) =>
   JSON.stringify([session.tenant, resource, params.filter, params.sort, params.pagination?.perPage, page]);
+/**
+ * The exact total of a list (same filter and sort), counted when page 1 is read: a page turn with the cursor
+ * asks for `count=false` and shows that total again (no COUNT over 100,000 rows per click). Page 1, a
+ * refresh of it, or a new filter or sort counts again.
+ */
+const totals = new Map<string, number>();
 
-function listQuery(params: GetListParams, cursor: string | undefined): Record<string, string | number> {
+function listQuery(params: GetListParams, cursor: string | undefined, count: boolean): Record<string, string | number> {
   const { page = 1, perPage = 25 } = params.pagination ?? {};
   const q: Record<string, string | number> = { limit: perPage };
+  if (!count) q.count = 'false';
   if (cursor) q.cursor = cursor;
   else if (page > 1) q.offset = (page - 1) * perPage;
   if (params.sort?.field) q.sort = `${params.sort.order === 'DESC' ? '-' : ''}${params.sort.field}`;
@@ -37,11 +44,15 @@ async function listRecords(resource: string, params: GetListParams): Promise<Get
   const [ns, name] = resource.split('.');
   const page = params.pagination?.page ?? 1;
   const cursor = cursors.get(cursorKey(resource, params, page));
-  const data = await api<Page>(`/data/${ns}/${name}${query(listQuery(params, cursor))}`);
+  const totalKey = cursorKey(resource, params, 0);
+  const known = page > 1 && cursor ? totals.get(totalKey) : undefined;
+  const data = await api<Page>(`/data/${ns}/${name}${query(listQuery(params, cursor, known === undefined))}`);
   if (data.pagination.nextCursor) cursors.set(cursorKey(resource, params, page + 1), data.pagination.nextCursor);
-  return data.pagination.total === null
+  const total = data.pagination.total ?? known ?? null;
+  if (data.pagination.total !== null) totals.set(totalKey, data.pagination.total);
+  return total === null
     ? { data: data.items, pageInfo: { hasNextPage: data.pagination.hasMore, hasPreviousPage: page > 1 } }
-    : { data: data.items, total: data.pagination.total };
+    : { data: data.items, total };
 }
 
 /** A JSON merge patch (RFC 7396) from the form's values: changed fields, removed ones as null. */

@@ -49,7 +49,18 @@ const listeners = new Set<() => void>();
  * record screens come from them. Loaded at sign-in and tenant change, and again when a schema is
  * registered or the window regains focus, so a schema registered elsewhere a second ago shows up.
  */
-export async function refreshSchemas(): Promise<void> {
+let inFlight: { tenant: string | null; token: string | null; done: Promise<void> } | null = null;
+export function refreshSchemas(): Promise<void> {
+  // One request at a time per session: main.tsx starts it before the first render, the menu and the
+  // resources then share it.
+  if (inFlight && inFlight.tenant === session.tenant && inFlight.token === session.token) return inFlight.done;
+  const current = { tenant: session.tenant, token: session.token, done: loadSchemas() };
+  inFlight = current;
+  void current.done.finally(() => { if (inFlight === current) inFlight = null; });
+  return current.done;
+}
+
+async function loadSchemas(): Promise<void> {
   const tenant = session.tenant;
   if (!session.token || !tenant) {
     state = { tenant, schemas: [], loaded: true };

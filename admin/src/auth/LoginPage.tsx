@@ -10,7 +10,12 @@ const DEV_TEST_KEY = 'dev-test-key';
 export function LoginPage() {
   const login = useLogin();
   const [token, setToken] = useState('');
-  const [error, setError] = useState<string | null>(null);
+  // An OIDC sign-in that failed on /admin/callback left its reason here.
+  const [error, setError] = useState<string | null>(() => {
+    const failed = sessionStorage.getItem('console.signInError');
+    sessionStorage.removeItem('console.signInError');
+    return failed;
+  });
   const [busy, setBusy] = useState(false);
   const [config, setConfig] = useState<AuthConfig | null>(null);
 

@@ -102,6 +102,3 @@ export function OrderTransitions() {
     </Box>
   );
 }
-
-/** Schemas whose records only their pack's routes write: the console shows them read-only (plus the panels above). */
-export const WRITTEN_BY_PACK = new Set(['erp.order', 'crm.ticket']);

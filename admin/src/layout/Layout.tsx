@@ -1,4 +1,4 @@
-import type { ReactNode } from 'react';
+import { memo, type ReactNode } from 'react';
 import { AppBar, Layout as RaLayout, TitlePortal, useSidebarState, type LayoutProps } from 'react-admin';
 import { Link, useLocation } from 'react-router-dom';
 import { Box, List, ListItem, ListItemButton, ListItemText, Typography } from '@mui/material';
@@ -6,18 +6,19 @@ import { resourceOf, useSchemas } from '../api/schemas.js';
 import { session } from '../api/session.js';
 import { TenantPicker, useSession } from './TenantPicker.js';
 
-function ConsoleAppBar() {
+// Memoised: a page turn changes the location, and nothing in the bar depends on it. Always shown: hiding it
+// on scroll slid it (forcing a layout) on every page turn.
+const ConsoleAppBar = memo(function ConsoleAppBar() {
   return (
-    <AppBar toolbar={<Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}><TenantPicker /></Box>}>
+    <AppBar alwaysOn toolbar={<Box sx={{ display: 'flex', alignItems: 'center', gap: 1 }}><TenantPicker /></Box>}>
       <TitlePortal />
     </AppBar>
   );
-}
+});
 
-/** A link of the side menu, marked as the current page when it is. */
-function Item({ to, label }: { to: string; label: string }) {
-  const location = useLocation();
-  const current = location.pathname === to || location.pathname.startsWith(`${to}/`);
+/** A link of the side menu, marked as the current page when it is (memoised: a page turn re-renders none). */
+const Item = memo(function Item({ to, label, path }: { to: string; label: string; path: string }) {
+  const current = isAt(path, to);
   return (
     <ListItem disablePadding>
       <ListItemButton component={Link} to={to} selected={current} aria-current={current ? 'page' : undefined} sx={{ py: 0.25 }}>
@@ -25,7 +26,8 @@ function Item({ to, label }: { to: string; label: string }) {
       </ListItemButton>
     </ListItem>
   );
-}
+}, (a, b) => a.to === b.to && a.label === b.label && isAt(a.path, a.to) === isAt(b.path, b.to));
+const isAt = (path: string, to: string) => (to === '/' ? path === '/' : path === to || path.startsWith(`${to}/`));
 
 function Section({ title, children }: { title: string; children: ReactNode }) {
   return (
@@ -46,21 +48,31 @@ function ConsoleMenu() {
   const { schemas } = useSchemas();
   const namespaces = [...new Set(schemas.map((s) => s.namespace))].sort();
   const me = session.me;
+  const path = useLocation().pathname;
+  // The CRM module's screens, when the tenant has it (its schemas are then listed).
+  const crm = schemas.some((s) => resourceOf(s) === 'crm.ticket');
   if (!open) return null;
   return (
     <Box component="nav" aria-label="Console" sx={{ width: 220, pb: 4 }}>
-      <List dense><Item to="/" label="Dashboard" /></List>
-      <Section title="Build"><Item to="/schemas" label="Schemas" /></Section>
+      <List dense><Item path={path} to="/" label="Dashboard" /></List>
+      <Section title="Build"><Item path={path} to="/schemas" label="Schemas" /></Section>
       {namespaces.map((ns) => (
         <Section key={ns} title={`Records: ${ns}`}>
-          {schemas.filter((s) => s.namespace === ns).map((s) => <Item key={resourceOf(s)} to={`/${resourceOf(s)}`} label={s.title || s.name} />)}
+          {schemas.filter((s) => s.namespace === ns).map((s) => <Item key={resourceOf(s)} path={path} to={`/${resourceOf(s)}`} label={s.title || s.name} />)}
         </Section>
       ))}
-      <Section title="Content"><Item to="/content/import" label="Site import" /></Section>
+      <Section title="Content"><Item path={path} to="/content/import" label="Site import" /></Section>
+      {crm && (
+        <Section title="CRM">
+          {session.can('editor') && <Item path={path} to="/crm/tickets/new" label="New support ticket" />}
+          {session.can('admin') && <Item path={path} to="/crm/carts" label="Abandoned carts" />}
+          {session.can('admin') && <Item path={path} to="/crm/coupons" label="Coupons" />}
+        </Section>
+      )}
       <Section title="Administration">
-        <Item to="/tenant" label="Tenant settings" />
-        <Item to="/connectors" label="Connectors" />
-        {me?.isSuperadmin && <Item to="/platform" label="Platform settings" />}
+        <Item path={path} to="/tenant" label="Tenant settings" />
+        <Item path={path} to="/connectors" label="Connectors" />
+        {me?.isSuperadmin && <Item path={path} to="/platform" label="Platform settings" />}
       </Section>
     </Box>
   );

@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { memo, useEffect, useState, useSyncExternalStore } from 'react';
 import { Autocomplete, Chip, TextField } from '@mui/material';
 import { api } from '../api/client.js';
 import { session } from '../api/session.js';
@@ -9,7 +9,7 @@ export const useSession = () => useSyncExternalStore(session.subscribe, () => `$
  * Which tenant every screen acts on (X-Tenant-Id). A superadmin picks any tenant; anyone else acts on the
  * tenant of their token and sees it as a chip.
  */
-export function TenantPicker() {
+export const TenantPicker = memo(function TenantPicker() {
   useSession();
   const me = session.me;
   const tenant = session.tenant;
@@ -32,4 +32,4 @@ export function TenantPicker() {
       renderInput={(params) => <TextField {...params} label="Tenant" />}
     />
   );
-}
+});

@@ -5,6 +5,8 @@ import {
 } from 'react-admin';
 import { Box, Typography } from '@mui/material';
 import type { JsonSchema } from '../api/schemas.js';
+import { summary } from './cells.js';
+import { choices, isScalar, labelOf, typeOf } from './json-schema.js';
 
 /**
  * JSON Schema → react-admin fields, inputs and filters: a small mapping, not a form engine. The form only
@@ -13,13 +15,6 @@ import type { JsonSchema } from '../api/schemas.js';
  */
 
 const MarkdownInput = lazy(() => import('../content/MarkdownInput.js'));
-
-const typeOf = (s: JsonSchema): string => (Array.isArray(s.type) ? s.type.find((t) => t !== 'null') ?? 'string' : s.type ?? 'string');
-const choices = (values: unknown[]) => values.map((v) => ({ id: v as string, name: String(v) }));
-export const labelOf = (name: string, s: JsonSchema) => s.title ?? name;
-
-/** Properties shown as table columns and filters: scalar ones. */
-export const isScalar = (s: JsonSchema) => ['string', 'integer', 'number', 'boolean'].includes(typeOf(s));
 
 /** Long text: Markdown for content (`contentMediaType: text/markdown`, or a `content` field of the cms namespace). */
 const isMarkdown = (name: string, s: JsonSchema, ns: string) => s.contentMediaType === 'text/markdown' || (ns === 'cms' && name === 'content');
@@ -94,35 +89,3 @@ export function fieldFor(name: string, s: JsonSchema): ReactElement {
   );
 }
 
-function summary(value: unknown): string {
-  if (value === undefined || value === null) return '';
-  const text = JSON.stringify(value);
-  return text.length > 60 ? `${text.slice(0, 57)}…` : text;
-}
-
-const OP_LABEL: Record<string, string> = { ne: '≠', gt: '>', gte: '≥', lt: '<', lte: '≤', like: 'like (% wildcard)', in: 'in', exists: 'exists' };
-
-/** Filters per property with the query language's operators: `field` (eq) and `field|op`. */
-export function filtersFor(properties: Record<string, JsonSchema>): ReactElement[] {
-  const filters: ReactElement[] = [];
-  for (const [name, s] of Object.entries(properties)) {
-    if (!isScalar(s)) continue;
-    const label = labelOf(name, s);
-    const type = typeOf(s);
-    const at = (op: string) => `${label} ${OP_LABEL[op]}`;
-    if (s.enum) {
-      filters.push(<SelectInput key={name} source={name} label={label} choices={choices(s.enum)} />);
-      filters.push(<SelectArrayInput key={`${name}|in`} source={`${name}|in`} label={at('in')} choices={choices(s.enum)} />);
-    } else if (type === 'boolean') {
-      filters.push(<SelectInput key={name} source={name} label={label} choices={[{ id: 'true', name: 'yes' }, { id: 'false', name: 'no' }]} />);
-    } else if (type === 'integer' || type === 'number') {
-      filters.push(<NumberInput key={name} source={name} label={label} />);
-      for (const op of ['gte', 'lte', 'gt', 'lt', 'ne']) filters.push(<NumberInput key={`${name}|${op}`} source={`${name}|${op}`} label={at(op)} />);
-    } else {
-      filters.push(<TextInput key={name} source={name} label={label} />);
-      filters.push(<TextInput key={`${name}|like`} source={`${name}|like`} label={at('like')} />);
-      filters.push(<TextInput key={`${name}|ne`} source={`${name}|ne`} label={at('ne')} />);
-    }
-  }
-  return filters;
-}

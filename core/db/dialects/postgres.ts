@@ -177,8 +177,16 @@ export const postgresDialect: Dialect = {
     return typeof message === 'string' && /^(Connection terminated|Client has encountered a connection error)/.test(message);
   },
   beginSql: 'BEGIN',
-  // The oldest transaction still running; outbox_events.txid defaults to pg_current_xact_id().
-  commitHorizon: '(pg_snapshot_xmin(pg_current_snapshot())::text)::bigint',
+  // The oldest transaction of this database still running (outbox_events.txid defaults to
+  // pg_current_xact_id()), from the statement's own snapshot. Not pg_snapshot_xmin: transaction ids are
+  // shared by every database of the server, and a migration or DROP DATABASE running for a second in
+  // another one held every change stream back that long. A running id is passed over only when
+  // pg_stat_activity shows it to a backend of another database; anything it does not show (a prepared
+  // transaction, an id not yet published) keeps holding the horizon, so it errs on the safe side.
+  commitHorizon: '(SELECT coalesce(min(x::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint) '
+    + 'FROM pg_snapshot_xip(pg_current_snapshot()) AS x WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity a '
+    + 'WHERE a.backend_xid IS NOT NULL AND a.datname <> current_database() '
+    + 'AND a.backend_xid::text::bigint = (x::text::bigint & 4294967295)))',
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },

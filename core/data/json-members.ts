@@ -1,0 +1,92 @@
+/**
+ * Takes top-level members out of a JSON object's text without parsing the rest of it: expansions
+ * (CONTRACT.md 12.2) put the referenced records in place of a few relation fields, and parsing and
+ * serialising every document of a page only to move those fields cost as much as reading the page.
+ * The text must be valid JSON (it comes from the database: JSON.stringify on the way in, or jsonb's
+ * own output, which adds spaces after `:` and `,`).
+ */
+
+/**
+ * `text` with the top-level members named in `fields` taken out, and their values (undefined where the
+ * object lacks one); null when it holds none of them, so that the caller keeps the text as it is.
+ */
+export function takeMembers(text: string, fields: readonly string[]): { rest: string; values: unknown[] } | null {
+  // Fast path: a field that is not even mentioned is not a member (our writers never escape key letters).
+  if (!fields.some((f) => text.includes(`"${f}"`))) return null;
+  const values: unknown[] = fields.map(() => undefined);
+  const kept: string[] = [];
+  let taken = false;
+  let i = skipSpace(text, text.indexOf('{') + 1);
+  while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
+    const keyStart = i;
+    const keyEnd = endOfString(text, i);
+    const raw = text.slice(keyStart + 1, keyEnd - 1);
+    const key = raw.includes('\\') ? (JSON.parse(text.slice(keyStart, keyEnd)) as string) : raw;
+    const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
+    const valueEnd = endOfValue(text, valueStart);
+    const at = fields.indexOf(key);
+    if (at >= 0) {
+      values[at] = JSON.parse(text.slice(valueStart, valueEnd));
+      taken = true;
+    } else {
+      kept.push(text.slice(keyStart, valueEnd));
+    }
+    i = skipSpace(text, valueEnd);
+    if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+  }
+  return taken ? { rest: `{${kept.join(',')}}`, values } : null;
+}
+
+const QUOTE = 34;
+const BACKSLASH = 92;
+const COMMA = 44;
+const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
+const OPEN_BRACKET = 91;
+const CLOSE_BRACKET = 93;
+
+function skipSpace(text: string, i: number): number {
+  let c = text.charCodeAt(i);
+  while (c === 32 || c === 10 || c === 13 || c === 9) c = text.charCodeAt(++i);
+  return i;
+}
+
+/** The index after the string that starts (with its quote) at `i`. */
+function endOfString(text: string, i: number): number {
+  let from = i + 1;
+  for (;;) {
+    const quote = text.indexOf('"', from);
+    if (quote < 0) throw new SyntaxError('Unterminated string in JSON text');
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return quote + 1;
+    from = quote + 1;
+  }
+}
+
+/** The index after the value that starts at `i` (a string, an object, an array or a scalar). */
+function endOfValue(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c === QUOTE) return endOfString(text, i);
+  if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+    let depth = 0;
+    let j = i;
+    while (j < text.length) {
+      const d = text.charCodeAt(j);
+      if (d === QUOTE) {
+        j = endOfString(text, j);
+        continue;
+      }
+      if (d === OPEN_BRACE || d === OPEN_BRACKET) depth++;
+      else if ((d === CLOSE_BRACE || d === CLOSE_BRACKET) && --depth === 0) return j + 1;
+      j++;
+    }
+    throw new SyntaxError('Unterminated object or array in JSON text');
+  }
+  let j = i;
+  for (;;) {
+    const d = text.charCodeAt(j);
+    if (Number.isNaN(d) || d === COMMA || d === CLOSE_BRACE || d === CLOSE_BRACKET || d === 32 || d === 10 || d === 13 || d === 9) return j;
+    j++;
+  }
+}

@@ -1,0 +1,104 @@
+import type { CompiledSchema, RequestContext } from '../../core/pack-api.js';
+import type { OrdersRepository } from './orders.repository.js';
+
+/** A product recommended for a cart, and why. */
+export interface Recommendation {
+  sku: string;
+  name: string;
+  reason: 'bought_together' | 'best_seller';
+}
+
+export type Recommend = (carts: Array<{ key: string; skus: string[] }>, limit: number) => Promise<Map<string, Recommendation[]>>;
+
+/**
+ * Recommendations for the carts of one run (CONTRACT 11.4), asked a batch of carts at a time. Per cart: the
+ * active, in-stock products not in the cart, by their co-purchase counts with the cart's products summed (an
+ * order holding two of the cart's products counts for each), then sku (code points, the same on both engines);
+ * filled up with the best sellers (orders holding them, then sku). What a batch needs of the database is read
+ * with a few queries whatever the batch holds (sku look-up, pairs, which products can be recommended), and kept
+ * for the run's later batches: each product's pairs are read once a run. A run sees the counts as they were
+ * when it first needed them.
+ */
+export function recommender(rc: RequestContext, repository: OrdersRepository, products: CompiledSchema): Recommend {
+  const idOf = new Map<string, string | null>();
+  // Products as small numbers, so that a cart's sums are an array indexed by product.
+  const numberOf = new Map<string, number>();
+  const info: Array<{ sku: string; name: string } | null | undefined> = [];
+  const partners: Array<{ others: Int32Array; orders: Float64Array } | undefined> = [];
+  const number = (id: string) => {
+    let n = numberOf.get(id);
+    if (n === undefined) numberOf.set(id, (n = numberOf.size));
+    return n;
+  };
+  let scores = new Float64Array(0);
+  let best: Array<{ sku: string; name: string }> = [];
+  let bestFor = -1;
+
+  return async (carts, limit) => {
+    const skus = [...new Set(carts.flatMap((c) => c.skus))].filter((s) => !idOf.has(s));
+    if (skus.length) {
+      const found = await repository.productIdsBySku(rc, products, skus);
+      for (const s of skus) idOf.set(s, found.get(s) ?? null);
+    }
+    const ids = [...new Set(carts.flatMap((c) => c.skus).map((s) => idOf.get(s)).filter((id): id is string => !!id))].filter((id) => partners[number(id)] === undefined);
+    const named = new Set<string>();
+    if (ids.length) {
+      for (const [id, list] of await repository.coPurchasePairs(rc, ids)) {
+        partners[number(id)] = { others: Int32Array.from(list, (p) => number(p.id)), orders: Float64Array.from(list, (p) => p.orders) };
+        for (const p of list) if (info[number(p.id)] === undefined) named.add(p.id);
+      }
+    }
+    if (named.size) {
+      const found = await repository.recommendable(rc, products, [...named]);
+      for (const id of named) info[number(id)] = found.get(id) ?? null;
+    }
+    const longest = Math.max(0, ...carts.map((c) => c.skus.length));
+    if (bestFor < limit + longest) {
+      bestFor = limit + longest;
+      best = await repository.bestSellersByOrders(rc, products, bestFor);
+    }
+    if (scores.length < numberOf.size) scores = new Float64Array(numberOf.size * 2);
+
+    const result = new Map<string, Recommendation[]>();
+    for (const cart of carts) {
+      const inCart = new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id).map(number));
+      const touched: number[] = [];
+      for (const n of inCart) {
+        const { others, orders } = partners[n]!;
+        for (let i = 0; i < others.length; i++) {
+          const o = others[i];
+          if (scores[o] === 0) touched.push(o);
+          scores[o] += orders[i];
+        }
+      }
+      // The first `limit` by score, then sku, of the products that can be recommended and are not in the cart.
+      const top: Array<{ score: number; sku: string; name: string }> = [];
+      for (const o of touched) {
+        const score = scores[o];
+        scores[o] = 0;
+        const product = info[o];
+        if (!product || inCart.has(o)) continue;
+        const entry = { score, ...product };
+        let at = top.length;
+        while (at > 0 && before(entry, top[at - 1])) at--;
+        if (at < limit) {
+          top.splice(at, 0, entry);
+          if (top.length > limit) top.pop();
+        }
+      }
+      const list: Recommendation[] = top.map(({ sku, name }) => ({ sku, name, reason: 'bought_together' as const }));
+      const taken = new Set([...cart.skus, ...list.map((r) => r.sku)]);
+      for (const b of best) {
+        if (list.length >= limit) break;
+        if (!taken.has(b.sku)) list.push({ sku: b.sku, name: b.name, reason: 'best_seller' });
+      }
+      result.set(cart.key, list);
+    }
+    return result;
+  };
+}
+
+/** a ranks before b: a higher score, then the lower sku (code points, the same on both engines). */
+function before(a: { score: number; sku: string }, b: { score: number; sku: string }): boolean {
+  return a.score > b.score || (a.score === b.score && a.sku < b.sku);
+}
