@@ -75,9 +75,10 @@ export class Database {
     const unit = new UnitOfWork(this.knex.client as unknown as PoolClient, this.dialect);
     const trx = this.lease(unit);
     const afterCommit: Array<() => void | Promise<void>> = [];
+    const whenDone: Array<() => void> = [];
     let result: T;
     try {
-      result = await fn({ ...rc, trx, afterCommit: (cb) => { afterCommit.push(cb); } });
+      result = await fn({ ...rc, trx, afterCommit: (cb) => { afterCommit.push(cb); }, whenDone: (cb) => { whenDone.push(cb); }, heldGates: new Set() });
       await unit.commit(this.committer);
     } catch (err) {
       await unit.rollback();
@@ -85,6 +86,7 @@ export class Database {
     } finally {
       await unit.release();
       this.giveBack(trx);
+      for (const cb of whenDone) cb();
     }
     for (const cb of afterCommit) {
       try {

@@ -33,6 +33,10 @@ export interface RequestContext {
   trx?: Knex.Transaction;
   /** Registers work to run after the outermost transaction commits (events, in-process handlers). */
   afterCommit?: (cb: () => void | Promise<void>) => void;
+  /** Registers work to run when the outermost transaction ends, committed or rolled back (what it held is let go). */
+  whenDone?: (cb: () => void) => void;
+  /** The schema gates the transaction has passed and holds until it ends (core/metadata/schema-gates.ts). */
+  heldGates?: Set<string>;
 }
 
 /** A context for work the system does on its own (seeding, background jobs) for one tenant. */

@@ -98,10 +98,16 @@ export class SchemaRegistry {
   /**
    * Runs a write of a record of ns.name with the schema current once the write may go: while the schema
    * migrates the write waits (at most 30 s, then 503 unavailable), then validates against the new version.
+   * Inside a transaction the gate is held until the transaction ends, so a migration waits for the whole
+   * transaction (none of its writes commits after the switch having validated against the old version), and
+   * the transaction's further writes of the schema pass at once (they would otherwise wait for a migration
+   * that waits for them).
    */
   async writing<T>(rc: RequestContext, namespace: string, name: string, write: (schema: CompiledSchema) => Promise<T>): Promise<T> {
     let schema = await this.resolve(rc, namespace, name);
     const gate = this.keyOf(schema);
+    const held = rc.trx && rc.whenDone ? rc.heldGates : undefined;
+    if (held?.has(gate)) return write(schema);
     if (await this.gates.enter(gate)) {
       try {
         schema = await this.resolve(rc, namespace, name);
@@ -109,6 +115,11 @@ export class SchemaRegistry {
         this.gates.leave(gate);
         throw err;
       }
+    }
+    if (held) {
+      held.add(gate);
+      rc.whenDone!(() => this.gates.leave(gate));
+      return write(schema);
     }
     try {
       return await write(schema);

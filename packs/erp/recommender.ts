@@ -12,8 +12,10 @@ export type Recommend = (carts: Array<{ key: string; skus: string[] }>, limit: n
 
 /**
  * Recommendations for the carts of one run (CONTRACT 11.4), asked a batch of carts at a time. Per cart: the
- * active, in-stock products not in the cart, by their co-purchase counts with the cart's products summed (an
- * order holding two of the cart's products counts for each), then sku (code points, the same on both engines);
+ * active, in-stock products not in the cart, by the number of orders holding them and at least one of the cart's
+ * products, then sku (code points, the same on both engines). That number is the sum of the product's pair counts
+ * with the cart's products, less what orders holding several of the cart's products added more than once: those
+ * are counted exactly from the ledger (one statement a batch, for the carts whose products were bought together);
  * filled up with the best sellers (orders holding them, then sku). What a batch needs of the database is read
  * with a few queries whatever the batch holds (sku look-up, pairs, which products can be recommended), and kept
  * for the run's later batches: each product's pairs are read once a run. A run sees the counts as they were
@@ -57,6 +59,15 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
       bestFor = limit + longest;
       best = await repository.bestSellersByOrders(rc, products, bestFor);
     }
+    // Carts whose sums count some orders more than once: two of their products were bought together.
+    const together = carts.filter((cart) => {
+      const inCart = [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))];
+      return inCart.length > 1 && inCart.some((id) => {
+        const { others } = partners[number(id)]!;
+        return inCart.some((other) => other !== id && others.includes(number(other)));
+      });
+    }).map((cart) => ({ key: cart.key, productIds: [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))] }));
+    const overcounts = together.length ? await repository.overcounts(rc, together) : new Map<string, Map<string, number>>();
     if (scores.length < numberOf.size) scores = new Float64Array(numberOf.size * 2);
 
     const result = new Map<string, Recommendation[]>();
@@ -70,6 +81,10 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
           if (scores[o] === 0) touched.push(o);
           scores[o] += orders[i];
         }
+      }
+      for (const [id, extra] of overcounts.get(cart.key) ?? []) {
+        const o = numberOf.get(id);
+        if (o !== undefined && scores[o] > 0) scores[o] -= extra;
       }
       // The first `limit` by score, then sku, of the products that can be recommended and are not in the cart.
       const top: Array<{ score: number; sku: string; name: string }> = [];

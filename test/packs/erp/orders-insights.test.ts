@@ -36,6 +36,26 @@ describe('erp.orders: last order, best sellers, co-purchases', () => {
     expect(await orders().coPurchases(rc, 'C')).to.deep.equal([]);
   });
 
+  it('ranks a cart of several products by the orders holding one of them, each order counted once (CONTRACT 11.4)', async () => {
+    const [a, b, p, q, r] = await Promise.all(['A', 'B', 'P', 'Q', 'R'].map((sku) => shop.product({ sku })));
+    const line = (x: Json) => ({ productId: x.number, quantity: 1, unitPrice: 1999 });
+    // P is in one order with both of the cart's products; Q in two orders, each with one of them. Summing the
+    // pairs would give both 2 (and P first by sku); the orders are 1 and 2.
+    await shop.order([line(a), line(b), line(p)], { customerRef: 'ann' });
+    await shop.order([line(a), line(q)], { customerRef: 'bob' });
+    await shop.order([line(b), line(q)], { customerRef: 'cy' });
+    // R: two orders with both cart products, one of them cancelled (counts once).
+    await shop.order([line(a), line(b), line(r)], { customerRef: 'dee' });
+    const cancelled = (await shop.order([line(a), line(b), line(r)], { customerRef: 'eve' })).body.data;
+    await t.http.patch(`${ORDERS}/${cancelled.id}`).set(as(shop.tenant, 'editor')).send({ status: 'cancelled' }).expect(200);
+
+    const recommend = await orders().recommender(systemContext(shop.tenant));
+    const ranked = await recommend([{ key: 'both', skus: ['A', 'B'] }, { key: 'one', skus: ['A'] }], 3);
+    expect(ranked.get('both')!.map((x) => [x.sku, x.reason])).to.deep.equal([['Q', 'bought_together'], ['P', 'bought_together'], ['R', 'bought_together']]);
+    // A alone: B is in 2 orders with it, P, Q and R in 1.
+    expect(ranked.get('one')!.map((x) => x.sku)).to.deep.equal(['B', 'P', 'Q']);
+  });
+
   describe('the co-purchase table (erp_co_purchases)', () => {
     const pairs = async (tenant?: string) => {
       const q = t.app.kernel.db.knex('erp_co_purchases').where('orders', '>', 0).select('tenant_id', 'product_id', 'other_id', 'orders')
