@@ -103,35 +103,29 @@ export class OrdersRepository {
     return partners;
   }
 
-  /**
-   * For carts whose products were bought together (an order holding two or more of them): per cart and product
-   * of such orders, not cancelled, the orders counted more than once when a cart sums its products' pairs
-   * (`sum(held - 1)`, held = how many of the cart's products the order holds). One statement for the carts
-   * given, over the ledger's `order` movements (one per product of an order).
-   */
-  async overcounts(rc: RequestContext, carts: Array<{ key: string; productIds: string[] }>): Promise<Map<string, Map<string, number>>> {
-    const result = new Map<string, Map<string, number>>();
-    const members = carts.flatMap((c) => c.productIds.map((id) => [c.key, id]));
-    for (let i = 0; i < members.length; i += CHUNK / 2) {
-      const chunk = members.slice(i, i + CHUNK / 2);
-      const t = rc.tenantId!;
-      const rows = await this.db.dialect.rows<{ cart: string; product_id: string; extra: number | string }>(this.db.conn(rc),
-        'SELECT k.cart, x.product_id, sum(k.held - 1) AS extra FROM ('
-        + 'SELECT v.column1 AS cart, m.order_id, count(*) AS held '
-        + `FROM (VALUES ${chunk.map(() => '(?, ?)').join(', ')}) AS v `
-        + "JOIN erp_stock_movements m ON m.tenant_id = ? AND m.product_id = v.column2 AND m.reason = 'order' "
-        + 'GROUP BY v.column1, m.order_id HAVING count(*) >= 2) k '
-        + "JOIN erp_stock_movements x ON x.tenant_id = ? AND x.order_id = k.order_id AND x.reason = 'order' "
-        + "WHERE NOT EXISTS (SELECT 1 FROM erp_stock_movements z WHERE z.tenant_id = ? AND z.order_id = k.order_id AND z.reason = 'cancel') "
-        + 'GROUP BY k.cart, x.product_id',
-        [...chunk.flat(), t, t, t]);
-      for (const r of rows) {
-        let forCart = result.get(r.cart);
-        if (!forCart) result.set(r.cart, (forCart = new Map()));
-        forCart.set(r.product_id, (forCart.get(r.product_id) ?? 0) + Number(r.extra));
-      }
+  /** The orders, not cancelled, holding each of these products (the ledger's `order` movements), by product. */
+  async ordersHolding(rc: RequestContext, productIds: string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>(productIds.map((id) => [id, []]));
+    for (const chunk of chunks(productIds)) {
+      const rows = await this.db.dialect.rows<{ product_id: string; order_id: string }>(this.db.conn(rc),
+        `SELECT m.product_id, m.order_id FROM erp_stock_movements m WHERE m.tenant_id = ? AND m.product_id IN (${chunk.map(() => '?').join(', ')}) `
+        + "AND m.reason = 'order' AND NOT EXISTS (SELECT 1 FROM erp_stock_movements c WHERE c.tenant_id = m.tenant_id AND c.order_id = m.order_id AND c.reason = 'cancel')",
+        [rc.tenantId!, ...chunk]);
+      for (const r of rows) found.get(r.product_id)!.push(r.order_id);
     }
-    return result;
+    return found;
+  }
+
+  /** The products of each of these orders (the ledger's `order` movements), by order. */
+  async productsOf(rc: RequestContext, orderIds: string[]): Promise<Map<string, string[]>> {
+    const found = new Map<string, string[]>(orderIds.map((id) => [id, []]));
+    for (const chunk of chunks(orderIds)) {
+      const rows = await this.db.dialect.rows<{ order_id: string; product_id: string }>(this.db.conn(rc),
+        `SELECT order_id, product_id FROM erp_stock_movements WHERE tenant_id = ? AND order_id IN (${chunk.map(() => '?').join(', ')}) AND reason = 'order'`,
+        [rc.tenantId!, ...chunk]);
+      for (const r of rows) found.get(r.order_id)!.push(r.product_id);
+    }
+    return found;
   }
 
   /** Which of these products can be recommended (active, in stock), with their sku and name. */

@@ -14,8 +14,9 @@ export type Recommend = (carts: Array<{ key: string; skus: string[] }>, limit: n
  * Recommendations for the carts of one run (CONTRACT 11.4), asked a batch of carts at a time. Per cart: the
  * active, in-stock products not in the cart, by the number of orders holding them and at least one of the cart's
  * products, then sku (code points, the same on both engines). That number is the sum of the product's pair counts
- * with the cart's products, less what orders holding several of the cart's products added more than once: those
- * are counted exactly from the ledger (one statement a batch, for the carts whose products were bought together);
+ * with the cart's products, less what orders holding several of the cart's products added more than once: for the
+ * carts whose products were bought together, those orders are found in the orders of each product and their
+ * products, read from the ledger once a run (two statements a batch at most, for what the run has not read yet);
  * filled up with the best sellers (orders holding them, then sku). What a batch needs of the database is read
  * with a few queries whatever the batch holds (sku look-up, pairs, which products can be recommended), and kept
  * for the run's later batches: each product's pairs are read once a run. A run sees the counts as they were
@@ -33,6 +34,9 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
     return n;
   };
   let scores = new Float64Array(0);
+  /** Orders (not cancelled) holding a product, and products of an order: read once a run, as carts need them. */
+  const ordersOf = new Map<string, string[]>();
+  const productsOf = new Map<string, string[]>();
   let best: Array<{ sku: string; name: string }> = [];
   let bestFor = -1;
 
@@ -60,14 +64,13 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
       best = await repository.bestSellersByOrders(rc, products, bestFor);
     }
     // Carts whose sums count some orders more than once: two of their products were bought together.
-    const together = carts.filter((cart) => {
-      const inCart = [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))];
-      return inCart.length > 1 && inCart.some((id) => {
+    const together = carts.map((cart) => [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))])
+      .map((ids, i) => ({ key: carts[i].key, ids }))
+      .filter(({ ids }) => ids.length > 1 && ids.some((id) => {
         const { others } = partners[number(id)]!;
-        return inCart.some((other) => other !== id && others.includes(number(other)));
-      });
-    }).map((cart) => ({ key: cart.key, productIds: [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))] }));
-    const overcounts = together.length ? await repository.overcounts(rc, together) : new Map<string, Map<string, number>>();
+        return ids.some((other) => other !== id && others.includes(number(other)));
+      }));
+    const overcounts = await overcountsOf(together);
     if (scores.length < numberOf.size) scores = new Float64Array(numberOf.size * 2);
 
     const result = new Map<string, Recommendation[]>();
@@ -111,6 +114,30 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
     }
     return result;
   };
+
+  /**
+   * Per cart and product: how many times the summed pair counts counted an order more than once (an order
+   * holding k of the cart's products and the product counted k times, once is right).
+   */
+  async function overcountsOf(carts: Array<{ key: string; ids: string[] }>): Promise<Map<string, Map<string, number>>> {
+    const result = new Map<string, Map<string, number>>();
+    if (!carts.length) return result;
+    const products = [...new Set(carts.flatMap((c) => c.ids))].filter((id) => !ordersOf.has(id));
+    if (products.length) for (const [id, orders] of await repository.ordersHolding(rc, products)) ordersOf.set(id, orders);
+    const held = carts.map(({ key, ids }) => {
+      const times = new Map<string, number>();
+      for (const id of ids) for (const order of ordersOf.get(id)!) times.set(order, (times.get(order) ?? 0) + 1);
+      return { key, several: [...times].filter(([, k]) => k > 1) };
+    });
+    const orders = [...new Set(held.flatMap((h) => h.several.map(([order]) => order)))].filter((o) => !productsOf.has(o));
+    if (orders.length) for (const [order, list] of await repository.productsOf(rc, orders)) productsOf.set(order, list);
+    for (const { key, several } of held) {
+      const extra = new Map<string, number>();
+      for (const [order, k] of several) for (const product of productsOf.get(order)!) extra.set(product, (extra.get(product) ?? 0) + k - 1);
+      result.set(key, extra);
+    }
+    return result;
+  }
 }
 
 /** a ranks before b: a higher score, then the lower sku (code points, the same on both engines). */

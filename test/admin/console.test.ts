@@ -173,6 +173,24 @@ describe('admin console at /admin (headless Chromium)', function () {
     await screenshot(page, 'records-table');
   });
 
+  it('names a filter no index serves and adds the index as a schema change', async () => {
+    // shop.product declares an index on priceCents and a unique sku: a filter on title has neither.
+    await go(`/shop.product?filter=${encodeURIComponent(JSON.stringify({ title: 'MUG-1' }))}`);
+    await page.getByText('1-1 of 1').waitFor();
+    const advice = page.getByRole('status').filter({ hasText: 'No index serves the filter on title' });
+    await advice.waitFor();
+    const before = (await t.http.get('/api/v1/metadata/schemas/shop/product').set(superadmin(tenant)).expect(200)).body.data.item;
+    await advice.getByRole('button', { name: 'Add an index on title' }).click();
+    await advice.waitFor({ state: 'detached' });
+    const after = (await t.http.get('/api/v1/metadata/schemas/shop/product').set(superadmin(tenant)).expect(200)).body.data.item;
+    expect(after.version).to.equal(before.version + 1);
+    expect(after.indexes).to.deep.equal([...before.indexes, ['title']]);
+    // A filter an index serves gets no advice.
+    await go(`/shop.product?filter=${encodeURIComponent(JSON.stringify({ 'priceCents|gte': 100 }))}`);
+    await page.locator('tbody tr').first().waitFor();
+    expect(await page.getByText('No index serves the filter').count()).to.equal(0);
+  });
+
   it('explains a 412 on save (the record changed meanwhile) and reloads it on request', async () => {
     const list = await t.http.get('/api/v1/data/shop/product?filter[sku]=LAMP-1').set(superadmin(tenant));
     const id = list.body.data.items[0].id as string;

@@ -9,6 +9,7 @@ import { WRITTEN_BY_PACK } from '../commerce/written-by-pack.js';
 import { cellFor, filtersFor, formatDateTime } from './cells.js';
 import { isScalar, labelOf } from './json-schema.js';
 import { FIRST_PAGE } from './list-defaults.js';
+import { IndexAdvice } from './IndexAdvice.js';
 
 /**
  * The records table of any schema, generated from its JSON Schema (the resource is `ns.name`). Its forms and
@@ -58,6 +59,7 @@ export function RecordList() {
       )}
       empty={false}
     >
+      <IndexAdvice schema={schema} />
       <DataTable rowClick={canEdit ? 'edit' : 'show'} bulkActionButtons={false} size="small">
         <RecordColumns schema={schema} />
       </DataTable>
