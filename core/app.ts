@@ -17,6 +17,7 @@ import { countQuery, queryCountHeader } from './db/query-count.js';
 import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
 import { MethodNotAllowed } from './http/errors.js';
+import { routeDispatch } from './http/route-dispatch.js';
 import type { PackDefinition } from './kernel/define-pack.js';
 import type { PackContext } from './kernel/pack-context.js';
 import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
@@ -109,7 +110,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     kernel.db.knex.on('query', countQuery);
   }
   if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
-  koa.use(publicRateLimit(kernel.rateLimits, config.rateLimits.publicPerMinute));
+  koa.use(publicRateLimit(config.rateLimits.publicPerMinute));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
@@ -146,7 +147,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     if (allowed && !allowed.includes(ctx.method)) throw MethodNotAllowed(ctx.method, [], { Allow: allowed.join(', ') });
     await next();
   });
-  for (const router of routers) koa.use(router.router.routes());
+  koa.use(routeDispatch(routers.map((r) => r.router)));
   koa.use(async function methodNotAllowed(ctx, next) {
     await next();
     if (ctx.body !== undefined) return;

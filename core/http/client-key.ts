@@ -1,10 +1,16 @@
 import ipaddr from 'ipaddr.js';
 
+const OCTET = '(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])';
+const CANONICAL_IPV4 = new RegExp(`^(?:::ffff:)?(${OCTET}(?:\\.${OCTET}){3})$`, 'i');
+
 /**
  * The key that counts one client in a per-client rate limit: an IPv4 address as is (also when IPv4-mapped),
  * an IPv6 address by its /64 prefix (one subscriber usually holds a whole /64 and can rotate within it).
  */
 export function clientKey(ip: string): string {
+  // The usual case, a socket's dotted IPv4 address (also IPv4-mapped), without parsing it.
+  const v4 = CANONICAL_IPV4.exec(ip);
+  if (v4) return v4[1]!;
   if (!ipaddr.isValid(ip)) return ip;
   const parsed = ipaddr.process(ip);
   if (parsed.kind() === 'ipv4') return parsed.toString();

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { RequestContext } from '../kernel/request-context.js';
 
 export interface IdempotencyRow {
   requestHash: string;
@@ -40,9 +41,20 @@ export class IdempotencyRepository {
     return changed === 1;
   }
 
-  /** Keeps the first answer. */
-  async complete(scope: string, keyHash: string, status: number, response: string): Promise<void> {
-    await this.db.knex('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash }).whereNull('status').update({ status, response });
+  /** Keeps the first answer, if the claim made at `claimedAt` still holds the key. */
+  async complete(scope: string, keyHash: string, claimedAt: string, status: number, response: string): Promise<void> {
+    await this.db.knex('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash, claimed_at: claimedAt }).whereNull('status').update({ status, response });
+  }
+
+  /**
+   * Keeps the first answer in rc's transaction (with the write it answers for), if the claim made at
+   * `claimedAt` still holds the key: true when it did.
+   */
+  async completeIn(rc: RequestContext, scope: string, keyHash: string, claimedAt: string, status: number, response: string): Promise<boolean> {
+    const rows = await this.db.dialect.rows(this.db.conn(rc),
+      'UPDATE idempotency_requests SET status = ?, response = ? WHERE tenant_id = ? AND key_hash = ? AND claimed_at = ? AND status IS NULL RETURNING 1 AS kept',
+      [status, response, scope, keyHash, claimedAt]);
+    return rows.length === 1;
   }
 
   /** Gives the key up (the request failed with a 5xx, or never got far): a retry runs again. */

@@ -23,6 +23,15 @@ export interface StoredAnswer {
 
 /** A request that holds its key: run it, then `finish` with its outcome. */
 export interface IdempotencyClaim {
+  /**
+   * Runs the request's work (`run`: validation, handler, the envelope written to ctx) in ONE database
+   * transaction, with `ctx.state.rc` carrying it, and keeps its answer in that same transaction: the write and
+   * its answer commit together or not at all. A crash can then never leave a committed write whose key still
+   * looks unanswered (and could be claimed again once abandoned, running the write a second time). A run that
+   * throws is rolled back whole; `finish` then keeps its 4xx (or gives a 5xx's key back) as usual.
+   */
+  inTransaction(ctx: AppContext, run: () => Promise<void>): Promise<void>;
+  /** Keeps the answer written to ctx, or the error's (unless inTransaction kept it already). */
   finish(ctx: AppContext, thrown: unknown): Promise<void>;
 }
 
@@ -30,6 +39,8 @@ export interface IdempotencyClaim {
 export interface KeyClaim {
   /** Keeps the answer (a 2xx or 4xx) for replays; a 5xx gives the key back instead, so that a retry runs again. */
   finish(status: number, answer: StoredAnswer): Promise<void>;
+  /** Keeps the answer in rc's transaction, if this claim still holds the key: true when it did. */
+  keepIn(rc: RequestContext, status: number, answer: StoredAnswer): Promise<boolean>;
 }
 
 /** What `claimKey` found: the first answer to replay, or the claim this request now holds. */
@@ -48,7 +59,7 @@ export type KeyOutcome = { replay: { status: number; answer: StoredAnswer } } | 
 export class IdempotencyKeys {
   private readonly repository: IdempotencyRepository;
 
-  constructor(db: Database) {
+  constructor(private readonly db: Database) {
     this.repository = new IdempotencyRepository(db);
   }
 
@@ -66,11 +77,31 @@ export class IdempotencyKeys {
       return 'replayed';
     }
     const { claim } = outcome;
+    const db = this.db;
+    let kept = false;
     return {
+      async inTransaction(ctx, run) {
+        const outer = ctx.state.rc;
+        await db.transaction(outer, async (rc) => {
+          ctx.state.rc = rc;
+          try {
+            await run();
+          } finally {
+            ctx.state.rc = outer;
+          }
+          if (ctx.status >= 500) return;
+          // Kept only while this request still holds the key (claimed at the time it was claimed): else the
+          // whole write rolls back, since another request now answers for the key.
+          if (!(await claim.keepIn(rc, ctx.status, answerOf(ctx)))) {
+            throw Conflict('Another request took this Idempotency-Key over; retry once it has answered');
+          }
+          kept = true;
+        });
+      },
       async finish(ctx, thrown) {
         if (thrown === undefined) {
-          const body = ctx.body;
-          await claim.finish(ctx.status, { body: typeof body === 'string' ? body : JSON.stringify(body ?? null), headers: keptHeaders(ctx) });
+          if (kept) return;
+          await claim.finish(ctx.status, answerOf(ctx));
         } else {
           const error = toAppError(thrown);
           const envelope = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
@@ -124,9 +155,10 @@ export class IdempotencyKeys {
   private claim(scope: string, keyHash: string, claimedAt: string): KeyClaim {
     const repository = this.repository;
     return {
+      keepIn: (rc, status, answer) => repository.completeIn(rc, scope, keyHash, claimedAt, status, JSON.stringify(answer)),
       async finish(status, answer) {
         if (status >= 500) await repository.release(scope, keyHash, claimedAt);
-        else await repository.complete(scope, keyHash, status, JSON.stringify(answer));
+        else await repository.complete(scope, keyHash, claimedAt, status, JSON.stringify(answer));
       },
     };
   }
@@ -138,6 +170,12 @@ function replay(ctx: AppContext, status: number, answer: StoredAnswer): void {
   ctx.set('Idempotent-Replayed', 'true');
   ctx.body = answer.body;
   ctx.type = answer.headers['content-type'] ?? 'application/json';
+}
+
+/** The answer written to ctx, as kept for replays. */
+function answerOf(ctx: AppContext): StoredAnswer {
+  const body = ctx.body;
+  return { body: typeof body === 'string' ? body : JSON.stringify(body ?? null), headers: keptHeaders(ctx) };
 }
 
 function keptHeaders(ctx: AppContext): Record<string, string> {

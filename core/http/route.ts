@@ -77,8 +77,11 @@ export interface RouteSpec {
   /**
    * Honour an `Idempotency-Key` header (core/http/idempotency.ts): the first answer (2xx or 4xx) is replayed
    * for the same key and body, another body answers 422, a request while the first runs 409.
+   * `'in-transaction'`: a request with a key runs its handler in one database transaction (the handler's own
+   * transactions join it) that also keeps the answer, so the write and its answer commit together; for
+   * routes whose writes are database writes only (no upload, no outbound call while the transaction is open).
    */
-  idempotent?: boolean;
+  idempotent?: boolean | 'in-transaction';
   /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
@@ -181,7 +184,7 @@ export class PackRouter {
         if (begun === 'replayed') return;
         claim = begun;
       }
-      try {
+      const run = async () => {
         if (readsJson) {
           if (validateBody) {
             const value = body === undefined ? {} : body;
@@ -203,6 +206,10 @@ export class PackRouter {
             ctx.body = envelope;
           }
         }
+      };
+      try {
+        if (claim && spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, run);
+        else await run();
       } catch (err) {
         await claim?.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
         throw err;

@@ -1,21 +1,57 @@
 import type { Middleware } from 'koa';
 import type { AppState } from '../http/app-state.js';
 import { clientKey } from '../http/client-key.js';
-import type { RateLimitService } from './rate-limit.service.js';
+import { RateLimited } from '../http/errors.js';
 
-/** The counters of the public runtime belong to no tenant; tenant ids cannot start with `_`. */
-const PUBLIC_BUCKET_OWNER = '_public';
+/**
+ * Fixed-window counters kept in this process's memory: one Map for the current window, replaced when the
+ * window ends (so ended windows cost nothing to forget and memory holds one entry per client seen in the
+ * current window). Nothing is shared between processes: behind N processes a client gets up to N times the
+ * limit. That is the point: a per-request database write cost the public runtime most of its speed.
+ */
+export class LocalRateLimiter {
+  private windowStart = -1;
+  private hits = new Map<string, number>();
+
+  constructor(readonly limit: number, readonly windowMs: number) {
+    if (!Number.isInteger(limit) || limit < 1) throw new Error('LocalRateLimiter: limit must be a positive integer');
+    if (!Number.isInteger(windowMs) || windowMs < 1) throw new Error('LocalRateLimiter: windowMs must be a positive integer');
+  }
+
+  /** Counts a hit of `key`: null when allowed, else the seconds until the window ends (at least 1). */
+  hit(key: string, now = Date.now()): number | null {
+    const start = now - (now % this.windowMs);
+    if (start !== this.windowStart) {
+      this.windowStart = start;
+      this.hits = new Map();
+    }
+    const count = (this.hits.get(key) ?? 0) + 1;
+    this.hits.set(key, count);
+    if (count <= this.limit) return null;
+    return Math.max(1, Math.ceil((start + this.windowMs - now) / 1000));
+  }
+
+  /** Clients counted in the current window (for tests and metrics). */
+  get size(): number {
+    return this.hits.size;
+  }
+}
 
 /**
  * The public runtime (`/api/v1/public/...`, no authentication) is limited per client address (an IPv6 client
- * by its /64), over all tenants, so that one client cannot starve the others: past `perMinute` requests
- * a minute, 429 rate_limited with Retry-After. Counted in the database, so every process shares the limit.
+ * by its /64), over all tenants: past `perMinute` requests in a minute (fixed windows aligned to the clock),
+ * 429 rate_limited with Retry-After (seconds until the window ends). A fairness guard per process, counted in
+ * memory (see LocalRateLimiter); limits that must hold across processes (forms, invitations, events
+ * publishing) use the database-backed RateLimitService.
  */
-export function publicRateLimit(rateLimits: RateLimitService, perMinute: number, prefix = '/api/v1/public/'): Middleware<AppState> {
+export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): Middleware<AppState> {
   if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error('publicRateLimit: perMinute must be a positive integer');
-  const rate = { limit: perMinute, windowMs: 60_000 };
+  const limiter = new LocalRateLimiter(perMinute, 60_000);
   return async function publicRateLimit(ctx, next) {
-    if (ctx.path.startsWith(prefix)) await rateLimits.enforce(PUBLIC_BUCKET_OWNER, `public:${clientKey(ctx.ip)}`, rate);
+    if (ctx.path.startsWith(prefix)) {
+      const retryAfter = limiter.hit(clientKey(ctx.ip));
+      if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
+    }
     await next();
   };
 }

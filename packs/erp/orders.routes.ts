@@ -44,7 +44,7 @@ export function ordersRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Place an order: prices checked, VAT per line, stock taken in the same transaction (Idempotency-Key honoured)',
     description: 'productId is the number or UUID; lines of one product are merged. 409 price_changed (details carry `expected`), '
       + '409 insufficient_stock (details carry the `sku`; nothing is written), 409 coupon_invalid.',
-    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: placeOrderBody, response: order,
+    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: 'in-transaction', body: placeOrderBody, response: order,
     errors: ['price_changed', 'insufficient_stock', 'coupon_invalid', 'conflict', 'idempotency_key_reused'],
   }, async (ctx) => orders.place(ctx.state.rc, ctx.state.body));
 

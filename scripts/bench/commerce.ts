@@ -39,23 +39,8 @@ export async function benchCommerce(engine: Engine, products: number, measure: M
   console.log(`\n== ${engine}: commerce (${products} products)`);
   const db = await makeDatabase(engine, postgresUrl);
   try {
-    const tables = await load(db.url, products);
-    const bPort = await freePort();
-    const baseline = await startProcess('scripts/bench/commerce-baseline-server.ts', {
-      ...serviceEnv(db.url, bPort), BENCH_DATABASE_URL: db.url, PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders,
-    }, bPort);
-    const kPort = await freePort();
-    const kernel = await startProcess('core/main.ts', serviceEnv(db.url, kPort), kPort);
+    const { baseline, kernel, bPort, kPort, token, json, order, bh, kStore, bStore, etagOf } = await startCommerce(db.url, products);
     try {
-      const token = jwt.sign({ sub: 'bench-user', tenant_id: SERVICE_TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
-      const json = { 'Content-Type': 'application/json' };
-      const order = JSON.stringify({ clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n) => ({ productId: n, quantity: 1, unitPrice: 1999 })) });
-      const sku = `SKU-${Math.floor(products / 2)}`;
-      const bh = { 'X-Tenant-Id': BASELINE_TENANT };
-      const kStore = `http://127.0.0.1:${kPort}/api/v1/public/tenant/${SERVICE_TENANT}/products/${sku}`;
-      const bStore = `http://127.0.0.1:${bPort}/products/${sku}`;
-      const etagOf = async (url: string, headers: Record<string, string> = {}) => (await fetch(url, { headers })).headers.get('etag')!;
-
       console.log('  comparator = hand-written Koa endpoint on the same tables, service = ERP pack');
       const bOrder = await measure('comparator: place 3-line order', `http://127.0.0.1:${bPort}/orders`, { method: 'POST', headers: { ...bh, ...json }, body: order });
       const kOrder = await measure('service: POST /erp/orders (3 lines)', `http://127.0.0.1:${kPort}/api/v1/erp/orders`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, ...json }, body: order });
@@ -77,6 +62,28 @@ export async function benchCommerce(engine: Engine, products: number, measure: M
   } finally {
     await db.drop();
   }
+}
+
+/** The service and the hand-written twin on a database loaded with `products` products, and what the scenarios send. */
+export async function startCommerce(url: string, products: number, serviceExtraEnv: Record<string, string> = {}) {
+  const tables = await load(url, products);
+  const bPort = await freePort();
+  const baseline = await startProcess('scripts/bench/commerce-baseline-server.ts', {
+    ...serviceEnv(url, bPort), BENCH_DATABASE_URL: url, PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders,
+  }, bPort);
+  const kPort = await freePort();
+  const kernel = await startProcess('core/main.ts', { ...serviceEnv(url, kPort), ...serviceExtraEnv }, kPort);
+  const token = jwt.sign({ sub: 'bench-user', tenant_id: SERVICE_TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
+  const sku = `SKU-${Math.floor(products / 2)}`;
+  return {
+    baseline, kernel, bPort, kPort, token,
+    json: { 'Content-Type': 'application/json' },
+    order: JSON.stringify({ clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n) => ({ productId: n, quantity: 1, unitPrice: 1999 })) }),
+    bh: { 'X-Tenant-Id': BASELINE_TENANT },
+    kStore: `http://127.0.0.1:${kPort}/api/v1/public/tenant/${SERVICE_TENANT}/products/${sku}`,
+    bStore: `http://127.0.0.1:${bPort}/products/${sku}`,
+    etagOf: async (u: string, headers: Record<string, string> = {}) => (await fetch(u, { headers })).headers.get('etag')!,
+  };
 }
 
 /** Two tenants with `count` products each (numbers 1..count; the first three carry the orders' stock). */

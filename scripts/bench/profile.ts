@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|filtered|order|storefront] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
@@ -54,13 +54,17 @@ const order = { clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n
 const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
   order: { url: `${base}/erp/orders`, method: 'POST', body: JSON.stringify(order) },
   storefront: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
+  storefront304: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
   create: { url: collection, method: 'POST', body: JSON.stringify(benchBody(424242)) },
   list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
   filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },
 };
 const scenario = scenarios[args.scenario!];
 if (!scenario) throw new Error(`unknown scenario ${args.scenario}: one of ${Object.keys(scenarios).join(', ')}`);
-const options = { ...scenario, headers, connections: Number(args.connections) };
+// The storefront is public: no Authorization (and If-None-Match for the 304 path).
+const etag = args.scenario === 'storefront304' ? (await fetch(scenario.url)).headers.get('etag')! : null;
+const publicHeaders: Record<string, string> = etag ? { 'If-None-Match': etag } : {};
+const options = { ...scenario, headers: args.scenario!.startsWith('storefront') ? publicHeaders : headers, connections: Number(args.connections) };
 await autocannon({ ...options, duration: 1 });
 const cpuBefore = cpuMs(child.pid!);
 const result = await autocannon({ ...options, duration: Number(args.duration) });

@@ -39,6 +39,27 @@ describe('Rate limits of the public runtime and POST /events/publish (#17)', () 
     expect((await t.http.get('/api/v1/cms/pages').set(as(tenant, 'viewer'))).status).to.equal(200);
   });
 
+  it('counts the public runtime per process, in memory: a second process keeps its own count, and no request writes a row', async () => {
+    const second = await startTestApp({ database: t.database, env: { MIGRATE_ON_START: 'false', PUBLIC_RATE_LIMIT_PER_MINUTE: '3' } });
+    try {
+      const path = `/api/v1/public/tenant/${tenant}/content/page`;
+      await withinOneWindow(60_000, 5000);
+      const rows = async () => Number((await t.app.kernel.db.knex('rate_limits').count({ n: '*' }))[0]!.n);
+      const before = await rows();
+      // The first process (limit 8) used up its window, whatever earlier tests took of it ...
+      let first = 0;
+      while ((await t.http.get(path)).status !== 429) expect(++first).to.be.at.most(8);
+      // ... and the second one still answers, up to its own limit.
+      const statuses: number[] = [];
+      for (let i = 0; i < 4; i++) statuses.push((await second.http.get(path)).status);
+      expect(statuses).to.deep.equal([200, 200, 200, 429]);
+      expect((await t.http.get(path)).status).to.equal(429);
+      expect(await rows()).to.equal(before);
+    } finally {
+      await second.close();
+    }
+  });
+
   it('answers POST /events/publish 429 past the limit per tenant, and another tenant publishes on', async () => {
     const publish = (id: string) => t.http.post('/api/v1/events/publish').set(as(id, 'editor')).send({ event: 'shop.order.placed', payload: { n: 1 } });
     await withinOneWindow(60_000, 5000);
