@@ -125,7 +125,7 @@ describe('CRM cart recovery with ERP orders', () => {
       ]);
     });
 
-    it('sums the co-purchase counts of the cart\'s products: an order holding two of them counts for each', async () => {
+    it('counts the orders holding a product and one of the cart\'s products, each order once (CONTRACT 11.4)', async () => {
       const p: Record<string, Json> = {};
       for (const sku of ['A', 'B', 'C', 'W', 'Z']) p[sku] = await shop.product({ sku, name: `Name ${sku}`, physicalStock: 100 });
       const order = (skus: string[]) => shop.order(skus.map((s) => line(p[s])), { customerRef: `buyer-${skus.join('')}` }).expect(201);
@@ -136,8 +136,8 @@ describe('CRM cart recovery with ERP orders', () => {
       await add('cat', 'A', 1, minutesAgo(120));
       await add('cat', 'B', 1, minutesAgo(120));
       const [cart] = (await recover({ dryRun: true })).recovered;
-      // C: 1 with A + 1 with B (the same order) = 2; W: 1 + 1 (two orders) = 2, after C by sku; Z: 1.
-      expect(cart.recommendations.map((r: Json) => [r.sku, r.reason])).to.deep.equal([['C', 'bought_together'], ['W', 'bought_together'], ['Z', 'bought_together']]);
+      // W: two orders (one with A, one with B) = 2; C: one order holding A and B = 1, before Z (1) by sku.
+      expect(cart.recommendations.map((r: Json) => [r.sku, r.reason])).to.deep.equal([['W', 'bought_together'], ['C', 'bought_together'], ['Z', 'bought_together']]);
     });
 
     it('keeps tenants apart: another tenant\'s orders of the same skus count for nothing', async () => {
