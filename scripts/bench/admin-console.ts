@@ -90,14 +90,82 @@ const me = { userId: 'bench-admin', email: null, name: null, tenantId: null, isS
 const session = Object.entries({ 'console.token': token, 'console.me': JSON.stringify(me), 'console.tenant': TENANT })
   .map(([key, value]) => `sessionStorage.setItem(${JSON.stringify(key)}, ${JSON.stringify(value)});`).join('\n');
 const browser = await launchBrowser();
+
+// The parts of a CDP CPU profile (Profiler.stop) read here.
+interface CallFrame { functionName: string; url: string; lineNumber: number }
+interface CpuProfile { nodes: Array<{ id: number; callFrame: CallFrame }>; samples?: number[]; timeDeltas?: number[] }
+const byFunction = (f: CallFrame) => `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
+// The console's chunks by name without their hash (`start`, `ra-core`), V8's own work by its name ((program),
+// (garbage collector)).
+const byScript = (f: CallFrame) => (f.url ? f.url.split('/').pop()!.replace(/-[\w-]{8}\.js$/, '') : f.functionName);
+
+interface TraceEvent { name: string; ph: string; pid: number; tid: number; ts: number; dur?: number; tdur?: number; args?: { name?: string } }
+
+/**
+ * The CPU time (thread time, ms) of the page's renderer main thread in a trace of Chromium's `toplevel` tasks:
+ * what the first screen cost the browser, much steadier on a loaded machine than wall-clock or task durations,
+ * which grow whenever the thread waits for a core.
+ */
+function mainThreadCpu(trace: Buffer): number {
+  const events = (JSON.parse(trace.toString('utf8')) as { traceEvents: TraceEvent[] }).traceEvents;
+  const mains = new Set(events.filter((e) => e.ph === 'M' && e.name === 'thread_name' && e.args?.name === 'CrRendererMain').map((e) => `${e.pid}:${e.tid}`));
+  const cpu = new Map<string, number>();
+  const endOf = new Map<string, number>();
+  // Top-level tasks only (a task nested in another is counted in it).
+  for (const e of events.filter((x) => x.ph === 'X' && x.tdur !== undefined).sort((a, b) => a.ts - b.ts)) {
+    const thread = `${e.pid}:${e.tid}`;
+    if (!mains.has(thread) || e.ts < (endOf.get(thread) ?? 0)) continue;
+    endOf.set(thread, e.ts + (e.dur ?? 0));
+    cpu.set(thread, (cpu.get(thread) ?? 0) + e.tdur! / 1000);
+  }
+  // The renderer that did the work: the page's (others, if any, idled).
+  return Math.max(0, ...cpu.values());
+}
+
+/** A CPU profile's self time (ms) summed by `key`, largest first. */
+function selfTime(profile: CpuProfile, key: (f: CallFrame) => string): { total: number; top: Array<[string, number]> } {
+  const self = new Map<number, number>();
+  const dt = profile.timeDeltas ?? [];
+  (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
+  const sums = new Map<string, number>();
+  for (const node of profile.nodes) sums.set(key(node.callFrame), (sums.get(key(node.callFrame)) ?? 0) + (self.get(node.id) ?? 0) / 1000);
+  return { total: [...sums.values()].reduce((a, b) => a + b, 0), top: [...sums].sort((a, b) => b[1] - a[1]) };
+}
+
+/**
+ * --profile: one more signed-in cold load of the records table under the CPU profiler, its self time summed by
+ * script (which chunks cost the first screen) and by function (build with CONSOLE_MINIFY=false for names).
+ */
+async function profileFirstScreen(): Promise<void> {
+  const context = await browser.newContext();
+  await context.addInitScript({ content: session });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  await page.goto(`${base}/admin/bench.item`, { waitUntil: 'commit' });
+  await page.locator('tbody tr td.column-sku').first().waitFor();
+  const { profile } = await cdp.send('Profiler.stop');
+  await context.close();
+  mkdirSync(join(ARTIFACTS, 'bench'), { recursive: true });
+  writeFileSync(join(ARTIFACTS, 'bench', 'console-first-screen.cpuprofile'), JSON.stringify(profile));
+  const scripts = selfTime(profile, byScript);
+  console.log(`  first screen's CPU profile (${ms(scripts.total)} sampled), self time by script: ${scripts.top.slice(0, 8).map(([k, t]) => `${k} ${ms(t)}`).join(', ')}`);
+  for (const [key, t] of selfTime(profile, byFunction).top.slice(0, 25)) console.log(`    ${ms(t).padStart(8)}  ${key}`);
+}
 try {
   const signIn: number[] = [];
   const table: number[] = [];
   const tableSteps: Record<string, number[]> = {};
-  // The browser's main-thread time (all tasks; of which running scripts) until the rows showed: CPU work,
-  // much less dependent on the machine's load than the wall-clock figures.
+  // The browser's main thread until the rows showed: its CPU time (from a trace, the steadiest A/B measure on a
+  // loaded machine), and its tasks' durations (busy; of which scripts, style, layout), which include the time
+  // the thread waited for a core.
   const tableCpu: number[] = [];
   const tableScript: number[] = [];
+  const tableThreadCpu: number[] = [];
+  const tableStyle: number[] = [];
+  const tableLayout: number[] = [];
   for (let run = 0; run < Number(args.runs); run++) {
     const cold = await browser.newContext();
     const page = await cold.newPage();
@@ -127,13 +195,17 @@ try {
       const step = path.endsWith('.js') ? 'script' : path === '/api/v1/metadata/schemas' ? 'schemas' : path === '/api/v1/data/bench/item' ? 'list' : null;
       if (step) steps[step] = Math.max(steps[step] ?? 0, Date.now() - t0);
     });
+    await browser.startTracing(tablePage, { categories: ['toplevel'] });
     t0 = Date.now();
     await tablePage.goto(`${base}/admin/bench.item`, { waitUntil: 'commit' });
     await tablePage.locator('tbody tr td.column-sku').first().waitFor();
     table.push(Date.now() - t0);
+    tableThreadCpu.push(mainThreadCpu(await browser.stopTracing()));
     const used = Object.fromEntries((await tableCdp.send('Performance.getMetrics')).metrics.map((m) => [m.name, m.value]));
     tableCpu.push(used.TaskDuration * 1000);
     tableScript.push(used.ScriptDuration * 1000);
+    tableStyle.push(used.RecalcStyleDuration * 1000);
+    tableLayout.push(used.LayoutDuration * 1000);
     if (run === 0) {
       await tablePage.waitForLoadState('networkidle');
       console.log(`first-load JavaScript, records table: ${kib(tableScripts.gzip)} gzipped (${kib(tableScripts.raw)} raw) in ${tableScripts.files.size} file(s); list requests: ${listRequests}`);
@@ -143,7 +215,8 @@ try {
   }
   console.log(`first screen usable (cold cache, median of ${signIn.length}): sign-in form ${ms(median(signIn))} (max ${ms(Math.max(...signIn))}); records table with rows ${ms(median(table))} (max ${ms(Math.max(...table))})`);
   console.log(`  records table, when each step ended (median): ${Object.entries(tableSteps).map(([step, at]) => `${step} ${ms(median(at))}`).join(', ')}, rows on screen ${ms(median(table))}`);
-  console.log(`  records table, the browser's main thread until the rows showed (median): busy ${ms(median(tableCpu))}, of which scripts ${ms(median(tableScript))}`);
+  console.log(`  records table, the browser's main thread until the rows showed (median): CPU ${ms(median(tableThreadCpu))} (thread time, min ${ms(Math.min(...tableThreadCpu))}); busy ${ms(median(tableCpu))}, of which scripts ${ms(median(tableScript))}, style ${ms(median(tableStyle))}, layout ${ms(median(tableLayout))}`);
+  if (args.profile) await profileFirstScreen();
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript({ content: session });
@@ -184,18 +257,9 @@ try {
     mkdirSync(join(ARTIFACTS, 'bench'), { recursive: true });
     writeFileSync(join(ARTIFACTS, 'bench', 'console-paging.cpuprofile'), JSON.stringify(profile));
     // Self time by function over all the page turns, top 25.
-    const byFunction = new Map<string, number>();
-    const self = new Map<number, number>();
-    const dt = profile.timeDeltas ?? [];
-    (profile.samples ?? []).forEach((id, i) => self.set(id, (self.get(id) ?? 0) + (dt[i] ?? 0)));
-    for (const node of profile.nodes) {
-      const f = node.callFrame;
-      const key = `${f.functionName || '(anonymous)'} ${f.url.split('/').pop()}:${f.lineNumber + 1}`;
-      byFunction.set(key, (byFunction.get(key) ?? 0) + (self.get(node.id) ?? 0) / 1000);
-    }
-    const total = [...byFunction.values()].reduce((a, b) => a + b, 0);
+    const { total, top } = selfTime(profile, byFunction);
     console.log(`  CPU profile over ${pages.length} pages (${ms(total)} sampled), self time:`);
-    for (const [key, t] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`    ${ms(t).padStart(8)}  ${key}`);
+    for (const [key, t] of top.slice(0, 25)) console.log(`    ${ms(t).padStart(8)}  ${key}`);
   }
   console.log(`paging ${totalText} (25 a page, next page with the keyset cursor): median ${ms(median(pages))}, p95 ${ms(p95(pages))}, max ${ms(Math.max(...pages))} over ${pages.length} pages`);
   // The same list requests again, from Node: the API's share of a page.
