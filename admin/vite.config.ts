@@ -28,6 +28,9 @@ export default defineConfig({
   logLevel: 'warn',
   build: {
     outDir: 'dist',
+    // Browsers of 2022 on (module scripts need no older ones): class fields, optional chaining and the like
+    // stay as written instead of transpiled helpers, less code to parse and run.
+    target: 'es2022',
     emptyOutDir: true,
     // No inline scripts or data: modules: the console runs under script-src 'self'.
     assetsInlineLimit: 0,

@@ -1,6 +1,8 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.js';
+import { refreshSchemas } from './api/schemas.js';
+import { session } from './api/session.js';
 import { completeOidcSignIn, oidcFailure } from './auth/auth-provider.js';
 
 /** The console itself, loaded by main.ts (which has started the first screen's requests meanwhile). */
@@ -15,6 +17,10 @@ export async function start() {
     }
     window.history.replaceState(null, '', '/admin/');
   }
+  // Signed in: the tenant's schemas first (their request, started by main.ts, has usually answered while this
+  // code loaded), so that the first render already has the resources and the screen the URL names, instead of
+  // rendering a "not found" and the whole layout again once they arrive. Not waiting more than a second.
+  if (session.token && session.tenant) await Promise.race([refreshSchemas(), new Promise((resolve) => setTimeout(resolve, 1000))]);
   createRoot(document.getElementById('root')!).render(<StrictMode><App /></StrictMode>);
 }
 

@@ -1,4 +1,4 @@
-import { useEffect, useState, useSyncExternalStore } from 'react';
+import { useEffect, useSyncExternalStore } from 'react';
 import { api } from './client.js';
 import { session } from './session.js';
 
@@ -40,8 +40,8 @@ export const resourceOf = (s: Pick<SchemaItem, 'namespace' | 'name'>) => `${s.na
 /** Namespaces whose records only their pack writes; the console lists them read-only or leaves them out. */
 const HIDDEN = new Set(['cms.form_submission']);
 
-interface State { tenant: string | null; schemas: SchemaItem[]; loaded: boolean }
-let state: State = { tenant: null, schemas: [], loaded: false };
+interface State { tenant: string | null; token: string | null; schemas: SchemaItem[]; loaded: boolean }
+let state: State = { tenant: null, token: null, schemas: [], loaded: false };
 const listeners = new Set<() => void>();
 
 /**
@@ -61,15 +61,15 @@ export function refreshSchemas(): Promise<void> {
 }
 
 async function loadSchemas(): Promise<void> {
-  const tenant = session.tenant;
-  if (!session.token || !tenant) {
-    state = { tenant, schemas: [], loaded: true };
+  const { tenant, token } = session;
+  if (!token || !tenant) {
+    state = { tenant, token, schemas: [], loaded: true };
   } else {
     try {
       const data = await api<{ items: SchemaItem[] }>('/metadata/schemas');
-      state = { tenant, schemas: data.items.filter((s) => !HIDDEN.has(resourceOf(s))), loaded: true };
+      state = { tenant, token, schemas: data.items.filter((s) => !HIDDEN.has(resourceOf(s))), loaded: true };
     } catch {
-      state = { tenant, schemas: [], loaded: true };
+      state = { tenant, token, schemas: [], loaded: true };
     }
   }
   for (const listener of listeners) listener();
@@ -84,14 +84,15 @@ export function findSchema(resource: string): SchemaItem | undefined {
   return state.schemas.find((s) => resourceOf(s) === resource);
 }
 
+/** Whether the schemas held are those of the session (start.tsx loads them before the first render). */
+const current = () => state.loaded && state.tenant === session.tenant && state.token === session.token;
+
 export function useSchemas(): State {
-  const current = useSyncExternalStore(subscribe, () => state);
-  const [started, setStarted] = useState(false);
+  const schemas = useSyncExternalStore(subscribe, () => state);
   useEffect(() => {
-    if (!started) {
-      setStarted(true);
-      void refreshSchemas();
-    }
+    // On mount only when not loaded yet: a component that mounts later reads what is held (no state of its
+    // own to set, so no second render of each user).
+    if (!current()) void refreshSchemas();
     const unsubscribe = session.subscribe(() => void refreshSchemas());
     const onFocus = () => void refreshSchemas();
     window.addEventListener('focus', onFocus);
@@ -99,6 +100,6 @@ export function useSchemas(): State {
       unsubscribe();
       window.removeEventListener('focus', onFocus);
     };
-  }, [started]);
-  return current;
+  }, []);
+  return schemas;
 }

@@ -70,8 +70,6 @@ export const authProvider: AuthProvider = {
     if (!me) throw new Error('Not signed in');
     return { id: me.userId, fullName: me.name ?? me.email ?? me.userId };
   },
-  async getPermissions() {
-    const me = session.me;
-    return me ? { role: me.role, superadmin: me.isSuperadmin } : null;
-  },
+  // No getPermissions: the screens read the role from the session (session.can), and react-admin waits for
+  // permissions it is given before it registers the resources (one more render of the first screen).
 };

@@ -5,7 +5,7 @@ import { session } from '../api/session.js';
 
 export function SchemaList() {
   return (
-    <List title="Schemas" actions={<TopToolbar>{session.can('admin') && <CreateButton label="New schema" />}</TopToolbar>} pagination={false} perPage={1000}
+    <List disableAuthentication title="Schemas" actions={<TopToolbar>{session.can('admin') && <CreateButton label="New schema" />}</TopToolbar>} pagination={false} perPage={1000}
       sort={{ field: 'namespace', order: 'ASC' }}>
       <DataTable rowClick="show" bulkActionButtons={false} size="small">
         {['namespace', 'name', 'title', 'scope', 'version'].map((source) => <DataTable.Col key={source} source={source} disableSort />)}
