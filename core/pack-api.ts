@@ -30,7 +30,7 @@ export type { AuthLevel, BodyOf, ErrorCode, HttpMethod, JsonSchema, PackRouter, 
 export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export type { Page, Pagination } from './http/envelope.js';
-export { sendCacheable } from './http/cacheable.js';
+export { sendCacheable, sendCacheableTagged } from './http/cacheable.js';
 export { listQuerySchema, pageResponse, recordResponse } from './http/response-schemas.js';
 export { matchesEtag } from './http/conditional.js';
 export { clientKey } from './http/client-key.js';
@@ -47,7 +47,7 @@ export { createAjv, toIssues } from './metadata/ajv.js';
 export { newId, nowIso, UUID_PATTERN } from './db/ids.js';
 
 // Kernel services (reached through the PackContext) and their types.
-export type { Database } from './db/database.js';
+export type { Database, Query, Sql } from './db/database.js';
 export type { EventsService } from './events/events.service.js';
 export type { PlatformEvent } from './events/event.js';
 export type { FetchService } from './fetch/fetch.service.js';
