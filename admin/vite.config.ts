@@ -20,11 +20,33 @@ function preloadConsole(): Plugin {
   };
 }
 
+/**
+ * The first screen runs most of the console's two large chunks: V8's explicit compile hint makes Chromium compile
+ * them whole while it streams them in, on a background thread, instead of function by function on the main
+ * thread as each is first called (https://v8.dev/blog/explicit-compile-hints). Other browsers ignore the comment.
+ */
+function compileHints(): Plugin {
+  return {
+    name: 'compile-hints',
+    apply: 'build',
+    enforce: 'post',
+    generateBundle: {
+      // After Vite's own (its preload helper goes at the top of the chunk): the comment must come first.
+      order: 'post',
+      handler(_options, bundle) {
+        for (const chunk of Object.values(bundle)) {
+          if (chunk.type === 'chunk' && (chunk.name === 'start' || chunk.name === 'ra-core')) chunk.code = `//# allFunctionsCalledOnLoad\n${chunk.code}`;
+        }
+      },
+    },
+  };
+}
+
 // Built by `npm run build:admin` (run by `npm install`) into admin/dist, served by the service at /admin.
 export default defineConfig({
   root: import.meta.dirname,
   base: '/admin/',
-  plugins: [react(), preloadConsole()],
+  plugins: [react(), preloadConsole(), compileHints()],
   logLevel: 'warn',
   build: {
     outDir: 'dist',
