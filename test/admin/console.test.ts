@@ -35,7 +35,15 @@ describe('admin console at /admin (headless Chromium)', function () {
   };
   const checkA11y = async (screen: string) => {
     // Judge the screen at rest: a menu closing or a notification fading in is half transparent for a moment.
-    await waitUntil('animations to end', async () => (await page.evaluate('document.getAnimations().length')) === 0, 5_000);
+    // At rest for a quarter of a second: a notification that replaces another fades in only once the other has
+    // faded out, a moment with no animation between the two.
+    const still = async () => (await page.evaluate('document.getAnimations().length')) === 0;
+    const atRest = async () => {
+      if (!(await still())) return false;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      return still();
+    };
+    await waitUntil('animations to end', atRest, 5_000);
     violations[screen] = await seriousViolations(page);
   };
 
