@@ -47,7 +47,7 @@ export { createAjv, toIssues } from './metadata/ajv.js';
 export { newId, nowIso, UUID_PATTERN } from './db/ids.js';
 
 // Kernel services (reached through the PackContext) and their types.
-export type { Database } from './db/database.js';
+export type { Database, Query, Sql } from './db/database.js';
 export type { EventsService } from './events/events.service.js';
 export type { PlatformEvent } from './events/event.js';
 export type { FetchService } from './fetch/fetch.service.js';

@@ -180,7 +180,7 @@ export class BulkWriter {
     const expression = this.db.dialect.jsonField(field, type === 'number' || type === 'integer' || type === 'boolean' ? type : 'string');
     for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
       const chunk = keys.slice(i, i + LOOKUP_CHUNK);
-      const rows = await this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+      const rows = await this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
         `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${expression} IN (${chunk.map(() => '?').join(', ')})`,
         [rc.tenantId!, ...chunk]);
       for (const row of rows) {

@@ -161,7 +161,7 @@ export class RecordTransfer {
         const written = await this.bulk.write(rc, schema, pending.map((l) => l.data), upsert);
         // Inside the import's transaction the writes wait in a queue: run them now, so that a taken
         // unique value shows in this batch and the queue never holds more than one batch.
-        if (atomic) await this.db.dialect.rows(this.db.conn(rc), 'SELECT 1 AS one', []);
+        if (atomic) await this.db.sql(rc).rows('SELECT 1 AS one', []);
         result.created += written.created;
         result.updated += written.updated;
         return;

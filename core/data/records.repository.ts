@@ -111,13 +111,13 @@ export class RecordsRepository {
    */
   async bulkInsert(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
     this.touch(schema.tableName);
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const rows: RecordRow[] = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({
       tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
     }));
     // SQLite caps a compound insert at 500 rows.
     const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
-    for (let i = 0; i < rows.length; i += batch) await conn(schema.tableName).insert(rows.slice(i, i + batch));
+    for (let i = 0; i < rows.length; i += batch) await conn.run(this.db.query(schema.tableName).insert(rows.slice(i, i + batch)));
     if (rows.length) await this.totals.add(rc, schema.id, rows.length);
   }
 
@@ -128,7 +128,7 @@ export class RecordsRepository {
 
   /** A record by id; with `lock`, its row stays locked for rc's transaction (read-modify-write). */
   async findById(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord | null> {
-    const rows = await this.db.dialect.rows<RecordRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<RecordRow>(
       `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?${lock ? forUpdateClause(this.db.dialect) : ''}`, [rc.tenantId!, id]);
     return rows[0] ? this.toRecord(rows[0]) : null;
   }
@@ -136,9 +136,9 @@ export class RecordsRepository {
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
   async update(rc: RequestContext, schema: CompiledSchema, id: string, version: number, data: Record<string, unknown>, now: string): Promise<boolean> {
     this.touch(schema.tableName);
-    const changed = await this.db.conn(rc)(schema.tableName)
+    const changed = await this.db.sql(rc).run(this.db.query(schema.tableName)
       .where({ tenant_id: rc.tenantId!, id, version })
-      .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now });
+      .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now }));
     return changed === 1;
   }
 
@@ -168,7 +168,7 @@ export class RecordsRepository {
       whereBindings.push(value);
     }
     this.touch(schema.tableName);
-    const rows = await d.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
       `UPDATE ${schema.tableName} SET data = ${data}, version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ?`
       + `${where.map((w) => ` AND ${w}`).join('')} RETURNING id, data, version, created_at, updated_at`,
       [...sets, now, rc.tenantId!, id, ...whereBindings]);
@@ -177,7 +177,7 @@ export class RecordsRepository {
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
     this.touch(schema.tableName);
-    const deleted = await this.db.conn(rc)(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete();
+    const deleted = await this.db.sql(rc).run(this.db.query(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete());
     if (deleted === 1) await this.totals.add(rc, schema.id, -1);
     return deleted === 1;
   }
@@ -189,7 +189,6 @@ export class RecordsRepository {
    */
   async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: Array<Omit<RecordRow, 'tenant_id'>>; total: number | null; totalEstimated: boolean }> {
     const started = performance.now();
-    const conn = this.db.conn(rc);
     const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
     sql.applyFilters(filters, query.filters);
@@ -200,7 +199,7 @@ export class RecordsRepository {
     // The document as JSON text on both engines: the data API splices it into the response as it is.
     const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${schema.tableName} `
       + `WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    const rows = this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(conn, rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
+    const rows = this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
     const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
     const ms = performance.now() - started;
@@ -215,7 +214,7 @@ export class RecordsRepository {
     const where = `FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
     const bindings = [rc.tenantId!, ...filters.bindings];
     if (query.estimated) {
-      const estimate = await this.db.dialect.estimateRows(this.db.conn(rc), `SELECT 1 ${where}`, bindings);
+      const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
     if (!query.filters.length) return { total: await this.totals.exact(rc, schema.id), estimated: false };
@@ -231,12 +230,11 @@ export class RecordsRepository {
   }
 
   private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {
-    const conn = this.db.conn(rc);
-    const run = async () => Number((await this.db.dialect.rows<{ n: number | string }>(conn, sql, bindings))[0].n);
+    const run = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
     // Inside a transaction the count may see uncommitted writes: never remember it.
     if (rc.trx) return run();
     const generation = this.generations.get(table) ?? 0;
-    const token = await this.db.dialect.externalChangeToken(conn);
+    const token = await this.db.externalChangeToken(rc);
     if (token === null) return run();
     const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
     const known = this.counted.get(key);

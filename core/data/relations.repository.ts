@@ -15,7 +15,7 @@ export class RelationsRepository {
   async existing(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
-    const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ id: string }>(
       `SELECT id FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
     return new Set(rows.map((r) => r.id));
   }
@@ -23,7 +23,7 @@ export class RelationsRepository {
   /** The tenant's records of `source` whose `field` holds `id` (at most `limit`). */
   async referring(rc: RequestContext, source: RegisteredSchema, field: string, many: boolean, id: string, limit: number): Promise<string[]> {
     const refers = this.db.dialect.refersTo(field, many, id);
-    const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ id: string }>(
       `SELECT id FROM ${source.tableName} WHERE tenant_id = ? AND ${refers.sql} ORDER BY id LIMIT ?`, [rc.tenantId!, ...refers.bindings, limit]);
     return rows.map((r) => r.id);
   }
@@ -31,7 +31,7 @@ export class RelationsRepository {
   /** The tenant's records of `target` among `ids`, in one query, each document as JSON text. */
   async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
-    return this.db.dialect.rows<Omit<RecordRow, 'tenant_id'>>(this.db.conn(rc),
+    return this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
       `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
       [rc.tenantId!, JSON.stringify(ids)]);
   }
@@ -47,7 +47,7 @@ export class RelationsRepository {
   /** Records of `source` (any tenant's, for a platform schema) whose `field` is set, for checks of a new version. */
   async withField(rc: RequestContext, source: RegisteredSchema, field: string, after: [string, string], limit: number): Promise<Array<{ tenantId: string; id: string; value: unknown }>> {
     const own = source.tenantId !== null;
-    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string; data: unknown }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ tenant_id: string; id: string; data: unknown }>(
       `SELECT tenant_id, id, data FROM ${source.tableName} WHERE ${own ? 'tenant_id = ? AND ' : ''}(tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT ?`,
       [...(own ? [source.tenantId] : []), ...after, limit]);
     return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id, value: this.db.dialect.fromJson<Record<string, unknown>>(r.data)[field] }));

@@ -27,7 +27,7 @@ export class TotalsRepository {
 
   /** The exact number of the tenant's records of a schema. */
   async exact(rc: RequestContext, schemaId: number): Promise<number> {
-    const [row] = await this.db.dialect.rows<{ n: number | string | null; parts: number | string }>(this.db.conn(rc),
+    const [row] = await this.db.sql(rc).rows<{ n: number | string | null; parts: number | string }>(
       'SELECT sum(n) AS n, count(*) AS parts FROM record_counts WHERE tenant_id = ? AND schema_id = ?', [rc.tenantId!, schemaId]);
     if (Number(row.parts) > FOLD_AT && !rc.trx) {
       this.fold(rc.tenantId!, schemaId).catch((err) => rc.logger?.warn({ err }, 'folding record counts failed'));
@@ -37,7 +37,7 @@ export class TotalsRepository {
 
   /** The number of records of a schema over every tenant that holds some (a schema being deleted). */
   async ofSchema(rc: RequestContext, schemaId: number, tenantId: string | null): Promise<number> {
-    const [row] = await this.db.dialect.rows<{ n: number | string | null }>(this.db.conn(rc),
+    const [row] = await this.db.sql(rc).rows<{ n: number | string | null }>(
       `SELECT sum(n) AS n FROM record_counts WHERE ${tenantId ? 'tenant_id = ? AND ' : ''}schema_id = ?`, [...(tenantId ? [tenantId] : []), schemaId]);
     return Number(row?.n ?? 0);
   }
@@ -54,7 +54,7 @@ export class TotalsRepository {
     try {
       await this.db.transaction(systemContext(tenantId), async (rc) => {
         const lock = this.db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
-        const rows = await this.db.dialect.rows<{ id: string; n: number | string }>(this.db.conn(rc),
+        const rows = await this.db.sql(rc).rows<{ id: string; n: number | string }>(
           `SELECT id, n FROM record_counts WHERE tenant_id = ? AND schema_id = ? ORDER BY id LIMIT ${FOLD_BATCH}${lock}`, [tenantId, schemaId]);
         if (rows.length < 2) return;
         const sum = rows.reduce((acc, r) => acc + Number(r.n), 0);

@@ -2,32 +2,51 @@ import knexFactory, { type Knex } from 'knex';
 import type { DeferredWrite, Dialect, PoolClient, WriteCommitter } from './dialects/dialect.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.js';
+import { countQuery } from './query-count.js';
+import type { Query, Sql } from './sql.js';
+import { UnitOfWork } from './unit-of-work.js';
 
 export type { DeferredWrite } from './dialects/dialect.js';
+export type { Query, Sql } from './sql.js';
 
 /**
- * The database handle that repositories use. `conn(rc)` is the request's transaction when there is one,
- * else the pool. `transaction(rc, fn)` runs fn with a copy of rc that carries the transaction; nested calls
- * join the outer transaction. Callbacks registered with rc.afterCommit run once the outermost commits.
+ * The database handle that repositories use. `sql(rc)` is where rc's statements run: its transaction when
+ * there is one, else the pool; queries are built with `query`, which runs nothing on its own.
+ * `transaction(rc, fn)` runs fn with a copy of rc that carries the transaction (`rc.trx`, a UnitOfWork);
+ * nested calls join the outer transaction. Callbacks registered with rc.afterCommit run once the outermost
+ * commits.
  *
- * A transaction is a unit of work that opens lazily: writes queued with `insertAtCommit` / `writeAtCommit`
- * wait in it, and the first statement that needs the connection (any read, any other write) takes a
- * pooled connection, runs BEGIN and the queued writes, in order. A transaction that only queued writes
- * (a record and its outbox event, say) never holds a connection while its code runs: at commit its
- * writes go to the dialect's committer in one go, as a single statement on PostgreSQL and through group
- * commit on SQLite (see the dialects).
+ * A transaction is a unit of work that opens lazily: writes queued with `writeAtCommit` wait in it, and the
+ * first statement that needs the connection (any read, any other write) takes a pooled connection, runs
+ * BEGIN and the queued writes, in order. A transaction that only queued writes (a record and its outbox
+ * event, say) never holds a connection while its code runs: at commit its writes go to the dialect's
+ * committer in one go, as a single statement on PostgreSQL and through group commit on SQLite (see the
+ * dialects).
  */
 export class Database {
   /** Cross-process news of shared state that processes keep in memory (core/db/change-feed.ts). */
   readonly changes: ChangeFeed;
+  /**
+   * Builds queries (knex's query builder and raw) to run through `sql(rc).run`. It holds no connection:
+   * a query awaited by itself fails at once ("Unable to acquire a connection") instead of running outside
+   * rc's transaction.
+   */
+  readonly query: Knex;
+  private readonly pool: PoolClient;
   private readonly committer: WriteCommitter;
+  private readonly poolSql: Sql;
   private readonly idle: Knex.Transaction[] = [];
 
   /** `options.url`: the PostgreSQL URL, for the change feed's own LISTEN connection. */
   constructor(readonly knex: Knex, readonly dialect: Dialect, options: { url?: string; log?: { warn(obj: object, message: string): void } } = {}) {
-    this.committer = dialect.committer(knex.client as unknown as PoolClient);
+    this.pool = knex.client as unknown as PoolClient;
+    this.committer = dialect.committer(this.pool);
+    // The pool's client class and options, without a connection: no pool and no driver of its own.
+    const { useNullAsDefault, log } = knex.client.config as Knex.Config;
+    this.query = knexFactory({ client: knex.client.constructor as typeof Knex.Client, useNullAsDefault, log });
+    this.poolSql = new PoolSql(this.pool, dialect, this.committer);
     this.changes = dialect.name === 'postgres' && options.url
-      ? postgresChangeFeed(options.url, (rc, sql, bindings) => dialect.rows(this.conn(rc), sql, bindings), options.log)
+      ? postgresChangeFeed(options.url, (rc, sql, bindings) => this.sql(rc).rows(sql, bindings), options.log)
       : localChangeFeed();
   }
 
@@ -37,8 +56,24 @@ export class Database {
     await this.knex.destroy();
   }
 
+  /** Where rc's statements run: its transaction when there is one, else the pool. */
+  sql(rc: RequestContext | null | undefined): Sql {
+    return rc?.trx ?? this.poolSql;
+  }
+
+  /**
+   * A knex instance bound to rc's transaction (else the pool). Being replaced by `sql(rc)` with `query`;
+   * kept until every repository has moved.
+   */
   conn(rc: RequestContext | null | undefined): Knex | Knex.Transaction {
-    return rc?.trx ?? this.knex;
+    if (!rc?.trx) return this.knex;
+    const unit = rc.trx as UnitOfWork;
+    if (!unit.adapter) {
+      const trx = this.idle.pop() ?? unitKnex(this.knex);
+      (trx.client as unknown as UnitClient).unit = unit;
+      unit.adapter = trx;
+    }
+    return unit.adapter as Knex.Transaction;
   }
 
   /**
@@ -46,46 +81,39 @@ export class Database {
    * writeAtCommit). Column names come from code, never from users.
    */
   insertAtCommit(rc: RequestContext | null | undefined, table: string, row: Record<string, unknown>, done?: (changes: number) => void): Promise<void> {
-    return this.writeAtCommit(rc, { table, rows: [row], done });
+    return this.sql(rc).writeAtCommit({ table, rows: [row], done });
   }
 
-  /**
-   * Queues a write whose result the transaction's code does not need: rows to insert, or an INSERT ... SELECT
-   * (see DeferredWrite). It runs before COMMIT, in order with the transaction's other statements; `done`
-   * learns how many rows it wrote. Outside a transaction it runs at once, on its own (through group commit).
-   */
-  async writeAtCommit(rc: RequestContext | null | undefined, write: DeferredWrite): Promise<void> {
-    const unit = rc?.trx ? unitOf(rc.trx) : null;
-    if (unit) {
-      unit.pending.push(write);
-      return;
-    }
-    if (rc?.trx) {
-      // A transaction opened outside this class (knex.transaction): run the write in it now.
-      const [changes] = await this.dialect.runWrites(this.knex.client as unknown as PoolClient, await acquire(rc.trx), [write]);
-      write.done?.(changes);
-      return;
-    }
-    const [changes] = await this.committer([write]);
-    write.done?.(changes);
+  /** `sql(rc).writeAtCommit(write)` (see Sql.writeAtCommit). */
+  writeAtCommit(rc: RequestContext | null | undefined, write: DeferredWrite): Promise<void> {
+    return this.sql(rc).writeAtCommit(write);
+  }
+
+  /** The planner's estimate of the rows a SELECT returns, in rc's transaction; null when the engine gives none cheaply. */
+  estimateRows(rc: RequestContext | null | undefined, sql: string, bindings: readonly unknown[]): Promise<number | null> {
+    return this.dialect.estimateRows(this.connections(rc), sql, bindings);
+  }
+
+  /** See Dialect.externalChangeToken; read in rc's transaction when there is one. */
+  externalChangeToken(rc: RequestContext | null | undefined): Promise<number | null> {
+    return this.dialect.externalChangeToken(this.connections(rc));
   }
 
   async transaction<T>(rc: RequestContext, fn: (rc: RequestContext) => Promise<T>): Promise<T> {
     if (rc.trx) return fn(rc);
-    const unit = new UnitOfWork(this.knex.client as unknown as PoolClient, this.dialect);
-    const trx = this.lease(unit);
+    const unit = new UnitOfWork(this.pool, this.dialect);
     const afterCommit: Array<() => void | Promise<void>> = [];
     const whenDone: Array<() => void> = [];
     let result: T;
     try {
-      result = await fn({ ...rc, trx, afterCommit: (cb) => { afterCommit.push(cb); }, whenDone: (cb) => { whenDone.push(cb); }, heldGates: new Set() });
+      result = await fn({ ...rc, trx: unit, afterCommit: (cb) => { afterCommit.push(cb); }, whenDone: (cb) => { whenDone.push(cb); }, heldGates: new Set() });
       await unit.commit(this.committer);
     } catch (err) {
       await unit.rollback();
       throw err;
     } finally {
       await unit.release();
-      this.giveBack(trx);
+      if (unit.adapter) this.giveBack(unit.adapter as Knex.Transaction);
       for (const cb of whenDone) cb();
     }
     for (const cb of afterCommit) {
@@ -98,14 +126,9 @@ export class Database {
     return result;
   }
 
-  /**
-   * A knex instance whose queries run in `unit`. Instances are reused: building one per transaction
-   * (as knex.transaction() does) costs more than a small write.
-   */
-  private lease(unit: UnitOfWork): Knex.Transaction {
-    const trx = this.idle.pop() ?? unitKnex(this.knex);
-    (trx.client as unknown as UnitClient).unit = unit;
-    return trx;
+  /** The connections rc's statements take: its transaction's, else the pool's. */
+  private connections(rc: RequestContext | null | undefined): PoolClient {
+    return rc?.trx ? (rc.trx as UnitOfWork) : this.pool;
   }
 
   private giveBack(trx: Knex.Transaction): void {
@@ -114,67 +137,27 @@ export class Database {
   }
 }
 
-/** One transaction: its queued writes and, once something needed it, its connection. */
-class UnitOfWork {
-  pending: DeferredWrite[] = [];
-  private opening: Promise<object> | null = null;
-  private connection: object | null = null;
-  private finished = false;
+/** The pool as an Sql: each statement takes a pooled connection and gives it back. */
+class PoolSql implements Sql {
+  constructor(private readonly pool: PoolClient, private readonly dialect: Dialect, private readonly committer: WriteCommitter) {}
 
-  constructor(private readonly pool: PoolClient, private readonly dialect: Dialect) {}
-
-  /** The transaction's connection: taken from the pool and BEGIN run on first use; queued writes run first. */
-  async acquire(): Promise<object> {
-    if (this.finished) throw new Error('The transaction has finished; use the rc it was opened with only inside it');
-    this.opening ??= this.open();
-    const connection = await this.opening;
-    if (this.pending.length) {
-      const writes = this.pending;
-      this.pending = [];
-      const counts = await this.dialect.runWrites(this.pool, connection, writes);
-      writes.forEach((w, i) => w.done?.(counts[i]));
-    }
-    return connection;
-  }
-
-  private async open(): Promise<object> {
+  async run<T>(query: Query<T>): Promise<T> {
+    countQuery();
     const connection = await this.pool.acquireConnection();
     try {
-      await this.dialect.exec(connection, this.dialect.beginSql);
-    } catch (err) {
+      return await query.connection(connection);
+    } finally {
       await this.pool.releaseConnection(connection);
-      throw err;
     }
-    this.connection = connection;
-    return connection;
   }
 
-  async commit(committer: WriteCommitter): Promise<void> {
-    if (this.opening) {
-      const connection = await this.acquire();
-      await this.dialect.exec(connection, 'COMMIT');
-    } else if (this.pending.length) {
-      const writes = this.pending;
-      this.pending = [];
-      const counts = await committer(writes);
-      writes.forEach((w, i) => w.done?.(counts[i]));
-    }
-    this.finished = true;
+  rows<T = Record<string, unknown>>(sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+    return this.dialect.rows<T>(this.pool, sql, bindings);
   }
 
-  async rollback(): Promise<void> {
-    this.finished = true;
-    this.pending = [];
-    if (!this.opening) return;
-    const connection = await this.opening.catch(() => null);
-    if (connection) await this.dialect.exec(connection, 'ROLLBACK').catch(() => {});
-  }
-
-  async release(): Promise<void> {
-    this.finished = true;
-    const connection = this.connection;
-    this.connection = null;
-    if (connection) await this.pool.releaseConnection(connection);
+  async writeAtCommit(write: DeferredWrite): Promise<void> {
+    const [changes] = await this.committer([write]);
+    write.done?.(changes);
   }
 }
 
@@ -182,23 +165,14 @@ interface UnitClient {
   unit: UnitOfWork | null;
 }
 
-function unitOf(trx: Knex | Knex.Transaction): UnitOfWork | null {
-  return (trx.client as unknown as Partial<UnitClient>).unit ?? null;
-}
-
-/** The driver connection behind a knex instance (a pool's or a transaction's). */
-function acquire(trx: Knex | Knex.Transaction): Promise<object> {
-  return (trx.client as unknown as PoolClient).acquireConnection();
-}
-
-/** A knex instance whose client hands out the connection of its current unit of work. */
+/** A knex instance whose client hands out the connection of its current unit of work (`conn(rc)`, until it goes). */
 function unitKnex(base: Knex): Knex.Transaction {
   const PoolClientClass = base.client.constructor as new (config: Knex.Config) => Knex.Client;
   class TransactionClient extends PoolClientClass {
     unit: UnitOfWork | null = null;
     override async acquireConnection() {
       if (!this.unit) throw new Error('The transaction has finished; use the rc it was opened with only inside it');
-      return this.unit.acquire();
+      return this.unit.acquireConnection();
     }
     override async releaseConnection() {}
   }

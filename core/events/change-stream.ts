@@ -147,7 +147,7 @@ export class ChangeStreams implements BackgroundTask {
 
   /** The tenant's latest position that every stream may start after (a stream without Last-Event-ID). */
   async head(tenantId: string): Promise<StreamPosition> {
-    const rows = await this.db.dialect.rows<{ txid: string | number; position: string | number }>(this.db.knex,
+    const rows = await this.db.sql(null).rows<{ txid: string | number; position: string | number }>(
       `SELECT txid, position FROM outbox_events WHERE tenant_id = ? AND txid < ${this.db.dialect.commitHorizon} ORDER BY txid DESC, position DESC LIMIT 1`,
       [tenantId]);
     return rows[0] ? { txid: BigInt(rows[0].txid), position: BigInt(rows[0].position) } : { txid: 0n, position: 0n };
@@ -212,7 +212,7 @@ export class ChangeStreams implements BackgroundTask {
       const active = [...tail.subscribers].filter((s) => !s.paused);
       if (!active.length) return;
       const from = active.reduce((min, s) => (after(min, s.at) ? s.at : min), active[0].at);
-      const rows = await this.db.dialect.rows<OutboxRow>(this.db.knex,
+      const rows = await this.db.sql(null).rows<OutboxRow>(
         `SELECT txid, position, id, name, product, ${this.db.dialect.jsonText('payload')} AS payload, occurred_at FROM outbox_events `
         + `WHERE tenant_id = ? AND (txid > ? OR (txid = ? AND position > ?)) AND txid < ${this.db.dialect.commitHorizon} `
         + 'ORDER BY txid, position LIMIT ?',

@@ -27,8 +27,8 @@ export class IdempotencyRepository {
   }
 
   async find(scope: string, keyHash: string): Promise<IdempotencyRow | null> {
-    const rows = await this.db.dialect.rows<{ request_hash: string; status: number | null; response: string | null; claimed_at: string; expires_at: string }>(
-      this.db.knex, 'SELECT request_hash, status, response, claimed_at, expires_at FROM idempotency_requests WHERE tenant_id = ? AND key_hash = ?', [scope, keyHash]);
+    const rows = await this.db.sql(null).rows<{ request_hash: string; status: number | null; response: string | null; claimed_at: string; expires_at: string }>(
+      'SELECT request_hash, status, response, claimed_at, expires_at FROM idempotency_requests WHERE tenant_id = ? AND key_hash = ?', [scope, keyHash]);
     const row = rows[0];
     return row ? { requestHash: row.request_hash, status: row.status === null ? null : Number(row.status), response: row.response, claimedAt: row.claimed_at, expiresAt: row.expires_at } : null;
   }
@@ -51,7 +51,7 @@ export class IdempotencyRepository {
    * `claimedAt` still holds the key: true when it did.
    */
   async completeIn(rc: RequestContext, scope: string, keyHash: string, claimedAt: string, status: number, response: string): Promise<boolean> {
-    const rows = await this.db.dialect.rows(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows(
       'UPDATE idempotency_requests SET status = ?, response = ? WHERE tenant_id = ? AND key_hash = ? AND claimed_at = ? AND status IS NULL RETURNING 1 AS kept',
       [status, response, scope, keyHash, claimedAt]);
     return rows.length === 1;

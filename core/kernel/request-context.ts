@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
 import type { Logger } from 'pino';
+import type { Sql } from '../db/sql.js';
 
 export type TenantRole = 'admin' | 'editor' | 'viewer';
 
@@ -30,7 +30,8 @@ export interface RequestContext {
   principal: Principal | null;
   requestId: string;
   logger?: Logger;
-  trx?: Knex.Transaction;
+  /** The transaction (Database.transaction), where every statement of the inner rc runs (Database.sql). */
+  trx?: Sql;
   /** Registers work to run after the outermost transaction commits (events, in-process handlers). */
   afterCommit?: (cb: () => void | Promise<void>) => void;
   /** Registers work to run when the outermost transaction ends, committed or rolled back (what it held is let go). */

@@ -16,7 +16,7 @@ export class SchemaEvolutionRepository {
   /** The tenant's records (every tenant's for a platform schema) after (tenantId, id), in key order. */
   async batch(rc: RequestContext, s: RegisteredSchema, after: [string, string], limit: number): Promise<StoredDocument[]> {
     const own = s.tenantId !== null;
-    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string; data: unknown }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ tenant_id: string; id: string; data: unknown }>(
       `SELECT tenant_id, id, data FROM ${s.tableName} WHERE ${own ? 'tenant_id = ? AND ' : ''}(tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT ?`,
       [...(own ? [s.tenantId] : []), ...after, limit]);
     return rows.map((r) => this.toDocument(r));
@@ -25,7 +25,7 @@ export class SchemaEvolutionRepository {
   /** Records written since `since` (ISO time), inside the switching transaction. */
   async changedSince(rc: RequestContext, s: RegisteredSchema, since: string): Promise<StoredDocument[]> {
     const own = s.tenantId !== null;
-    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string; data: unknown }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ tenant_id: string; id: string; data: unknown }>(
       `SELECT tenant_id, id, data FROM ${s.tableName} WHERE ${own ? 'tenant_id = ? AND ' : ''}updated_at >= ?`,
       [...(own ? [s.tenantId] : []), since]);
     return rows.map((r) => this.toDocument(r));
@@ -45,7 +45,7 @@ export class SchemaEvolutionRepository {
     const exprs = fields.map((f) => sql.expression(f).sql);
     const own = s.tenantId !== null;
     const where = [...(own ? ['tenant_id = ?'] : []), ...exprs.map((e) => `${e} IS NOT NULL`)].join(' AND ');
-    const rows = await this.db.dialect.rows<{ a: string; b: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ a: string; b: string }>(
       `SELECT min(id) AS a, max(id) AS b FROM ${s.tableName} WHERE ${where} GROUP BY tenant_id, ${exprs.join(', ')} HAVING count(*) > 1 LIMIT ?`,
       [...(own ? [s.tenantId] : []), limit]);
     return rows.map((r) => ({ ids: [r.a, r.b] }));

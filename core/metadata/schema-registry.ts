@@ -253,7 +253,7 @@ export class SchemaRegistry {
     if (now - this.tokenReadAt < TOKEN_READ_EVERY_MS) return;
     this.tokenReadAt = now;
     // Through rc's transaction when there is one: SQLite's pool has one connection, which it holds.
-    const token = await this.db.dialect.externalChangeToken(this.db.conn(rc));
+    const token = await this.db.externalChangeToken(rc);
     if (token === null || token === this.seenToken) return;
     if (this.seenToken !== null) {
       this.generation++;

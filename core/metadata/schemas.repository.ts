@@ -122,7 +122,7 @@ export class SchemasRepository {
   /** The schema's current version, read and (PostgreSQL) locked in rc's transaction. */
   async lockVersion(rc: RequestContext, id: number): Promise<number | null> {
     const lock = this.db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
-    const rows = await this.db.dialect.rows<{ version: number }>(this.db.conn(rc), `SELECT version FROM schemas WHERE id = ?${lock}`, [id]);
+    const rows = await this.db.sql(rc).rows<{ version: number }>(`SELECT version FROM schemas WHERE id = ?${lock}`, [id]);
     return rows[0] ? Number(rows[0].version) : null;
   }
 

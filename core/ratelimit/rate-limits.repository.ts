@@ -10,7 +10,7 @@ export class RateLimitsRepository {
 
   /** Adds one hit to the tenant's bucket window and returns the window's count including it. */
   async increment(rc: RequestContext | null, tenantId: string, bucket: string, windowStart: string, expiresAt: string): Promise<number> {
-    const rows = await this.db.dialect.rows<{ hits: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ hits: number | string }>(
       'INSERT INTO rate_limits (tenant_id, bucket, window_start, expires_at, hits) VALUES (?, ?, ?, ?, 1) '
       + 'ON CONFLICT (tenant_id, bucket, window_start) DO UPDATE SET hits = rate_limits.hits + 1 RETURNING hits',
       [tenantId, bucket, windowStart, expiresAt]);

@@ -41,7 +41,7 @@ export class TenantsRepository {
    * The request pipeline calls this on every request, so it is one round trip of precompiled SQL.
    */
   async findWithModule(rc: RequestContext | null, id: string, appCode: string): Promise<{ tenant: TenantRecord; moduleEnabled: boolean | null } | null> {
-    const rows = await this.db.dialect.rows<TenantRow & { is_enabled: unknown }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<TenantRow & { is_enabled: unknown }>(
       'SELECT t.id, t.name, t.plan, t.status, t.created_at, t.updated_at, m.is_enabled FROM tenants t '
       + 'LEFT JOIN tenant_modules m ON m.tenant_id = t.id AND m.app_code = ? WHERE t.id = ?', [appCode, id]);
     const row = rows[0];

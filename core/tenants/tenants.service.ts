@@ -129,7 +129,7 @@ export class TenantsService {
     const now = Date.now();
     if (now - this.tokenReadAt >= TOKEN_READ_EVERY_MS) {
       this.tokenReadAt = now;
-      const token = await this.db.dialect.externalChangeToken(this.db.knex);
+      const token = await this.db.externalChangeToken(null);
       if (token !== this.seenToken) {
         this.seenToken = token;
         this.forget(null);

@@ -10,7 +10,7 @@ export class CartRecoveryRepository {
 
   /** The next `limit` customers (by customerRef, after `after`) that have cart events. */
   async customersWithCartEvents(rc: RequestContext, after: string | null, limit: number): Promise<string[]> {
-    const rows = await this.db.dialect.rows<{ customer_ref: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ customer_ref: string }>(
       `SELECT DISTINCT customer_ref FROM crm_events WHERE tenant_id = ? AND event_type IN (?, ?)${after === null ? '' : ' AND customer_ref > ?'} `
       + 'ORDER BY customer_ref LIMIT ?',
       [rc.tenantId, ...CART_EVENT_TYPES, ...(after === null ? [] : [after]), limit]);
@@ -19,8 +19,7 @@ export class CartRecoveryRepository {
 
   /** The cart and checkout.completed events of these customers, by customer in time order. */
   async cartEvents(rc: RequestContext, customerRefs: string[]): Promise<Map<string, CartEventRow[]>> {
-    const rows = await this.db.dialect.rows<{ id: string; customer_ref: string; event_type: string; event_data: unknown; occurred_at: string; bot: boolean | number }>(
-      this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ id: string; customer_ref: string; event_type: string; event_data: unknown; occurred_at: string; bot: boolean | number }>(
       `SELECT id, customer_ref, event_type, event_data, occurred_at, bot FROM crm_events WHERE tenant_id = ? AND customer_ref IN (${customerRefs.map(() => '?').join(', ')}) `
       + `AND event_type IN (${IN_TYPES}) ORDER BY customer_ref, occurred_at, id`,
       [rc.tenantId, ...customerRefs, ...TYPES]);
@@ -36,7 +35,7 @@ export class CartRecoveryRepository {
   /** Which of these carts (customer and last cart event) were recovered already. */
   async recovered(rc: RequestContext, carts: Array<{ customerRef: string; lastEventId: string }>): Promise<Set<string>> {
     if (!carts.length) return new Set();
-    const rows = await this.db.dialect.rows<{ customer_ref: string; last_event_id: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ customer_ref: string; last_event_id: string }>(
       `SELECT customer_ref, last_event_id FROM crm_recovered_carts WHERE tenant_id = ? AND last_event_id IN (${carts.map(() => '?').join(', ')})`,
       [rc.tenantId, ...carts.map((c) => c.lastEventId)]);
     return new Set(rows.map((r) => cartKey(r.customer_ref, r.last_event_id)));
@@ -50,7 +49,7 @@ export class CartRecoveryRepository {
     const won = new Set<string>();
     for (let i = 0; i < carts.length; i += CLAIM_CHUNK) {
       const chunk = carts.slice(i, i + CLAIM_CHUNK);
-      const rows = await this.db.dialect.rows<{ customer_ref: string }>(this.db.conn(rc),
+      const rows = await this.db.sql(rc).rows<{ customer_ref: string }>(
         `INSERT INTO crm_recovered_carts (tenant_id, customer_ref, last_event_id, recovered_at, coupon_code) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?)').join(', ')} `
         + 'ON CONFLICT (tenant_id, customer_ref, last_event_id) DO NOTHING RETURNING customer_ref',
         chunk.flatMap((c) => [rc.tenantId, c.customerRef, c.lastEventId, now, c.couponCode]));

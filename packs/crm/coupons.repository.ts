@@ -48,7 +48,7 @@ export class CouponsRepository {
    * bound to this customer. Returns its percentOff, or null when any condition fails (nothing changed).
    */
   async redeem(rc: RequestContext, code: string, customerRef: string, orderId: string, now: string): Promise<number | null> {
-    const rows = await this.db.dialect.rows<{ percent_off: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ percent_off: number | string }>(
       'UPDATE crm_coupons SET redeemed_at = ?, order_id = ? '
       + 'WHERE tenant_id = ? AND code = ? AND customer_ref = ? AND redeemed_at IS NULL AND expires_at > ? RETURNING percent_off',
       [now, orderId, rc.tenantId, code, customerRef, now]);
@@ -56,7 +56,7 @@ export class CouponsRepository {
   }
 
   async find(rc: RequestContext, code: string): Promise<Coupon | null> {
-    const rows = await this.db.dialect.rows<CouponRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<CouponRow>(
       `SELECT ${COLUMNS} FROM crm_coupons WHERE tenant_id = ? AND code = ?`, [rc.tenantId, code]);
     return rows[0] ? toCoupon(rows[0]) : null;
   }
@@ -65,7 +65,7 @@ export class CouponsRepository {
   async list(rc: RequestContext, customerRef: string | undefined, page: { limit: number; offset: number }): Promise<{ items: Coupon[]; hasMore: boolean }> {
     const where = customerRef === undefined ? 'tenant_id = ?' : 'tenant_id = ? AND customer_ref = ?';
     const bindings = customerRef === undefined ? [rc.tenantId] : [rc.tenantId, customerRef];
-    const rows = await this.db.dialect.rows<CouponRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<CouponRow>(
       `SELECT ${COLUMNS} FROM crm_coupons WHERE ${where} ORDER BY created_at DESC, code LIMIT ? OFFSET ?`,
       [...bindings, page.limit + 1, page.offset]);
     return { items: rows.slice(0, page.limit).map(toCoupon), hasMore: rows.length > page.limit };

@@ -19,7 +19,7 @@ export class CustomerContactsRepository {
   constructor(private readonly db: Database) {}
 
   async find(rc: RequestContext, customerRef: string): Promise<CustomerContact | null> {
-    const rows = await this.db.dialect.rows<ContactRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<ContactRow>(
       'SELECT customer_ref, email, cart_reminders, updated_at FROM crm_customer_contacts WHERE tenant_id = ? AND customer_ref = ?',
       [rc.tenantId, customerRef]);
     return rows[0] ? toContact(rows[0]) : null;
@@ -27,7 +27,7 @@ export class CustomerContactsRepository {
 
   /** Inserts or replaces the customer's contact (one statement, so concurrent writes never fail on the key). */
   async upsert(rc: RequestContext, contact: CustomerContact): Promise<CustomerContact> {
-    const rows = await this.db.dialect.rows<ContactRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<ContactRow>(
       'INSERT INTO crm_customer_contacts (tenant_id, customer_ref, email, cart_reminders, updated_at) VALUES (?, ?, ?, ?, ?) '
       + 'ON CONFLICT (tenant_id, customer_ref) DO UPDATE SET email = excluded.email, cart_reminders = excluded.cart_reminders, updated_at = excluded.updated_at '
       + 'RETURNING customer_ref, email, cart_reminders, updated_at',
@@ -42,7 +42,7 @@ export class CustomerContactsRepository {
   /** The contacts of these customers that take cart reminders, by customerRef (one query for a batch). */
   async reminded(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>> {
     if (!customerRefs.length) return new Map();
-    const rows = await this.db.dialect.rows<{ customer_ref: string; email: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ customer_ref: string; email: string }>(
       `SELECT customer_ref, email FROM crm_customer_contacts WHERE tenant_id = ? AND customer_ref IN (${customerRefs.map(() => '?').join(', ')}) `
       + 'AND cart_reminders = ?', [rc.tenantId, ...customerRefs, true]);
     return new Map(rows.map((r) => [r.customer_ref, r.email]));

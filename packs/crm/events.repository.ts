@@ -59,7 +59,7 @@ export class EventsRepository {
 
   /** The id of the tenant's event with this client `eventId`, if any. */
   async idOfEventId(rc: RequestContext, eventId: string): Promise<string | null> {
-    const rows = await this.db.dialect.rows<{ id: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ id: string }>(
       'SELECT id FROM crm_events WHERE tenant_id = ? AND event_id = ?', [rc.tenantId, eventId]);
     return rows[0]?.id ?? null;
   }
@@ -67,12 +67,12 @@ export class EventsRepository {
   /** Newest occurredAt first (then newest id); `total` only when asked for. */
   async list(rc: RequestContext, filter: EventFilter, page: { limit: number; offset: number; count: boolean }): Promise<{ items: CrmEvent[]; total: number | null; hasMore: boolean }> {
     const { where, bindings } = whereClause(rc, filter);
-    const rows = await this.db.dialect.rows<EventRow>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<EventRow>(
       `SELECT ${COLUMNS} FROM crm_events WHERE ${where} ORDER BY occurred_at DESC, id DESC LIMIT ? OFFSET ?`,
       [...bindings, page.limit + 1, page.offset]);
     let total: number | null = null;
     if (page.count) {
-      const counted = await this.db.dialect.rows<{ n: number | string }>(this.db.conn(rc), `SELECT count(*) AS n FROM crm_events WHERE ${where}`, bindings);
+      const counted = await this.db.sql(rc).rows<{ n: number | string }>(`SELECT count(*) AS n FROM crm_events WHERE ${where}`, bindings);
       total = Number(counted[0].n);
     }
     return { items: rows.slice(0, page.limit).map((r) => this.toEvent(r)), total, hasMore: rows.length > page.limit };

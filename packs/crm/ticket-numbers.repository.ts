@@ -11,7 +11,7 @@ export class TicketNumbersRepository {
    */
   async next(rc: RequestContext, year: number): Promise<number> {
     if (!rc.trx) throw new Error('TicketNumbersRepository.next runs inside the ticket\'s transaction');
-    const rows = await this.db.dialect.rows<{ last_number: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ last_number: number | string }>(
       'INSERT INTO crm_ticket_counters (tenant_id, year, last_number) VALUES (?, ?, 1) '
       + 'ON CONFLICT (tenant_id, year) DO UPDATE SET last_number = crm_ticket_counters.last_number + 1 RETURNING last_number',
       [rc.tenantId, year]);

@@ -35,7 +35,7 @@ export class CatalogRepository {
    * a committed one never is).
    */
   async nextNumber(rc: RequestContext, name: 'product' | 'order'): Promise<number> {
-    const rows = await this.db.dialect.rows<{ value: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ value: number | string }>(
       'INSERT INTO erp_sequences (tenant_id, name, value) VALUES (?, ?, 1) '
       + 'ON CONFLICT (tenant_id, name) DO UPDATE SET value = erp_sequences.value + 1 RETURNING value', [rc.tenantId!, name]);
     return Number(rows[0].value);
@@ -52,12 +52,12 @@ export class CatalogRepository {
   }
 
   async listMovements(rc: RequestContext, productId: string, limit: number, offset: number): Promise<{ items: StockMovement[]; total: number }> {
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const [rows, count] = await Promise.all([
-      this.db.dialect.rows<MovementRow>(conn,
+      conn.rows<MovementRow>(
         'SELECT id, product_id, delta, reason, order_id, note, stock_after, created_at FROM erp_stock_movements '
         + 'WHERE tenant_id = ? AND product_id = ? ORDER BY id LIMIT ? OFFSET ?', [rc.tenantId!, productId, limit, offset]),
-      this.db.dialect.rows<{ n: number | string }>(conn,
+      conn.rows<{ n: number | string }>(
         'SELECT count(*) AS n FROM erp_stock_movements WHERE tenant_id = ? AND product_id = ?', [rc.tenantId!, productId]),
     ]);
     return { items: rows.map(toMovement), total: Number(count[0].n) };
@@ -65,7 +65,7 @@ export class CatalogRepository {
 
   /** The sum of a product's movements (what its physicalStock must be). */
   async ledgerSum(rc: RequestContext, productId: string): Promise<number> {
-    const rows = await this.db.dialect.rows<{ n: number | string | null }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ n: number | string | null }>(
       'SELECT sum(delta) AS n FROM erp_stock_movements WHERE tenant_id = ? AND product_id = ?', [rc.tenantId!, productId]);
     return Number(rows[0].n ?? 0);
   }
@@ -78,7 +78,7 @@ export class CatalogRepository {
     const or: string[] = [];
     if (ids.length) or.push(`id IN (${ids.map(() => '?').join(', ')})`);
     if (numbers.length) or.push(`${this.db.dialect.jsonField('number', 'integer')} IN (${numbers.map(() => '?').join(', ')})`);
-    const rows = await this.db.dialect.rows<RecordRowOut>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<RecordRowOut>(
       `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND (${or.join(' OR ')})`,
       [rc.tenantId!, ...ids, ...numbers]);
     return rows.map((r) => this.records.toRecord(r));
@@ -87,7 +87,7 @@ export class CatalogRepository {
   /** An active product by sku (the storefront's read, on the unique sku index). */
   async findActiveBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<DataRecord | null> {
     const d = this.db.dialect;
-    const rows = await d.rows<RecordRowOut>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<RecordRowOut>(
       `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${d.jsonField('sku', 'string')} = ? `
       + `AND ${d.jsonField('status', 'string')} = 'active'`, [rc.tenantId!, sku]);
     return rows[0] ? this.records.toRecord(rows[0]) : null;
@@ -107,12 +107,12 @@ export class CatalogRepository {
       where.push(`(lower(${d.jsonField('name', 'string')}) LIKE ? ESCAPE '\\' OR lower(${d.jsonField('sku', 'string')}) LIKE ? ESCAPE '\\')`);
       bindings.push(pattern, pattern);
     }
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const filter = where.join(' AND ');
     const [rows, count] = await Promise.all([
-      d.rows<RecordRowOut>(conn, `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE ${filter} `
+      conn.rows<RecordRowOut>(`SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE ${filter} `
         + `ORDER BY ${d.jsonField('number', 'integer')} LIMIT ? OFFSET ?`, [...bindings, query.limit, query.offset]),
-      d.rows<{ n: number | string }>(conn, `SELECT count(*) AS n FROM ${schema.tableName} WHERE ${filter}`, bindings),
+      conn.rows<{ n: number | string }>(`SELECT count(*) AS n FROM ${schema.tableName} WHERE ${filter}`, bindings),
     ]);
     return { items: rows.map((r) => this.records.toRecord(r)), total: Number(count[0].n) };
   }

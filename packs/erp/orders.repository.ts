@@ -11,7 +11,7 @@ export class OrdersRepository {
   /** When a customer last placed an order that is not cancelled, or null. */
   async lastOrderAt(rc: RequestContext, orders: CompiledSchema, customerRef: string): Promise<string | null> {
     const d = this.db.dialect;
-    const rows = await d.rows<{ at: string | null }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ at: string | null }>(
       `SELECT max(created_at) AS at FROM ${orders.tableName} WHERE tenant_id = ? AND ${d.jsonField('customerRef', 'string')} = ? `
       + `AND ${d.jsonField('status', 'string')} <> 'cancelled'`, [rc.tenantId!, customerRef]);
     return rows[0]?.at ?? null;
@@ -20,7 +20,7 @@ export class OrdersRepository {
   /** Skus by units sold in non-cancelled orders, most first. */
   async bestSellers(rc: RequestContext, products: CompiledSchema, limit: number): Promise<Array<{ sku: string; quantity: number }>> {
     const d = this.db.dialect;
-    const rows = await d.rows<{ sku: string; quantity: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ sku: string; quantity: number | string }>(
       `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, -sum(m.delta) AS quantity FROM erp_stock_movements m `
       + `JOIN ${products.tableName} p ON p.tenant_id = m.tenant_id AND p.id = m.product_id `
       + `WHERE m.tenant_id = ? AND m.reason = 'order' AND ${NOT_CANCELLED} `
@@ -32,7 +32,7 @@ export class OrdersRepository {
   async coPurchases(rc: RequestContext, products: CompiledSchema, sku: string, limit: number): Promise<Array<{ sku: string; orders: number }>> {
     const d = this.db.dialect;
     const skuOf = (alias: string) => d.jsonField('sku', 'string', `${alias}.data`);
-    const rows = await d.rows<{ sku: string; orders: number | string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ sku: string; orders: number | string }>(
       `SELECT ${skuOf('p')} AS sku, cp.orders FROM ${products.tableName} s `
       + 'CROSS JOIN erp_co_purchases cp CROSS JOIN ' + products.tableName + ' p '
       + `WHERE s.tenant_id = ? AND ${skuOf('s')} = ? AND cp.tenant_id = s.tenant_id AND cp.product_id = s.id AND cp.other_id <> s.id `
@@ -71,7 +71,7 @@ export class OrdersRepository {
   async lastOrderTimes(rc: RequestContext, orders: CompiledSchema, customerRefs: string[]): Promise<Map<string, string>> {
     const d = this.db.dialect;
     const customer = d.jsonField('customerRef', 'string');
-    const rows = await d.rows<{ customer_ref: string; at: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ customer_ref: string; at: string }>(
       `SELECT ${customer} AS customer_ref, max(created_at) AS at FROM ${orders.tableName} WHERE tenant_id = ? `
       + `AND ${customer} IN (${customerRefs.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} <> 'cancelled' GROUP BY ${customer}`,
       [rc.tenantId!, ...customerRefs]);
@@ -84,7 +84,7 @@ export class OrdersRepository {
     const sku = d.jsonField('sku', 'string');
     const idOf = new Map<string, string>();
     for (const chunk of chunks(skus)) {
-      const found = await d.rows<{ id: string; sku: string }>(this.db.conn(rc),
+      const found = await this.db.sql(rc).rows<{ id: string; sku: string }>(
         `SELECT id, ${sku} AS sku FROM ${products.tableName} WHERE tenant_id = ? AND ${sku} IN (${chunk.map(() => '?').join(', ')})`, [rc.tenantId!, ...chunk]);
       for (const r of found) idOf.set(r.sku, r.id);
     }
@@ -95,7 +95,7 @@ export class OrdersRepository {
   async coPurchasePairs(rc: RequestContext, productIds: string[]): Promise<Map<string, Array<{ id: string; orders: number }>>> {
     const partners = new Map<string, Array<{ id: string; orders: number }>>(productIds.map((id) => [id, []]));
     for (const chunk of chunks(productIds)) {
-      const pairs = await this.db.dialect.rows<{ product_id: string; other_id: string; orders: number | string }>(this.db.conn(rc),
+      const pairs = await this.db.sql(rc).rows<{ product_id: string; other_id: string; orders: number | string }>(
         `SELECT product_id, other_id, orders FROM erp_co_purchases WHERE tenant_id = ? AND product_id IN (${chunk.map(() => '?').join(', ')}) `
         + 'AND other_id <> product_id AND orders > 0', [rc.tenantId!, ...chunk]);
       for (const r of pairs) partners.get(r.product_id)!.push({ id: r.other_id, orders: Number(r.orders) });
@@ -107,7 +107,7 @@ export class OrdersRepository {
   async ordersHolding(rc: RequestContext, productIds: string[]): Promise<Map<string, string[]>> {
     const found = new Map<string, string[]>(productIds.map((id) => [id, []]));
     for (const chunk of chunks(productIds)) {
-      const rows = await this.db.dialect.rows<{ product_id: string; order_id: string }>(this.db.conn(rc),
+      const rows = await this.db.sql(rc).rows<{ product_id: string; order_id: string }>(
         `SELECT m.product_id, m.order_id FROM erp_stock_movements m WHERE m.tenant_id = ? AND m.product_id IN (${chunk.map(() => '?').join(', ')}) `
         + "AND m.reason = 'order' AND NOT EXISTS (SELECT 1 FROM erp_stock_movements c WHERE c.tenant_id = m.tenant_id AND c.order_id = m.order_id AND c.reason = 'cancel')",
         [rc.tenantId!, ...chunk]);
@@ -120,7 +120,7 @@ export class OrdersRepository {
   async productsOf(rc: RequestContext, orderIds: string[]): Promise<Map<string, string[]>> {
     const found = new Map<string, string[]>(orderIds.map((id) => [id, []]));
     for (const chunk of chunks(orderIds)) {
-      const rows = await this.db.dialect.rows<{ order_id: string; product_id: string }>(this.db.conn(rc),
+      const rows = await this.db.sql(rc).rows<{ order_id: string; product_id: string }>(
         `SELECT order_id, product_id FROM erp_stock_movements WHERE tenant_id = ? AND order_id IN (${chunk.map(() => '?').join(', ')}) AND reason = 'order'`,
         [rc.tenantId!, ...chunk]);
       for (const r of rows) found.get(r.order_id)!.push(r.product_id);
@@ -133,7 +133,7 @@ export class OrdersRepository {
     const d = this.db.dialect;
     const eligible = new Map<string, { sku: string; name: string }>();
     for (const chunk of chunks(ids)) {
-      const rows = await d.rows<{ id: string; sku: string; name: string }>(this.db.conn(rc),
+      const rows = await this.db.sql(rc).rows<{ id: string; sku: string; name: string }>(
         `SELECT id, ${d.jsonField('sku', 'string')} AS sku, ${d.jsonField('name', 'string')} AS name FROM ${products.tableName} WHERE tenant_id = ? `
         + `AND id IN (${chunk.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} = 'active' AND ${d.jsonField('physicalStock', 'integer')} > 0`,
         [rc.tenantId!, ...chunk]);
@@ -145,7 +145,7 @@ export class OrdersRepository {
   /** Active, in-stock products by the number of non-cancelled orders holding them (the co-purchase table's pairs of a product with itself), then sku. */
   async bestSellersByOrders(rc: RequestContext, products: CompiledSchema, limit: number): Promise<Array<{ sku: string; name: string }>> {
     const d = this.db.dialect;
-    const rows = await d.rows<{ sku: string; name: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ sku: string; name: string }>(
       `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, ${d.jsonField('name', 'string', 'p.data')} AS name FROM erp_co_purchases cp `
       + `CROSS JOIN ${products.tableName} p WHERE cp.tenant_id = ? AND cp.product_id = cp.other_id AND cp.orders > 0 `
       + `AND p.tenant_id = cp.tenant_id AND p.id = cp.product_id `

@@ -171,7 +171,7 @@ const keyed = definePack({
       const rc = ctx.state.rc;
       const table = (await pack.schemas.resolve(rc, 'keyed', 'note')).tableName;
       const has = pack.db.dialect.name === 'postgres' ? 'data \\? ?' : `json_type(data, '$.' || ?) IS NOT NULL`;
-      const rows = await pack.db.dialect.rows<{ n: number | string }>(pack.db.conn(rc),
+      const rows = await pack.db.sql(rc).rows<{ n: number | string }>(
         `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND ${has} AND version >= ?`, [rc.tenantId, ctx.params.field, 1]);
       return { holding: Number(rows[0].n) };
     });

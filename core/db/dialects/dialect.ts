@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 
 export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
 
-/** knex's pool, as the kernel uses it: driver connections taken and given back. */
+/** knex's pool, or a transaction (core/db/unit-of-work.ts), as the kernel uses it: driver connections taken and given back. */
 export interface PoolClient {
   acquireConnection(): Promise<object>;
   releaseConnection(connection: object): Promise<unknown>;
@@ -113,14 +113,17 @@ export interface Dialect {
   isForeignKeyViolation(error: unknown): boolean;
   /** Whether the error means the database cannot be reached or is busy (a retry may succeed): 503 to the client. */
   isUnavailable(error: unknown): boolean;
-  /** Runs a parameterised statement (`?` placeholders) and returns its rows, on either engine. */
-  rows<T = Record<string, unknown>>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs a parameterised statement (`?` placeholders) and returns its rows, on either engine, on a connection
+   * of `conn`: the pool, or a transaction (Database.sql(rc).rows).
+   */
+  rows<T = Record<string, unknown>>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]>;
   /**
    * A number that changes whenever another connection (another process) commits to the database, or
    * null when the engine offers no cheap way to tell (then nothing derived from table contents may be
    * cached across requests).
    */
-  externalChangeToken(conn: Knex): Promise<number | null>;
+  externalChangeToken(conn: PoolClient): Promise<number | null>;
   /** Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. */
   runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
   /** The committer for transactions made of queued writes only (one per Database). */
@@ -162,7 +165,7 @@ export interface Dialect {
    */
   refersTo(field: string, many: boolean, id: string): { sql: string; bindings: unknown[] };
   /** The planner's estimate of the rows a SELECT returns, or null when the engine gives none cheaply. */
-  estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<number | null>;
+  estimateRows(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<number | null>;
 }
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

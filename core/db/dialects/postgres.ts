@@ -201,11 +201,11 @@ export const postgresDialect: Dialect = {
   jsonArrayValues(column: string, alias: string) {
     return `jsonb_array_elements_text(${column}) AS ${alias}(value)`;
   },
-  async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  async rows<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     countQuery();
-    // Through knex's connection handling (the pool, or the transaction's connection), as a named
-    // prepared statement, which pg parses once per connection.
-    const client = (conn as unknown as { client: KnexClient }).client;
+    // On a connection of the pool or of the transaction, as a named prepared statement, which pg parses
+    // once per connection.
+    const client = conn as unknown as KnexClient;
     const connection = await client.acquireConnection();
     try {
       return (await query(client, connection, sql, bindings)).rows as T[];
@@ -244,7 +244,7 @@ export const postgresDialect: Dialect = {
     assertSafeField(field);
     return { sql: 'data @> ?::jsonb', bindings: [JSON.stringify({ [field]: value })] };
   },
-  async estimateRows(conn: Knex, sql: string, bindings: readonly unknown[]) {
+  async estimateRows(conn: PoolClient, sql: string, bindings: readonly unknown[]) {
     const [row] = await postgresDialect.rows<{ 'QUERY PLAN': Array<{ Plan: { 'Plan Rows': number } }> }>(conn, `EXPLAIN (FORMAT JSON) ${sql}`, bindings);
     const plan = row?.['QUERY PLAN'];
     return plan ? Number(plan[0].Plan['Plan Rows']) : null;

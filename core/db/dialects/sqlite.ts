@@ -79,11 +79,11 @@ async function commitGroup(connection: object, group: DeferredWrite[][]): Promis
 }
 
 /**
- * Through knex's own connection handling (the pool, or the transaction's connection), but with prepared
- * statements kept per connection: knex prepares every statement anew.
+ * On a connection of the pool or of the transaction, with prepared statements kept per connection: knex
+ * prepares every statement anew.
  */
-async function rowsOf<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
-  const client = (conn as unknown as { client: KnexClient }).client;
+async function rowsOf<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  const client = conn as unknown as KnexClient;
   const connection = await client.acquireConnection();
   try {
     const statement = prepared(connection, sql);
@@ -123,7 +123,7 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/.test(code);
   },
-  async rows<T>(conn: Knex, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  async rows<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     countQuery();
     return rowsOf<T>(conn, sql, bindings);
   },
@@ -142,7 +142,7 @@ export const sqliteDialect: Dialect = {
   async exec(connection: unknown, sql: string) {
     prepared(connection as BetterSqliteConnection, sql).run();
   },
-  async externalChangeToken(conn: Knex) {
+  async externalChangeToken(conn: PoolClient) {
     // PRAGMA data_version changes when any other connection commits; the service itself holds one.
     // Not counted as a query of the request (core/db/query-count.ts): it is read every 10 ms, not per request.
     const rows = await rowsOf<{ data_version: number }>(conn, 'PRAGMA data_version', []);

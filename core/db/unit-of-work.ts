@@ -1,0 +1,97 @@
+import type { DeferredWrite, Dialect, PoolClient, WriteCommitter } from './dialects/dialect.js';
+import { countQuery } from './query-count.js';
+import type { Query, Sql } from './sql.js';
+
+const FINISHED = 'The transaction has finished; use the rc it was opened with only inside it';
+
+/**
+ * One transaction (`rc.trx`, opened by Database.transaction): its queued writes and, once something needed
+ * it, its connection. The connection is taken from the pool and BEGIN run on the first statement that needs
+ * it; queued writes run before any statement, in order. To the dialects it is a PoolClient that keeps
+ * handing out its one connection.
+ */
+export class UnitOfWork implements Sql, PoolClient {
+  /** The knex instance bound to this unit that `Database.conn(rc)` handed out, if any (until conn goes). */
+  adapter: object | null = null;
+  private pending: DeferredWrite[] = [];
+  private opening: Promise<object> | null = null;
+  private connection: object | null = null;
+  private finished = false;
+
+  constructor(private readonly pool: PoolClient, private readonly dialect: Dialect) {}
+
+  async run<T>(query: Query<T>): Promise<T> {
+    countQuery();
+    return await query.connection(await this.acquireConnection());
+  }
+
+  rows<T = Record<string, unknown>>(sql: string, bindings: readonly unknown[] = []): Promise<T[]> {
+    return this.dialect.rows<T>(this, sql, bindings);
+  }
+
+  async writeAtCommit(write: DeferredWrite): Promise<void> {
+    if (this.finished) throw new Error(FINISHED);
+    this.pending.push(write);
+  }
+
+  /** The transaction's connection: taken from the pool and BEGIN run on first use; queued writes run first. */
+  async acquireConnection(): Promise<object> {
+    if (this.finished) throw new Error(FINISHED);
+    this.opening ??= this.open();
+    const connection = await this.opening;
+    if (this.pending.length) {
+      const writes = this.pending;
+      this.pending = [];
+      const counts = await this.dialect.runWrites(this.pool, connection, writes);
+      writes.forEach((w, i) => w.done?.(counts[i]));
+    }
+    return connection;
+  }
+
+  /** The connection stays with the transaction until it ends (release). */
+  async releaseConnection(): Promise<void> {}
+
+  positionBindings(sql: string): string {
+    return this.pool.positionBindings(sql);
+  }
+
+  private async open(): Promise<object> {
+    const connection = await this.pool.acquireConnection();
+    try {
+      await this.dialect.exec(connection, this.dialect.beginSql);
+    } catch (err) {
+      await this.pool.releaseConnection(connection);
+      throw err;
+    }
+    this.connection = connection;
+    return connection;
+  }
+
+  async commit(committer: WriteCommitter): Promise<void> {
+    if (this.opening) {
+      const connection = await this.acquireConnection();
+      await this.dialect.exec(connection, 'COMMIT');
+    } else if (this.pending.length) {
+      const writes = this.pending;
+      this.pending = [];
+      const counts = await committer(writes);
+      writes.forEach((w, i) => w.done?.(counts[i]));
+    }
+    this.finished = true;
+  }
+
+  async rollback(): Promise<void> {
+    this.finished = true;
+    this.pending = [];
+    if (!this.opening) return;
+    const connection = await this.opening.catch(() => null);
+    if (connection) await this.dialect.exec(connection, 'ROLLBACK').catch(() => {});
+  }
+
+  async release(): Promise<void> {
+    this.finished = true;
+    const connection = this.connection;
+    this.connection = null;
+    if (connection) await this.pool.releaseConnection(connection);
+  }
+}
