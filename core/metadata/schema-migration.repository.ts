@@ -66,8 +66,8 @@ export class SchemaMigrationRepository {
 
   /** Every run registered, with its schema's table and current version. */
   async runs(rc: RequestContext, schemaId?: number): Promise<MigrationRun[]> {
-    const rows = await this.db.dialect.rows<{ tenant_id: string; schema_id: number; to_version: number; undo_table: string; table_name: string | null; version: number | null }>(
-      this.db.conn(rc),
+    type Row = { tenant_id: string; schema_id: number; to_version: number; undo_table: string; table_name: string | null; version: number | null };
+    const rows = await this.db.sql(rc).rows<Row>(
       `SELECT r.tenant_id, r.schema_id, r.to_version, r.undo_table, s.table_name, s.version FROM schema_migration_runs r
         LEFT JOIN schemas s ON s.tenant_id = r.tenant_id AND s.id = r.schema_id${schemaId === undefined ? '' : ' WHERE r.schema_id = ?'}`,
       schemaId === undefined ? [] : [schemaId]);
@@ -84,7 +84,7 @@ export class SchemaMigrationRepository {
   /** The key of the `size`-th record after `after`, or null when fewer are left (the last batch). */
   async boundary(rc: RequestContext, s: RegisteredSchema, after: RecordKey, size: number): Promise<RecordKey | null> {
     const own = ownTenant(s);
-    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ tenant_id: string; id: string }>(
       `SELECT tenant_id, id FROM ${s.tableName} WHERE ${own.sql}(tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT 1 OFFSET ?`,
       [...own.bindings, ...after, size - 1]);
     return rows[0] ? [rows[0].tenant_id, rows[0].id] : null;
@@ -111,7 +111,7 @@ export class SchemaMigrationRepository {
    */
   async late(rc: RequestContext, s: RegisteredSchema, undoTable: string, since: string): Promise<LateRecord[]> {
     const own = ownTenant(s, 'r.');
-    const rows = await this.db.dialect.rows<{ tenant_id: string; id: string; data: unknown; migrated: number | boolean }>(this.db.conn(rc),
+    const rows = await this.db.sql(rc).rows<{ tenant_id: string; id: string; data: unknown; migrated: number | boolean }>(
       `SELECT r.tenant_id, r.id, r.data, CASE WHEN r.version = u.version + 1 THEN 1 ELSE 0 END AS migrated
         FROM ${s.tableName} r LEFT JOIN ${undoTable} u ON u.tenant_id = r.tenant_id AND u.id = r.id
         WHERE ${own.sql}r.updated_at >= ? AND (u.id IS NULL OR r.version <> u.version + 1 OR u.updated_at >= ?)`,
@@ -127,7 +127,7 @@ export class SchemaMigrationRepository {
    */
   async restoreBatch(rc: RequestContext, tableName: string, undoTable: string, after: RecordKey, size: number): Promise<RecordKey | null> {
     const conn = this.db.conn(rc);
-    const keys = await this.db.dialect.rows<{ tenant_id: string; id: string }>(conn,
+    const keys = await this.db.sql(rc).rows<{ tenant_id: string; id: string }>(
       `SELECT tenant_id, id FROM ${undoTable} WHERE (tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT 1 OFFSET ?`, [...after, size - 1]);
     const upTo: RecordKey | null = keys[0] ? [keys[0].tenant_id, keys[0].id] : null;
     await conn.raw(
