@@ -58,9 +58,9 @@ export class TotalsRepository {
           `SELECT id, n FROM record_counts WHERE tenant_id = ? AND schema_id = ? ORDER BY id LIMIT ${FOLD_BATCH}${lock}`, [tenantId, schemaId]);
         if (rows.length < 2) return;
         const sum = rows.reduce((acc, r) => acc + Number(r.n), 0);
-        const conn = this.db.conn(rc);
-        await conn('record_counts').where({ tenant_id: tenantId, schema_id: schemaId }).whereIn('id', rows.map((r) => r.id)).delete();
-        await conn('record_counts').insert({ tenant_id: tenantId, schema_id: schemaId, id: newId(), n: sum });
+        const conn = this.db.sql(rc);
+        await conn.run(this.db.query('record_counts').where({ tenant_id: tenantId, schema_id: schemaId }).whereIn('id', rows.map((r) => r.id)).delete());
+        await conn.run(this.db.query('record_counts').insert({ tenant_id: tenantId, schema_id: schemaId, id: newId(), n: sum }));
       });
     } finally {
       this.folding.delete(key);
