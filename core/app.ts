@@ -9,14 +9,11 @@ import { migrateLatest, pendingMigrations } from './db/migrate.js';
 import type { Migration } from './db/migration.js';
 import { kernelMigrations } from './db/migrations/index.js';
 import type { AppContext, AppState } from './http/app-state.js';
-import { errorHandler } from './http/error-handler.js';
 import { healthRoutes } from './http/health.routes.js';
-import { accessLog } from './http/access-log.js';
-import { requestId } from './http/request-id.js';
+import { requestPipeline } from './http/request-pipeline.js';
 import { countQuery, queryCountHeader } from './db/query-count.js';
 import { answerClientErrors } from './http/client-error.js';
 import { PackRouter, type RouteEntry } from './http/route.js';
-import { MethodNotAllowed } from './http/errors.js';
 import { routeDispatch } from './http/route-dispatch.js';
 import type { PackDefinition } from './kernel/define-pack.js';
 import type { PackContext } from './kernel/pack-context.js';
@@ -25,7 +22,6 @@ import { createKernelServices, type KernelInternals } from './kernel/services.js
 import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
-import { httpMetrics } from './http/http-metrics.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';
 import { kernelTools } from './mcp/kernel-tools.js';
 import { McpToolbox } from './mcp/mcp-toolbox.js';
@@ -102,15 +98,15 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
-  koa.use(requestId());
-  koa.use(errorHandler(logger));
-  koa.use(accessLog(logger));
+  koa.use(requestPipeline({
+    logger,
+    metrics: options.httpMetrics !== false ? kernel.metrics : null,
+    guards: [publicRateLimit(config.rateLimits.publicPerMinute)],
+  }));
   if (config.nodeEnv === 'test') {
     koa.use(queryCountHeader());
     kernel.db.knex.on('query', countQuery);
   }
-  if (options.httpMetrics !== false) koa.use(httpMetrics(kernel.metrics));
-  koa.use(publicRateLimit(config.rateLimits.publicPerMinute));
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
@@ -135,28 +131,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     definition.routes(router, context);
     routers.push(router);
   }
-  // A fixed path (no parameters) is served by its own routes only: PATCH /admin/tenants/provision is 405, never
-  // PATCH /admin/tenants/:id with the id "provision".
-  const fixedPaths = new Map<string, string[]>();
-  for (const layer of routers.flatMap((r) => r.router.stack)) {
-    if (layer.paramNames.length || !layer.methods.length || typeof layer.path !== 'string') continue;
-    fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
-  }
-  koa.use(async function methodNotAllowedOnFixedPaths(ctx, next) {
-    const allowed = fixedPaths.get(ctx.path);
-    if (allowed && !allowed.includes(ctx.method)) throw MethodNotAllowed(ctx.method, [], { Allow: allowed.join(', ') });
-    await next();
-  });
   koa.use(routeDispatch(routers.map((r) => r.router)));
-  koa.use(async function methodNotAllowed(ctx, next) {
-    await next();
-    if (ctx.body !== undefined) return;
-    const allowed = routers.flatMap((r) => r.router.stack.filter((layer) => layer.match(ctx.path)).flatMap((layer) => layer.methods));
-    if (allowed.length) {
-      const unique = [...new Set(allowed)];
-      throw MethodNotAllowed(ctx.method, [], { Allow: unique.join(', ') });
-    }
-  });
 
   for (const { definition, context } of loaded) await definition.start?.(context);
   await kernel.background.startAll();

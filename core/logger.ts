@@ -13,6 +13,10 @@ export const REDACTED_KEYS = new Set([
 
 const MAX_DEPTH = 3;
 
+/** Log lines wait in memory until this many bytes are pending, or LOG_FLUSH_MS passed. */
+const LOG_BATCH_BYTES = 4096;
+const LOG_FLUSH_MS = 100;
+
 const CENSOR = '[redacted]';
 
 /** Query parameters that carry signatures or credentials in signed URLs and callbacks. */
@@ -68,5 +72,9 @@ export function createLogger(config: Config, destination?: DestinationStream): L
     formatters: { log: (object) => scrubObject(object) },
     ...(pretty ? { transport: { target: 'pino-pretty', options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service' } } } : {}),
   };
-  return destination ? pino(options, destination) : pino(options);
+  if (destination) return pino(options, destination);
+  if (pretty) return pino(options);
+  // Lines are written in batches of a few KiB (at least every LOG_FLUSH_MS, and on exit), not one write
+  // per line: under load the access log cost a write per request.
+  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
 }

@@ -1,34 +1,30 @@
-import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AppState } from './app-state.js';
+import type { AppContext } from './app-state.js';
 import { errorEnvelope } from './envelope.js';
 import { AppError } from './errors.js';
 import { translateDbError } from '../db/translate-error.js';
 
 /**
- * The one place that turns errors into responses. 4xx messages are shown as thrown; anything else
- * becomes 500 `internal` with no stack, SQL or secret, and is logged with its cause.
+ * The one place that turns errors into responses (called by core/http/request-pipeline.ts). 4xx messages
+ * are shown as thrown; anything else becomes 500 `internal` with no stack, SQL or secret, and is logged
+ * with its cause.
  */
-export function errorHandler(logger: Logger): Middleware<AppState> {
-  return async function errorHandler(ctx, next) {
-    try {
-      await next();
-      if (ctx.status === 404 && ctx.body === undefined) {
-        throw new AppError('not_found', 404, `No route ${ctx.method} ${ctx.path}`);
-      }
-    } catch (thrown) {
-      const error = toAppError(thrown);
-      if (error.status >= 500) {
-        logger.error({ err: thrown, requestId: ctx.state.requestId, path: ctx.state.logPath ?? ctx.path }, 'request failed');
-      }
-      ctx.status = error.status;
-      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      if (error.status === 401 && !error.headers['WWW-Authenticate']) {
-        ctx.set('WWW-Authenticate', error.code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
-      }
-      ctx.body = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
-    }
-  };
+export function renderError(ctx: AppContext, thrown: unknown, logger: Logger): void {
+  const error = toAppError(thrown);
+  if (error.status >= 500) {
+    logger.error({ err: thrown, requestId: ctx.state.requestId, path: ctx.state.logPath ?? ctx.path }, 'request failed');
+  }
+  ctx.status = error.status;
+  for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+  if (error.status === 401 && !error.headers['WWW-Authenticate']) {
+    ctx.set('WWW-Authenticate', error.code === 'invalid_token' ? 'Bearer error="invalid_token"' : 'Bearer');
+  }
+  ctx.body = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
+}
+
+/** A request no route answered: 404 not_found naming the method and path. */
+export function noRoute(ctx: AppContext): AppError {
+  return new AppError('not_found', 404, `No route ${ctx.method} ${ctx.path}`);
 }
 
 export function toAppError(thrown: unknown): AppError {

@@ -1,11 +1,12 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { AppContext, AppState } from './app-state.js';
+import { MethodNotAllowed } from './errors.js';
 
-/** How many leading path segments pick the routers a request may match (`api/v1/erp`). */
+/** How many leading path segments pick the routes a request may match (`api/v1/erp`). */
 const KEY_SEGMENTS = 3;
 
-/** The dispatch key of a request path, lower-cased (the routers match case-insensitively). */
+/** The dispatch key of a request path, lower-cased (the routes match case-insensitively). */
 function keyOfPath(path: string): string {
   const parts = path.toLowerCase().split('/', KEY_SEGMENTS + 1).slice(1);
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
@@ -15,28 +16,81 @@ function keyOfPath(path: string): string {
 /** A declared route's key, or null when one of its leading segments is a parameter (it may match any key). */
 function keyOfRoute(path: string): string | null {
   const parts = path.toLowerCase().split('/', KEY_SEGMENTS + 1).slice(1);
-  return parts.some((p) => /[:*(?]/.test(p)) ? null : keyOfPath(path);
+  return parts.some((p) => /[:*(?{]/.test(p)) ? null : keyOfPath(path);
+}
+
+interface Route {
+  key: string | null;
+  regexp: RegExp;
+  methods: Set<string>;
+  paramNames: string[];
+  handler: Middleware<AppState>;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 /**
- * Runs the routers in their order, but only those with a route that can match the request: a request for
- * `/api/v1/erp/...` never tests the routes of `/api/v1/crm/...`. The same answers as `koa.use` of every
- * router (a router without a matching route only calls `next`), without testing each router's every
- * route on every request.
+ * Finds the route of a request and runs its handler, as `koa.use(router.routes())` of every router in
+ * their order would (the first route, in router and declaration order, whose path and method match; its
+ * parameters decoded into ctx.params), but testing only the routes that can match the request's first
+ * path segments (a request for `/api/v1/erp/...` never tests the routes of `/api/v1/crm/...`), and with
+ * no promise layer per router. A path some route serves with other methods answers 405 method_not_allowed
+ * with `Allow`, and so does a fixed path (no parameters) for a method only a parameterised route would
+ * match (PATCH /admin/tenants/provision is 405, never PATCH /admin/tenants/:id with the id "provision").
+ * The routers hold routes only (PackRouter), each with one handler.
  */
 export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Middleware<AppState> {
-  const keyed = routers.map((router) => {
-    const keys = router.stack.map((layer) => (typeof layer.path === 'string' ? keyOfRoute(layer.path) : null));
-    return { middleware: router.routes() as unknown as Middleware<AppState>, any: keys.includes(null), keys: new Set(keys) };
-  });
-  const chainFor = (key: string) => keyed.filter((r) => r.any || r.keys.has(key)).map((r) => r.middleware);
-  const known = new Map<string, Array<Middleware<AppState>>>();
-  for (const r of keyed) for (const key of r.keys) if (key !== null) known.set(key, chainFor(key));
-  const fallback = chainFor('\u0000');
+  const routes: Route[] = routers.flatMap((router) => router.stack.map((layer) => {
+    if (!layer.methods.length || layer.stack.length !== 1) {
+      throw new Error(`routeDispatch: ${String(layer.path)} is not a route with one handler (router.use is not supported)`);
+    }
+    return {
+      key: typeof layer.path === 'string' ? keyOfRoute(layer.path) : null,
+      regexp: layer.regexp,
+      methods: new Set(layer.methods),
+      paramNames: layer.paramNames.map((p) => p.name),
+      handler: layer.stack[0] as unknown as Middleware<AppState>,
+    };
+  }));
+  const routesFor = (key: string) => routes.filter((r) => r.key === null || r.key === key);
+  const byKey = new Map<string, Route[]>();
+  for (const r of routes) if (r.key !== null && !byKey.has(r.key)) byKey.set(r.key, routesFor(r.key));
+  const anyKey = routesFor('\u0000');
+
+  const fixedPaths = new Map<string, string[]>();
+  for (const layer of routers.flatMap((r) => r.stack)) {
+    if (layer.paramNames.length || typeof layer.path !== 'string') continue;
+    fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
+  }
+
   return function routeDispatch(ctx, next) {
-    const chain = known.get(keyOfPath(ctx.path)) ?? fallback;
-    const step = (i: number): Promise<unknown> => (i === chain.length ? next() : Promise.resolve(chain[i]!(ctx, () => step(i + 1) as Promise<void>)));
-    return step(0) as Promise<void>;
+    const path = ctx.path;
+    const method = ctx.method;
+    const fixed = fixedPaths.get(path);
+    if (fixed && !fixed.includes(method)) throw MethodNotAllowed(method, [], { Allow: fixed.join(', ') });
+    const candidates = byKey.get(keyOfPath(path)) ?? anyKey;
+    for (const route of candidates) {
+      if (!route.methods.has(method)) continue;
+      const match = route.regexp.exec(path);
+      if (!match) continue;
+      const params: Record<string, string> = {};
+      for (let i = 1; i < match.length; i++) {
+        const value = match[i];
+        const name = route.paramNames[i - 1];
+        if (name !== undefined && value) params[name] = safeDecode(value);
+      }
+      ctx.params = params;
+      return route.handler(ctx, next);
+    }
+    const allowed = new Set<string>();
+    for (const route of candidates) if (route.regexp.test(path)) for (const m of route.methods) allowed.add(m);
+    if (allowed.size) throw MethodNotAllowed(method, [], { Allow: [...allowed].join(', ') });
+    return next();
   } as Middleware<AppState>;
 }
-

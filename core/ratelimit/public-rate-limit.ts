@@ -1,5 +1,4 @@
-import type { Middleware } from 'koa';
-import type { AppState } from '../http/app-state.js';
+import type { AppContext } from '../http/app-state.js';
 import { clientKey } from '../http/client-key.js';
 import { RateLimited } from '../http/errors.js';
 
@@ -42,16 +41,15 @@ export class LocalRateLimiter {
  * by its /64), over all tenants: past `perMinute` requests in a minute (fixed windows aligned to the clock),
  * 429 rate_limited with Retry-After (seconds until the window ends). A fairness guard per process, counted in
  * memory (see LocalRateLimiter); limits that must hold across processes (forms, invitations, events
- * publishing) use the database-backed RateLimitService.
+ * publishing) use the database-backed RateLimitService. The returned check is a step of
+ * core/http/request-pipeline.ts; it throws the 429.
  */
-export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): Middleware<AppState> {
+export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): (ctx: AppContext) => void {
   if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error('publicRateLimit: perMinute must be a positive integer');
   const limiter = new LocalRateLimiter(perMinute, 60_000);
-  return async function publicRateLimit(ctx, next) {
-    if (ctx.path.startsWith(prefix)) {
-      const retryAfter = limiter.hit(clientKey(ctx.ip));
-      if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
-    }
-    await next();
+  return function publicRateLimit(ctx) {
+    if (!ctx.path.startsWith(prefix)) return;
+    const retryAfter = limiter.hit(clientKey(ctx.ip));
+    if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };
 }

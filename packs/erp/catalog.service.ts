@@ -36,6 +36,9 @@ export interface StorefrontProduct {
   imageUrls: string[];
 }
 
+/** Names the shape of the storefront view in its ETags: change it when the view's fields change. */
+const STOREFRONT_VIEW = 'sf1';
+
 /** The fields whose change (or the creation) is announced as `erp.inventory.updated`. */
 const INVENTORY_FIELDS = ['physicalStock', 'priceCents', 'taxRateBasisPoints', 'status'] as const;
 
@@ -207,9 +210,23 @@ export class Catalog {
 
   /** The storefront's product: active only; gross price and image URLs of public objects. */
   async storefrontProduct(rc: RequestContext, sku: string): Promise<StorefrontProduct> {
+    return this.storefrontView(rc, await this.storefrontRecord(rc, sku));
+  }
+
+  /** The active product with this sku, as stored; 404 not_found. */
+  async storefrontRecord(rc: RequestContext, sku: string): Promise<Product> {
     const product = (await this.repository.findActiveBySku(rc, await this.schema(rc), sku)) as Product | null;
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
-    return this.storefrontView(rc, product);
+    return product;
+  }
+
+  /**
+   * An ETag for the product's storefront view known without building it: its number (never reused) and
+   * version (raised by every write, so a stock or price change shows at once). Null for a product with
+   * images: their URLs depend on the storage objects too (hash the view instead).
+   */
+  storefrontTag(p: Product): string | null {
+    return p.imageKeys?.length ? null : `${STOREFRONT_VIEW}.${p.number}.${p.version}`;
   }
 
   async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {
@@ -218,12 +235,12 @@ export class Catalog {
     return { items: views, pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total, nextCursor: null } };
   }
 
-  private async storefrontView(rc: RequestContext, p: Product): Promise<StorefrontProduct> {
+  async storefrontView(rc: RequestContext, p: Product): Promise<StorefrontProduct> {
     const tax = lineTaxCents(BigInt(p.priceCents), BigInt(p.taxRateBasisPoints));
     return {
       number: p.number, sku: p.sku, name: p.name, description: p.description ?? null, priceCents: p.priceCents, currency: p.currency,
       taxRateBasisPoints: p.taxRateBasisPoints, grossPriceCents: Number(BigInt(p.priceCents) + tax),
-      inStock: p.physicalStock > 0, availableStock: p.physicalStock, imageUrls: await this.imageUrls(rc.tenantId!, p.imageKeys ?? []),
+      inStock: p.physicalStock > 0, availableStock: p.physicalStock, imageUrls: p.imageKeys?.length ? await this.imageUrls(rc.tenantId!, p.imageKeys) : [],
     };
   }
 

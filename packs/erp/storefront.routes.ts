@@ -1,4 +1,4 @@
-import { NotFound, pageResponse, sendCacheable, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { NotFound, pageResponse, sendCacheable, sendCacheableTagged, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
@@ -48,6 +48,11 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => {
     const tenantId = ctx.params.tenantId;
     await requireErp(tenantId);
-    sendCacheable(ctx, await catalog.storefrontProduct(rcOf(tenantId, ctx.state.requestId), ctx.params.sku), MAX_AGE);
+    const rc = rcOf(tenantId, ctx.state.requestId);
+    const product = await catalog.storefrontRecord(rc, ctx.params.sku);
+    const tag = catalog.storefrontTag(product);
+    // Known from the stored product: a matching If-None-Match answers 304 before the view is built.
+    if (tag) await sendCacheableTagged(ctx, tag, () => catalog.storefrontView(rc, product), MAX_AGE);
+    else sendCacheable(ctx, await catalog.storefrontView(rc, product), MAX_AGE);
   });
 }

@@ -5,7 +5,7 @@ import { startCommerce } from './commerce.js';
 import { DEFAULT_POSTGRES_URL, makeDatabase, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:commerce-cpu -- [--engine sqlite|postgres] [--products 100000] [--requests 10000] [--rounds 3] [--scenarios read,304,order] [--env KEY=VALUE]
+ * npm run bench:commerce-cpu -- [--engine sqlite|postgres] [--products 100000] [--requests 10000] [--rounds 3] [--scenarios read,304,order] [--env KEY=VALUE] [--cpu-prof DIR]
  *
  * The commerce scenarios of `npm run bench`, measured by the CPU time each server process spends per request
  * (user + system, from /proc) over a fixed number of requests, for the service and the hand-written twin,
@@ -13,6 +13,8 @@ import { DEFAULT_POSTGRES_URL, makeDatabase, stopProcess, type Engine } from './
  * On a machine shared with other work, requests per second move with the load; CPU per request hardly does,
  * and on a quiet machine the rate of a one-process server bound by its CPU is its inverse. It leaves out what
  * the database server spends (PostgreSQL's own processes), so it compares what runs in Node.
+ * `--cpu-prof DIR` runs both processes under node's --cpu-prof (profiles written to DIR when they stop; read them
+ * with `node --import tsx scripts/bench/cpu-profile-top.ts DIR/file.cpuprofile`). Profiling adds its own cost.
  */
 const { values: args } = parseArgs({
   options: {
@@ -24,6 +26,7 @@ const { values: args } = parseArgs({
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
     /** KEY=VALUE added to the service's environment (A/B runs), repeatable. */
     env: { type: 'string', multiple: true, default: [] },
+    'cpu-prof': { type: 'string' },
   },
 });
 const extraEnv = Object.fromEntries(args.env!.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
@@ -35,7 +38,8 @@ const cpuUs = (pid: number) => {
 
 const products = Number(args.products);
 const db = await makeDatabase(args.engine as Engine, args.postgres);
-const { baseline, kernel, bPort, kPort, token, json, order, bh, kStore, bStore, etagOf } = await startCommerce(db.url, products, extraEnv);
+const { baseline, kernel, bPort, kPort, token, json, order, bh, kStore, bStore, etagOf } = await startCommerce(db.url, products, extraEnv,
+  args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : []);
 try {
   type Target = { pid: number; url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string };
   const scenarios: Record<string, () => Promise<[Target, Target]>> = {

@@ -65,14 +65,14 @@ export async function benchCommerce(engine: Engine, products: number, measure: M
 }
 
 /** The service and the hand-written twin on a database loaded with `products` products, and what the scenarios send. */
-export async function startCommerce(url: string, products: number, serviceExtraEnv: Record<string, string> = {}) {
+export async function startCommerce(url: string, products: number, serviceExtraEnv: Record<string, string> = {}, nodeArgs: string[] = []) {
   const tables = await load(url, products);
   const bPort = await freePort();
   const baseline = await startProcess('scripts/bench/commerce-baseline-server.ts', {
     ...serviceEnv(url, bPort), BENCH_DATABASE_URL: url, PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders,
-  }, bPort);
+  }, bPort, nodeArgs);
   const kPort = await freePort();
-  const kernel = await startProcess('core/main.ts', { ...serviceEnv(url, kPort), ...serviceExtraEnv }, kPort);
+  const kernel = await startProcess('core/main.ts', { ...serviceEnv(url, kPort), ...serviceExtraEnv }, kPort, nodeArgs);
   const token = jwt.sign({ sub: 'bench-user', tenant_id: SERVICE_TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
   const sku = `SKU-${Math.floor(products / 2)}`;
   return {

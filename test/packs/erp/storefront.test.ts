@@ -53,6 +53,25 @@ describe('Storefront catalogue (public)', () => {
       expect(after.body.data).to.include({ inStock: false, availableStock: 0 });
     });
 
+    it('answers 200 with a new ETag after a price change, and 304 for a product with images whose view is unchanged', async () => {
+      const p = await shop.product({ sku: 'CUP', priceCents: 500, physicalStock: 4 });
+      const first = await t.http.get(`${base()}/CUP`);
+      expect((await t.http.get(`${base()}/CUP`).set('If-None-Match', first.headers.etag)).status).to.equal(304);
+      await t.http.patch(`${PRODUCTS}/${p.id}`).set(as(shop.tenant, 'editor')).send({ priceCents: 600 }).expect(200);
+      const repriced = await t.http.get(`${base()}/CUP`).set('If-None-Match', first.headers.etag);
+      expect(repriced.status).to.equal(200);
+      expect(repriced.body.data).to.include({ priceCents: 600, grossPriceCents: 714 });
+      expect(repriced.headers.etag).to.not.equal(first.headers.etag);
+
+      const open = await upload('cup.png', 'public');
+      await shop.product({ sku: 'PLATE', physicalStock: 2, imageKeys: [open] });
+      const pictured = await t.http.get(`${base()}/PLATE`);
+      expect(pictured.body.data.imageUrls).to.have.length(1);
+      const unchanged = await t.http.get(`${base()}/PLATE`).set('If-None-Match', pictured.headers.etag);
+      expect(unchanged.status).to.equal(304);
+      expect(unchanged.headers.etag).to.equal(pictured.headers.etag);
+    });
+
     it('answers 404 not_found for an archived or unknown sku, and when the erp module is disabled', async () => {
       const p = await shop.product({ sku: 'OLD' });
       await t.http.patch(`${PRODUCTS}/${p.id}`).set(as(shop.tenant, 'editor')).send({ status: 'archived' }).expect(200);
