@@ -217,8 +217,12 @@ export class RecordsRepository {
       const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
-    if (!query.filters.length) return { total: await this.totals.exact(rc, schema.id), estimated: false };
-    return { total: await this.count(rc, schema.tableName, `SELECT count(*) AS n ${where}`, bindings), estimated: false };
+    if (!query.filters.length) {
+      return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, () => this.totals.exact(rc, schema.id)), estimated: false };
+    }
+    const sql = `SELECT count(*) AS n ${where}`;
+    const count = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
+    return { total: await this.remembered(rc, schema.tableName, `${sql}\u0000${JSON.stringify(bindings)}`, count), estimated: false };
   }
 
   /**
@@ -229,14 +233,14 @@ export class RecordsRepository {
     return recordJson(row);
   }
 
-  private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {
-    const run = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
+  /** A total of a table (`what` names which), remembered while nothing can have changed it (see `counted`). */
+  private async remembered(rc: RequestContext, table: string, what: string, run: () => Promise<number>): Promise<number> {
     // Inside a transaction the count may see uncommitted writes: never remember it.
     if (rc.trx) return run();
     const generation = this.generations.get(table) ?? 0;
     const token = await this.db.externalChangeToken(rc);
     if (token === null) return run();
-    const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
+    const key = `${table}\u0000${what}`;
     const known = this.counted.get(key);
     if (known && known.generation === generation && known.token === token) return known.total;
     const total = await run();
