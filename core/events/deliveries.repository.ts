@@ -173,9 +173,11 @@ export class DeliveriesRepository {
     return { count: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest ?? null };
   }
 
-  /** Gives a claimed delivery back untouched (the process had no room for it). */
-  async release(tenantId: string, id: string, claimer: string): Promise<void> {
-    await this.db.knex('outbox_deliveries').where({ tenant_id: tenantId, id, claimed_by: claimer })
+  /** Gives claimed deliveries back untouched (the process had no room for them), in one statement. */
+  async release(deliveries: Delivery[], claimer: string): Promise<void> {
+    if (!deliveries.length) return;
+    await this.db.knex('outbox_deliveries').where({ claimed_by: claimer })
+      .whereIn(['tenant_id', 'id'], deliveries.map((d) => [d.tenantId, d.id]))
       .update({ claimed_until: null, claimed_by: null });
   }
 
