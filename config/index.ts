@@ -40,6 +40,8 @@ export interface Config {
   readonly importMaxBytes: number;
   /** How long a write waits while its schema migrates before 503 unavailable (CONTRACT.md 12.1: 30 s). */
   readonly schemaWriteWaitMs: number;
+  /** Records a schema migration rewrites per transaction (CONTRACT.md 12.1). */
+  readonly schemaMigrateBatch: number;
   /** Live change streams (CONTRACT.md 12.4): the comment line's interval, and how often other processes' events are looked for. */
   readonly changes: { readonly heartbeatMs: number; readonly pollMs: number };
   readonly storage: {
@@ -228,6 +230,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     platformBaseDomain: v.PLATFORM_BASE_DOMAIN,
     importMaxBytes: v.IMPORT_MAX_BYTES,
     schemaWriteWaitMs: v.SCHEMA_WRITE_WAIT_MS,
+    schemaMigrateBatch: v.SCHEMA_MIGRATE_BATCH,
     changes: { heartbeatMs: v.CHANGES_HEARTBEAT_MS, pollMs: v.CHANGES_POLL_MS },
     storage: {
       driver: v.STORAGE_DRIVER,

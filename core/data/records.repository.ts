@@ -196,12 +196,20 @@ export class RecordsRepository {
     sql.applyFilters(page, query.filters);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
+    // An unfiltered exact total is read from the counter by the page's own statement (SQLite answers
+    // count=estimated exactly too); when the page is empty, on its own.
+    const inline = query.count && !query.filters.length && (!query.estimated || this.db.dialect.name === 'sqlite')
+      ? this.totals.columns(rc, schema.id) : null;
     // The document as JSON text on both engines: the data API splices it into the response as it is.
-    const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${schema.tableName} `
-      + `WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    const rows = this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(rowsSql, [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
-    const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
+    const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at${inline ? `, ${inline.sql}` : ''} `
+      + `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
+    const rows = this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'> & { hp_total?: unknown; hp_parts?: unknown }>(rowsSql,
+      [...(inline?.bindings ?? []), rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
+    const total = query.count && !inline ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
+    if (inline) {
+      counted.total = found.length ? this.totals.fromColumns(rc, schema.id, found[0]) : await this.totals.exact(rc, schema.id);
+    }
     const ms = performance.now() - started;
     if (ms >= SLOW_LIST_MS) {
       const advice = slowListAdvice(schema, query, ms);

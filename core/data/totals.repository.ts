@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { counterStatements, type CounterWrite } from '../db/dialects/dialect.js';
 import { newId } from '../db/ids.js';
 import { systemContext, type RequestContext } from '../kernel/request-context.js';
 
@@ -8,12 +9,16 @@ const FOLD_AT = 64;
 const FOLD_BATCH = 1000;
 /** count=estimated: the planner's estimate is taken above this many rows, else the exact count. */
 export const ESTIMATE_ABOVE = 10_000;
+/** The id of a tenant's schema's shared counter row (every other row is an addition of its own). */
+const SHARED = '';
 
 /**
  * Exact totals of a tenant's records per schema, kept in the write transaction: each record written or
- * deleted adds a row of +n or -n to record_counts, queued with the record's own write (so group commit
- * merges it and no counter row is ever a hot spot that concurrent writes wait for). A total is the sum of
- * a few rows; when they grow past FOLD_AT, a read folds them into one.
+ * deleted adds +n or -n to the tenant's counter of the schema in record_counts, as a counter write queued
+ * with the record's own (core/db/dialects/dialect.ts, CounterWrite): group commit sums a group's additions
+ * per counter into one statement. On SQLite they go into the counter's one shared row; on PostgreSQL into
+ * rows of their own (no hot row that concurrent writers wait for), which a read folds into the shared row
+ * once there are more than FOLD_AT. A total is the sum of the counter's rows.
  */
 export class TotalsRepository {
   private readonly folding = new Set<string>();
@@ -22,17 +27,38 @@ export class TotalsRepository {
 
   /** Queues `delta` for the tenant's records of a schema; commits or rolls back with rc's transaction. */
   add(rc: RequestContext, schemaId: number, delta: number): Promise<void> {
-    return this.db.insertAtCommit(rc, 'record_counts', { tenant_id: rc.tenantId!, schema_id: schemaId, id: newId(), n: delta });
+    return this.db.writeAtCommit(rc, counterOf(rc.tenantId!, schemaId, delta));
   }
 
   /** The exact number of the tenant's records of a schema. */
   async exact(rc: RequestContext, schemaId: number): Promise<number> {
     const [row] = await this.db.sql(rc).rows<{ n: number | string | null; parts: number | string }>(
       'SELECT sum(n) AS n, count(*) AS parts FROM record_counts WHERE tenant_id = ? AND schema_id = ?', [rc.tenantId!, schemaId]);
-    if (Number(row.parts) > FOLD_AT && !rc.trx) {
+    return this.read(rc, schemaId, row.n, row.parts);
+  }
+
+  /**
+   * The exact total as two columns of another statement (`hp_total`, `hp_parts`), so that a list reads its
+   * page and its total in one statement; `fromColumns` reads them back.
+   */
+  columns(rc: RequestContext, schemaId: number): { sql: string; bindings: unknown[] } {
+    return {
+      sql: '(SELECT sum(n) FROM record_counts WHERE tenant_id = ? AND schema_id = ?) AS hp_total, '
+        + '(SELECT count(*) FROM record_counts WHERE tenant_id = ? AND schema_id = ?) AS hp_parts',
+      bindings: [rc.tenantId!, schemaId, rc.tenantId!, schemaId],
+    };
+  }
+
+  /** The total from a row with the `columns`. */
+  fromColumns(rc: RequestContext, schemaId: number, row: { hp_total?: unknown; hp_parts?: unknown }): number {
+    return this.read(rc, schemaId, row.hp_total, row.hp_parts);
+  }
+
+  private read(rc: RequestContext, schemaId: number, n: unknown, parts: unknown): number {
+    if (Number(parts) > FOLD_AT && !rc.trx) {
       this.fold(rc.tenantId!, schemaId).catch((err) => rc.logger?.warn({ err }, 'folding record counts failed'));
     }
-    return Number(row.n ?? 0);
+    return Number(n ?? 0);
   }
 
   /** The number of records of a schema over every tenant that holds some (a schema being deleted). */
@@ -43,7 +69,7 @@ export class TotalsRepository {
   }
 
   /**
-   * Replaces up to FOLD_BATCH counter rows by one row holding their sum: exactly the rows read are deleted
+   * Adds up to FOLD_BATCH of a counter's own rows into its shared row: exactly the rows read are deleted
    * (locked on PostgreSQL, so two processes folding at once never count a row twice; SQLite's write
    * transaction excludes every other writer).
    */
@@ -55,15 +81,20 @@ export class TotalsRepository {
       await this.db.transaction(systemContext(tenantId), async (rc) => {
         const lock = this.db.dialect.name === 'postgres' ? ' FOR UPDATE' : '';
         const rows = await this.db.sql(rc).rows<{ id: string; n: number | string }>(
-          `SELECT id, n FROM record_counts WHERE tenant_id = ? AND schema_id = ? ORDER BY id LIMIT ${FOLD_BATCH}${lock}`, [tenantId, schemaId]);
-        if (rows.length < 2) return;
+          `SELECT id, n FROM record_counts WHERE tenant_id = ? AND schema_id = ? AND id <> ? ORDER BY id LIMIT ${FOLD_BATCH}${lock}`, [tenantId, schemaId, SHARED]);
+        if (!rows.length) return;
         const sum = rows.reduce((acc, r) => acc + Number(r.n), 0);
-        const conn = this.db.conn(rc);
-        await conn('record_counts').where({ tenant_id: tenantId, schema_id: schemaId }).whereIn('id', rows.map((r) => r.id)).delete();
-        await conn('record_counts').insert({ tenant_id: tenantId, schema_id: schemaId, id: newId(), n: sum });
+        const sql = this.db.sql(rc);
+        await sql.run(this.db.query('record_counts').where({ tenant_id: tenantId, schema_id: schemaId }).whereIn('id', rows.map((r) => r.id)).delete());
+        const [upsert] = counterStatements([counterOf(tenantId, schemaId, sum)], 'shared');
+        await sql.rows(upsert.sql, upsert.bindings);
       });
     } finally {
       this.folding.delete(key);
     }
   }
+}
+
+function counterOf(tenantId: string, schemaId: number, add: number): CounterWrite {
+  return { table: 'record_counts', key: { tenant_id: tenantId, schema_id: schemaId, id: SHARED }, column: 'n', add, fresh: { column: 'id', value: newId } };
 }

@@ -31,7 +31,14 @@ export interface ClaimFilter {
  * rc.tenantId; `claimDue` is the dispatcher's cross-tenant queue scan.
  */
 export class DeliveriesRepository {
-  constructor(private readonly db: Database) {}
+  /** queueWebhooks' SELECT, built once (the same text every time, so its prepared statement is found at once). */
+  private readonly webhooksSelect: string;
+
+  constructor(private readonly db: Database) {
+    this.webhooksSelect = `SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
+        FROM connectors c
+        WHERE ${this.subscribes}`;
+  }
 
   /**
    * Queues one webhook delivery per active connector of rc's tenant that subscribes to the event: its
@@ -43,9 +50,7 @@ export class DeliveriesRepository {
     await this.db.writeAtCommit(rc, {
       table: 'outbox_deliveries',
       columns: DELIVERY_COLUMNS,
-      select: `SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
-        FROM connectors c
-        WHERE ${this.subscribes}`,
+      select: this.webhooksSelect,
       bindings: [event.id, event.name, at, at, at, rc.tenantId ?? '', true, event.product, event.name, event.name],
       done,
       rowsOf: { column: 'event_id', value: event.id },
@@ -58,12 +63,15 @@ export class DeliveriesRepository {
    */
   async queueHandlers(rc: RequestContext, event: PlatformEvent, handlers: string[]): Promise<void> {
     const at = event.occurredAt;
-    for (const handler of handlers) {
-      await this.db.insertAtCommit(rc, 'outbox_deliveries', {
+    if (!handlers.length) return;
+    // One statement for all of them.
+    await this.db.writeAtCommit(rc, {
+      table: 'outbox_deliveries',
+      rows: handlers.map((handler) => ({
         tenant_id: rc.tenantId ?? '', id: newId(), kind: 'handler', handler, event_id: event.id, event_name: event.name,
         status: 'pending', attempts: 0, next_attempt_at: at, created_at: at, updated_at: at,
-      });
-    }
+      })),
+    });
   }
 
   /** The tenant's handler runs, newest first, with their attempts (the delivery log of pack handlers). */

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import { systemContext } from './request-context.js';
 import { RecordsService } from '../data/records.service.js';
 import { schemaReadAccess } from '../data/read-access.js';
 import { BulkWriter } from '../data/bulk.js';
@@ -64,7 +65,7 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const records = new RecordsService(db, schemas, hooks, events, schemaReadAccess(schemas, tenants));
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
-  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
   const authenticator = new Authenticator(config);
@@ -73,6 +74,8 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
+  // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
+  background.register({ name: 'schema-migrations', start: async () => { await evolution.migrations.recover(systemContext(null, logger)); }, stop() {} });
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);

@@ -39,16 +39,6 @@ export class SchemaEvolutionRepository {
     if (this.db.dialect.name === 'postgres') await this.db.conn(rc).raw(`LOCK TABLE ${s.tableName} IN SHARE ROW EXCLUSIVE MODE`);
   }
 
-  /** Applies `migrate` to every record of the schema: each gets a new version. */
-  async migrate(rc: RequestContext, s: RegisteredSchema, set: Record<string, unknown>, unset: string[], now: string): Promise<void> {
-    const edit = this.db.dialect.jsonEdit('data', set, unset);
-    const own = s.tenantId !== null;
-    await this.db.conn(rc).raw(
-      `UPDATE ${s.tableName} SET data = ${edit.sql}, version = version + 1, updated_at = ?${own ? ' WHERE tenant_id = ?' : ''}`,
-      [...edit.bindings, now, ...(own ? [s.tenantId] : [])] as any[],
-    );
-  }
-
   /** Up to `limit` groups of records that share the values of `fields` (a unique set to be). */
   async duplicates(rc: RequestContext, s: RegisteredSchema, fields: string[], limit: number): Promise<Array<{ ids: string[] }>> {
     const sql = new SqlListQuery(this.db.dialect, fieldTypes(s.schema));

@@ -11,6 +11,7 @@ import { toIssues } from './ajv.js';
 import { isWidening } from './schema-compatibility.js';
 import { SERVER_FIELDS, type RegisteredSchema, type SchemaInput } from './schema-definition.js';
 import { SchemaEvolutionRepository, type StoredDocument } from './schema-evolution.repository.js';
+import { giveWay, SchemaMigrations, type Migration } from './schema-migration.js';
 import { assertIdentifier, type SchemaRegistry } from './schema-registry.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 
@@ -47,14 +48,18 @@ export type { SchemaChangeGuard } from './schema-definition.js';
  */
 export class SchemaEvolution {
   private readonly records: SchemaEvolutionRepository;
+  /** The batched `migrate` step and its way back. */
+  readonly migrations: SchemaMigrations;
 
   constructor(
     private readonly db: Database,
     private readonly registry: SchemaRegistry,
     private readonly events: EventsService,
     private readonly totals: TotalsRepository,
+    migrateBatch?: number,
   ) {
     this.records = new SchemaEvolutionRepository(db);
+    this.migrations = new SchemaMigrations(db, migrateBatch);
   }
 
   /** PUT /metadata/schemas/{ns}/{name}: registers the next version. */
@@ -88,57 +93,76 @@ export class SchemaEvolution {
     const newIndexes = this.registry.repository.indexStatements(next, true);
     const built: string[] = [];
     const gate = this.registry.keyOf(current);
-    await this.registry.gates.close(gate);
-    const closedAt = Date.now();
+    // One change of a schema at a time, in every process (a migration left by a dead one is rolled back first).
+    const release = await this.migrations.hold(rc, current);
+    let migration: Migration | null = null;
     try {
-      await this.registry.gates.drain(gate);
-      const since = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
-      if (!widening) await this.checkAll(rc, current, prepared.validate, migrate);
-      for (const fields of newUnique.filter((u) => !u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
-      if (this.db.dialect.name === 'postgres') {
-        // Built without blocking writes, outside the switching transaction (unique sets touched by the
-        // migration wait for it, below).
-        for (const [indexName, sql] of newIndexes) {
-          if (oldIndexes.has(indexName) || touchesMigrated(next, indexName, touched, this.registry)) continue;
-          built.push(indexName);
-          try {
-            await this.registry.repository.ddl(null, sql);
-          } catch (err) {
-            if (this.db.dialect.isUniqueViolation(err)) {
-              const fields = next.unique.find((u) => indexName.endsWith(this.registry.repository.indexSuffix(u)));
-              if (fields) await this.checkUnique(rc, current, fields);
+      await this.registry.gates.close(gate);
+      const closedAt = Date.now();
+      try {
+        await this.registry.gates.drain(gate);
+        let since = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
+        if (!widening) await this.checkAll(rc, current, prepared.validate, migrate);
+        for (const fields of newUnique.filter((u) => !u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
+        if (this.db.dialect.name === 'postgres') {
+          // Built without blocking writes, outside the switching transaction (unique sets touched by the
+          // migration wait for it, below).
+          for (const [indexName, sql] of newIndexes) {
+            if (oldIndexes.has(indexName) || touchesMigrated(next, indexName, touched, this.registry)) continue;
+            built.push(indexName);
+            try {
+              await this.registry.repository.ddl(null, sql);
+            } catch (err) {
+              if (this.db.dialect.isUniqueViolation(err)) {
+                const fields = next.unique.find((u) => indexName.endsWith(this.registry.repository.indexSuffix(u)));
+                if (fields) await this.checkUnique(rc, current, fields);
+              }
+              throw err;
             }
-            throw err;
           }
         }
-      }
-      if (this.db.dialect.name === 'postgres') await sleep(GATE_SETTLE_MS - (Date.now() - closedAt));
-      await this.db.transaction(rc, async (rc) => {
-        await this.records.lockWrites(rc, current);
-        const stored = await this.registry.repository.lockVersion(rc, current.id);
-        if (stored !== current.version) throw VersionMismatch({ expected: String(current.version), actual: stored ?? 0 });
-        if (!widening) {
-          const late = await this.records.changedSince(rc, current, since);
+        if (this.db.dialect.name === 'postgres') await sleep(GATE_SETTLE_MS - (Date.now() - closedAt));
+        const checkLate = (late: StoredDocument[]) => {
           const failures = this.failures(late, prepared.validate, migrate);
           if (failures.length) throw incompatible(failures);
+        };
+        if (touched.size) {
+          // The records are migrated in batches while writes wait; the switch then only catches up with
+          // the records written late (since the check began), which the first pass here makes few.
+          migration = await this.migrations.start(rc, current, next.version, { ...migrate, now }, () => this.registry.gates.close(gate));
+          const caughtUpAt = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
+          await this.migrations.catchUp(rc, migration, since, checkLate);
+          since = caughtUpAt;
         }
-        if (touched.size) await this.records.migrate(rc, current, migrate.set, migrate.unset, now);
-        for (const fields of newUnique.filter((u) => u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
-        const extra: ErrorDetail[] = [];
-        for (const g of this.registry.guards) extra.push(...((await g.checkRecords?.(rc, next, current)) ?? []));
-        if (extra.length) throw incompatible(extra.slice(0, MAX_DETAILS));
-        for (const sql of this.registry.repository.indexStatements(next).values()) await this.registry.repository.ddl(rc, sql);
-        for (const indexName of oldIndexes.keys()) {
-          if (!newIndexes.has(indexName)) await this.registry.repository.ddl(rc, `DROP INDEX IF EXISTS ${indexName}`);
-        }
-        await this.registry.repository.storeVersion(rc, next);
-        await this.registry.changed(rc, next);
-      });
-    } catch (err) {
-      for (const indexName of built) await this.registry.repository.ddl(null, `DROP INDEX IF EXISTS ${indexName}`).catch(() => {});
-      throw err;
+        await this.db.transaction(rc, async (rc) => {
+          await this.records.lockWrites(rc, current);
+          const stored = await this.registry.repository.lockVersion(rc, current.id);
+          if (stored !== current.version) throw VersionMismatch({ expected: String(current.version), actual: stored ?? 0 });
+          if (migration) await this.migrations.catchUp(rc, migration, since, checkLate);
+          else if (!widening) checkLate(await this.records.changedSince(rc, current, since));
+          for (const fields of newUnique.filter((u) => u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
+          const extra: ErrorDetail[] = [];
+          for (const g of this.registry.guards) extra.push(...((await g.checkRecords?.(rc, next, current)) ?? []));
+          if (extra.length) throw incompatible(extra.slice(0, MAX_DETAILS));
+          for (const sql of this.registry.repository.indexStatements(next).values()) await this.registry.repository.ddl(rc, sql);
+          for (const indexName of oldIndexes.keys()) {
+            if (!newIndexes.has(indexName)) await this.registry.repository.ddl(rc, `DROP INDEX IF EXISTS ${indexName}`);
+          }
+          await this.registry.repository.storeVersion(rc, next);
+          await this.registry.changed(rc, next);
+        });
+      } catch (err) {
+        for (const indexName of built) await this.registry.repository.ddl(null, `DROP INDEX IF EXISTS ${indexName}`).catch(() => {});
+        // Nothing changes: the migrated records get their previous state back before writes go on.
+        if (migration) await this.migrations.rollBack(rc, migration);
+        throw err;
+      } finally {
+        await this.registry.gates.open(gate);
+      }
+      // The version is stored: a failure here only leaves the side table to the next start.
+      if (migration) await this.migrations.finish(rc, migration).catch((err) => rc.logger?.error({ err }, 'dropping a migration\'s side table failed'));
     } finally {
-      await this.registry.gates.open(gate);
+      await release();
     }
     return next;
   }
@@ -148,6 +172,7 @@ export class SchemaEvolution {
     const current = await this.current(rc, namespace, name, ifMatch, 'Deleting a schema');
     for (const g of this.registry.guards) await g.checkDeletion?.(rc, current);
     const gate = this.registry.keyOf(current);
+    const release = await this.migrations.hold(rc, current);
     await this.registry.gates.close(gate);
     try {
       await this.registry.gates.drain(gate);
@@ -165,6 +190,7 @@ export class SchemaEvolution {
       });
     } finally {
       await this.registry.gates.open(gate);
+      await release();
     }
   }
 
@@ -196,6 +222,7 @@ export class SchemaEvolution {
       if (failures.length >= MAX_DETAILS || batch.length < CHECK_BATCH) break;
       const last = batch[batch.length - 1];
       after = [last.tenantId, last.id];
+      await giveWay();
     }
     if (failures.length) throw incompatible(failures.slice(0, MAX_DETAILS));
   }

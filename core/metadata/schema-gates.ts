@@ -86,7 +86,12 @@ export class SchemaGates {
   }
 
   private closeLocal(key: string): void {
-    if (this.gates.has(key)) return;
+    const closed = this.gates.get(key);
+    if (closed) {
+      // Closed again by a migration that takes long: it is alive, the gate's time starts again.
+      closed.timer.refresh();
+      return;
+    }
     let open!: () => void;
     const opened = new Promise<void>((resolve) => { open = resolve; });
     const timer = setTimeout(() => this.openLocal(key), GATE_EXPIRES_MS);

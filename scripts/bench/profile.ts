@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|listTotal|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
@@ -57,6 +57,7 @@ const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: st
   storefront304: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
   create: { url: collection, method: 'POST', body: JSON.stringify(benchBody(424242)) },
   list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
+  listTotal: { url: `${collection}?limit=50`, method: 'GET' },
   filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },
 };
 const scenario = scenarios[args.scenario!];

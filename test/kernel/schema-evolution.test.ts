@@ -1,7 +1,9 @@
 import { expect } from 'chai';
 import { newId } from '../../core/db/ids.js';
 import { systemContext } from '../../core/kernel/request-context.js';
+import { MIGRATE_BATCH } from '../../core/metadata/schema-migration.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { listEvery, storeRecords } from '../helpers/stored-records.js';
 import { as } from '../helpers/tokens.js';
 
 const v1 = {
@@ -191,5 +193,103 @@ describe('DELETE /api/v1/metadata/schemas/:ns/:name', () => {
     // The name is free again.
     await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(v1).expect(201);
     expect((await t.http.get('/api/v1/data/evo/product').set(as(tenant, 'viewer'))).body.data.pagination.total).to.equal(0);
+  });
+});
+
+describe('PUT /api/v1/metadata/schemas/:ns/:name with migrate: batches and the way back (#16)', function () {
+  this.timeout(180_000);
+  let t: TestApp;
+  /** More records than one batch of the migration (MIGRATE_BATCH). */
+  const STORED = MIGRATE_BATCH * 2 + 1500;
+
+  before(async () => {
+    t = await sharedTestApp();
+  });
+
+  /** A tenant with v1 of evo.product holding `count` records. */
+  async function seeded(app: TestApp, count: number): Promise<string> {
+    const tenant = await createTenant(app, 'mig');
+    await app.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(v1).expect(201);
+    await storeRecords(app, tenant, 'evo', 'product', count);
+    return tenant;
+  }
+  const everyRecord = (app: TestApp, tenant: string) => listEvery(app.http, tenant, 'evo', 'product');
+  const put = (app: TestApp, tenant: string, body: object, version = '"1"') =>
+    app.http.put('/api/v1/metadata/schemas/evo/product').set(as(tenant, 'admin')).set('If-Match', version).send(body);
+  const withCode = changed({ code: { type: 'string', minLength: 1 } }, { required: ['title', 'code'] });
+  const versionOf = async (app: TestApp, tenant: string) =>
+    (await app.http.get('/api/v1/metadata/schemas/evo/product').set(as(tenant, 'viewer')).expect(200)).body.data.item.version;
+
+  it('migrates more records than one batch, each once with version + 1, while writes to another schema go on', async () => {
+    const tenant = await seeded(t, STORED);
+    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({ ...v1, name: 'other' }).expect(201);
+    let done = false;
+    const migration = put(t, tenant, { ...withCode, migrate: { set: { code: 'migrated' }, unset: ['qty'] } }).then((r) => { done = true; return r; });
+    const others: number[] = [];
+    while (!done) others.push((await t.http.post('/api/v1/data/evo/other').set(as(tenant, 'editor')).send({ title: `o${others.length}` })).status);
+    const res = await migration;
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.data.item.version).to.equal(2);
+    expect(others.filter((s) => s !== 201), 'writes to another schema').to.deep.equal([]);
+
+    const records = await everyRecord(t, tenant);
+    expect(records.size).to.equal(STORED);
+    for (const r of records.values()) {
+      expect(r, JSON.stringify(r)).to.include({ code: 'migrated', version: 2 });
+      expect(r).not.to.have.property('qty');
+    }
+    // Nothing is left of the migration: a second one runs as the first did.
+    const again = await put(t, tenant, { ...withCode, migrate: { set: { code: 'again' } } }, '"2"');
+    expect(again.status, JSON.stringify(again.body)).to.equal(200);
+    const sample = (await t.http.get('/api/v1/data/evo/product').query({ limit: 5 }).set(as(tenant, 'viewer')).expect(200)).body.data.items;
+    for (const r of sample) expect(r).to.include({ code: 'again', version: 3 });
+  });
+
+  it('refuses the change when a new unique set fails after the batches ran, and every record is exactly as before', async () => {
+    const tenant = await seeded(t, STORED);
+    const before = await everyRecord(t, tenant);
+    // Every record gets the same code: the new unique set is violated once all batches have run.
+    const res = await put(t, tenant, { ...withCode, unique: [['code']], migrate: { set: { code: 'same' }, unset: ['qty'] } });
+    expect(res.status, JSON.stringify(res.body)).to.equal(409);
+    expect(res.body.data.code).to.equal('schema_incompatible');
+    expect(res.body.data.errors.length).to.be.within(1, 20);
+    expect(before.has(res.body.data.errors[0].id)).to.equal(true);
+
+    expect(await versionOf(t, tenant)).to.equal(1);
+    const after = await everyRecord(t, tenant);
+    expect(after.size).to.equal(STORED);
+    for (const [id, record] of before) expect(after.get(id), id).to.deep.equal(record);
+    // The same change without the unique set goes through.
+    const ok = await put(t, tenant, { ...withCode, migrate: { set: { code: 'x' } } });
+    expect(ok.status, JSON.stringify(ok.body)).to.equal(200);
+  });
+
+  it('a write during a migration answers 200 or 503 unavailable after SCHEMA_WRITE_WAIT_MS, and no record is left in between', async () => {
+    const app = await startTestApp({ env: { SCHEMA_WRITE_WAIT_MS: '200' } });
+    try {
+      const tenant = await seeded(app, STORED);
+      const ids = [...(await everyRecord(app, tenant)).keys()].slice(0, 60);
+      let done = false;
+      const migration = put(app, tenant, { ...withCode, migrate: { set: { code: 'migrated' } } }).then((r) => { done = true; return r; });
+      const answers: Array<{ id: string; status: number; retryAfter?: string; title: string }> = [];
+      for (let i = 0; !done && i < ids.length; i++) {
+        const title = `patched ${i}`;
+        const res = await app.http.patch(`/api/v1/data/evo/product/${ids[i]}`).set(as(tenant, 'editor')).send({ title });
+        answers.push({ id: ids[i], status: res.status, retryAfter: res.headers['retry-after'], title });
+      }
+      expect((await migration).status).to.equal(200);
+      expect(answers.length).to.be.greaterThan(0);
+      for (const a of answers) {
+        expect([200, 503], JSON.stringify(a)).to.include(a.status);
+        if (a.status === 503) expect(a.retryAfter).to.equal('5');
+      }
+      const records = await everyRecord(app, tenant);
+      expect(records.size).to.equal(STORED);
+      for (const r of records.values()) expect(r.code, JSON.stringify(r)).to.equal('migrated');
+      for (const a of answers.filter((x) => x.status === 200)) expect(records.get(a.id).title).to.equal(a.title);
+      for (const a of answers.filter((x) => x.status === 503)) expect(records.get(a.id).title).not.to.equal(a.title);
+    } finally {
+      await app.close();
+    }
   });
 });

@@ -16,7 +16,23 @@ export interface PoolClient {
  * INSERT ... SELECT, or, for anything else (an UPDATE, an upsert), a statement run as written and never merged.
  * Table and column names come from code, never from users. `done` learns how many rows it wrote.
  */
-export type DeferredWrite = (RowsWrite | SelectWrite | StatementWrite) & { done?: (changes: number) => void };
+export type DeferredWrite = (RowsWrite | SelectWrite | StatementWrite | CounterWrite) & { done?: (changes: number) => void };
+
+/**
+ * Adds `add` to a counter: the `column` of the row whose key columns hold `key` (created at 0 when missing).
+ * Group commit sums the counter writes of all its transactions per row into one statement. SQLite, whose
+ * writers take turns anyway, adds to that very row (an upsert), so a reader finds one row. PostgreSQL inserts
+ * rows of their own instead, with `fresh.column` set to `fresh.value()` (an update of one shared row would
+ * hold its lock until commit, and every writer of that counter would wait for it); readers sum the rows.
+ * `done` learns 1.
+ */
+export interface CounterWrite {
+  table: string;
+  key: Readonly<Record<string, string | number>>;
+  column: string;
+  add: number;
+  fresh: { column: string; value(): string };
+}
 
 /** Any other write without RETURNING (`?` placeholders), run as it is, on its own. */
 export interface StatementWrite {
@@ -53,6 +69,63 @@ export function isStatementWrite(write: DeferredWrite): write is StatementWrite 
   return 'sql' in write;
 }
 
+export function isCounterWrite(write: DeferredWrite): write is CounterWrite & { done?: (changes: number) => void } {
+  return 'add' in write;
+}
+
+/**
+ * The counter writes among `writes`, summed per counter row (same table, column and key); rows whose adds
+ * cancel out are left out.
+ */
+export function sumCounters(writes: readonly DeferredWrite[]): CounterWrite[] {
+  const sums = new Map<string, CounterWrite>();
+  for (const w of writes) {
+    if (!isCounterWrite(w)) continue;
+    const id = `${w.table}\u0000${w.column}\u0000${Object.values(w.key).join('\u0000')}`;
+    const sum = sums.get(id);
+    if (sum) sum.add += w.add;
+    else sums.set(id, { table: w.table, key: w.key, column: w.column, add: w.add, fresh: w.fresh });
+  }
+  return [...sums.values()].filter((c) => c.add !== 0);
+}
+
+/**
+ * Summed counter writes (sumCounters) as statements, one per table and column: upserts into the counter rows
+ * (`rows: 'shared'`, SQLite), or inserts of rows of their own (`rows: 'own'`, PostgreSQL; see CounterWrite).
+ * Upserted rows come in key order, so that two statements never lock the same rows in opposite orders.
+ */
+export function counterStatements(counters: readonly CounterWrite[], rows: 'shared' | 'own'): Array<{ sql: string; bindings: unknown[] }> {
+  const byTarget = new Map<string, CounterWrite[]>();
+  for (const c of counters) {
+    const target = `${c.table}\u0000${c.column}`;
+    byTarget.set(target, [...(byTarget.get(target) ?? []), c]);
+  }
+  return [...byTarget.values()].map((list) => {
+    const { table, column, key, fresh } = list[0];
+    const keys = Object.keys(key);
+    const columns = [...keys, column];
+    const values = list.map(() => rowPlaceholders(columns.length)).join(', ');
+    if (rows === 'own') {
+      return {
+        sql: `${insertHead(table, columns)} VALUES ${values}`,
+        bindings: list.flatMap((c) => [...keys.map((k) => (k === fresh.column ? fresh.value() : c.key[k])), c.add]),
+      };
+    }
+    const sorted = [...list].sort((a, b) => compareKeys(keys.map((k) => a.key[k]), keys.map((k) => b.key[k])));
+    return {
+      sql: `${insertHead(table, columns)} VALUES ${values} ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`,
+      bindings: sorted.flatMap((c) => [...keys.map((k) => c.key[k]), c.add]),
+    };
+  });
+}
+
+function compareKeys(a: ReadonlyArray<string | number>, b: ReadonlyArray<string | number>): number {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] !== b[i]) return a[i] < b[i] ? -1 : 1;
+  }
+  return 0;
+}
+
 /** The columns of a rows write (its first row's). */
 export function columnsOf(write: RowsWrite): string[] {
   return Object.keys(write.rows[0] ?? {});
@@ -68,19 +141,38 @@ export function rowPlaceholders(columns: number): string {
   return `(${new Array<string>(columns).fill('?').join(', ')})`;
 }
 
-/** A queued write as one statement with `?` placeholders. */
-export function writeStatement(write: DeferredWrite): { sql: string; bindings: unknown[] } {
+/** Statement texts by shape (table, columns, row count, conflict clause), built once. */
+const rowsSql = new Map<string, string>();
+/** INSERT ... SELECT texts by their SELECT, built once (a constant SELECT text is hashed once). */
+const selectSql = new Map<string, { table: string; columns: readonly string[]; sql: string }>();
+
+/**
+ * A queued write as one statement with `?` placeholders; a counter write as its engine writes it on its own
+ * (`counterRows`, see counterStatements).
+ */
+export function writeStatement(write: DeferredWrite, counterRows: 'shared' | 'own'): { sql: string; bindings: unknown[] } {
   if (isStatementWrite(write)) return { sql: write.sql, bindings: [...write.bindings] };
+  if (isCounterWrite(write)) return counterStatements([write], counterRows)[0];
   if (!isRowsWrite(write)) {
-    return { sql: `${insertHead(write.table, write.columns)} ${write.select}`, bindings: [...write.bindings] };
+    let built = selectSql.get(write.select);
+    if (built?.table !== write.table || built.columns !== write.columns) {
+      built = { table: write.table, columns: write.columns, sql: `${insertHead(write.table, write.columns)} ${write.select}` };
+      if (selectSql.size < 1000) selectSql.set(write.select, built);
+    }
+    return { sql: built.sql, bindings: [...write.bindings] };
   }
   const columns = columnsOf(write);
-  const row = rowPlaceholders(columns.length);
-  const conflict = write.skipConflictsOn ? ` ON CONFLICT (${write.skipConflictsOn.join(', ')}) DO NOTHING` : '';
-  return {
-    sql: `${insertHead(write.table, columns)} VALUES ${write.rows.map(() => row).join(', ')}${conflict}`,
-    bindings: write.rows.flatMap((r) => columns.map((c) => r[c])),
-  };
+  const shape = `${write.table}\u0000${columns.join(',')}\u0000${write.rows.length}\u0000${write.skipConflictsOn?.join(',') ?? ''}`;
+  let sql = rowsSql.get(shape);
+  if (!sql) {
+    const row = rowPlaceholders(columns.length);
+    const conflict = write.skipConflictsOn ? ` ON CONFLICT (${write.skipConflictsOn.join(', ')}) DO NOTHING` : '';
+    sql = `${insertHead(write.table, columns)} VALUES ${write.rows.map(() => row).join(', ')}${conflict}`;
+    if (rowsSql.size < 1000) rowsSql.set(shape, sql);
+  }
+  const bindings: unknown[] = [];
+  for (const r of write.rows) for (const c of columns) bindings.push(r[c]);
+  return { sql, bindings };
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
 import {
-  assertSafeField, columnsOf, insertHead, isRowsWrite, isStatementWrite, rowPlaceholders, writeStatement,
+  assertSafeField, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sumCounters, writeStatement,
   type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient, type RowsWrite, type SelectWrite,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
@@ -51,25 +51,27 @@ interface Part {
  * many it wrote).
  */
 function shapeOf(write: DeferredWrite): string | null {
-  if (isStatementWrite(write)) return null;
+  if (isStatementWrite(write) || isCounterWrite(write)) return null;
   if (isRowsWrite(write)) return write.skipConflictsOn ? null : `rows\u0000${write.table}\u0000${columnsOf(write).join(',')}`;
   return write.rowsOf ? `select\u0000${write.table}\u0000${write.columns.join(',')}\u0000${write.rowsOf.column}\u0000${write.select}` : null;
 }
 
 /**
- * Writes of the same shape become one statement (see shapeOf). A statement opens its table and every index
- * of it once, which for a group of small inserts costs more than inserting the rows.
+ * Writes of the same shape become one statement (see shapeOf), and counter writes, summed per counter, one
+ * more (their parts stand for no member: a counter write counts 1). A statement opens its table and every
+ * index of it once, which for a group of small inserts costs more than inserting the rows.
  */
 function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
   const parts: Part[] = [];
   const byShape = new Map<string, Part>();
   writes.forEach((w, i) => {
+    if (isCounterWrite(w)) return;
     const shape = shapeOf(w);
     const part = shape ? byShape.get(shape) : undefined;
     if (!part) {
       const select = !isRowsWrite(w) && !isStatementWrite(w) ? w : null;
       // Inside WITH, a SELECT merged with UNION ALL needs its parentheses from the start.
-      const { sql, bindings } = select ? { sql: `${insertHead(select.table, select.columns)} (${select.select})`, bindings: [...select.bindings] } : writeStatement(w);
+      const { sql, bindings } = select ? { sql: `${insertHead(select.table, select.columns)} (${select.select})`, bindings: [...select.bindings] } : writeStatement(w, 'own');
       const created = { sql, bindings, returning: select?.rowsOf ? select.rowsOf.column : '1', members: [i] };
       parts.push(created);
       if (shape) byShape.set(shape, created);
@@ -86,6 +88,7 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
     }
     part.members.push(i);
   });
+  for (const { sql, bindings } of counterStatements(sumCounters(writes), 'own')) parts.push({ sql, bindings, returning: '1', members: [] });
   return parts;
 }
 
@@ -97,15 +100,16 @@ function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
  */
 async function runAsOneStatement(client: Pick<PoolClient, 'positionBindings'>, connection: object, writes: readonly DeferredWrite[]): Promise<number[]> {
   if (writes.length === 1) {
-    const { sql, bindings } = writeStatement(writes[0]);
-    return [(await query(client, connection, sql, bindings)).rowCount ?? 0];
+    const { sql, bindings } = writeStatement(writes[0], 'own');
+    const { rowCount } = await query(client, connection, sql, bindings);
+    return [isCounterWrite(writes[0]) ? 1 : rowCount ?? 0];
   }
   const parts = mergeWrites(writes);
   const items = parts.map((p, i) => `w${i} AS (${p.sql} RETURNING ${p.returning})`);
   const results = parts.map((p, i) => (p.returning === '1' ? `(SELECT count(*) FROM w${i}) AS n${i}` : `(SELECT array_agg(${p.returning}) FROM w${i}) AS n${i}`));
   const result = await query(client, connection, `WITH ${items.join(', ')} SELECT ${results.join(', ')}`, parts.flatMap((p) => p.bindings));
   const row = result.rows[0] as Record<string, string | unknown[] | null>;
-  const counts = new Array<number>(writes.length).fill(0);
+  const counts = writes.map((w): number => (isCounterWrite(w) ? 1 : 0));
   parts.forEach((p, i) => {
     const value = row[`n${i}`];
     if (p.returning === '1') {
@@ -190,12 +194,17 @@ export const postgresDialect: Dialect = {
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },
-  runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
-    // All sent at once: pg runs a connection's queries in the order they were given.
-    return Promise.all(writes.map(async (w) => {
-      const { sql, bindings } = writeStatement(w);
+  async runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
+    // All sent at once: pg runs a connection's queries in the order they were given. Counter writes are
+    // summed into one statement (a counter write counts 1).
+    const counts = writes.map(async (w) => {
+      if (isCounterWrite(w)) return 1;
+      const { sql, bindings } = writeStatement(w, 'own');
       return (await query(client, connection, sql, bindings)).rowCount ?? 0;
-    }));
+    });
+    const counters = counterStatements(sumCounters(writes), 'own').map(({ sql, bindings }) => query(client, connection, sql, bindings));
+    const [written] = await Promise.all([Promise.all(counts), Promise.all(counters)]);
+    return written;
   },
   committer: (pool: PoolClient) => groupCommitter(pool, (connection, group) => commitGroup(pool, connection, group)),
   jsonArrayValues(column: string, alias: string) {

@@ -1,6 +1,8 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
-import { assertSafeField, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient } from './dialect.js';
+import {
+  assertSafeField, counterStatements, isCounterWrite, sumCounters, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient,
+} from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 
 interface KnexClient {
@@ -38,38 +40,54 @@ function driverArgs(bindings: readonly unknown[]): unknown[] {
   return bindings.map((v) => (v === true ? 1 : v === false ? 0 : v === undefined ? null : v));
 }
 
-function runWritesNow(connection: BetterSqliteConnection, writes: readonly DeferredWrite[]): number[] {
-  return writes.map((w) => {
-    const { sql, bindings } = writeStatement(w);
-    return prepared(connection, sql).run(...driverArgs(bindings)).changes;
-  });
+/** Runs a statement of queued writes. */
+function run(connection: BetterSqliteConnection, { sql, bindings }: { sql: string; bindings: unknown[] }): number {
+  return prepared(connection, sql).run(...driverArgs(bindings)).changes;
 }
 
 /**
- * One SQLite transaction for the whole group, each member in its own savepoint, so that one that fails
- * (a unique violation, say) is rolled back alone and the others commit. It runs synchronously: nothing
- * else runs on the connection in between. A commit costs SQLite far more than a request's few small
- * writes (the WAL frames of every page touched), and the group pays for it once.
+ * Runs queued writes in order, their counter writes summed into one statement at the end (the order of
+ * additions does not matter); a counter write counts 1.
+ */
+function runWritesNow(connection: BetterSqliteConnection, writes: readonly DeferredWrite[]): number[] {
+  const counts = writes.map((w) => (isCounterWrite(w) ? 1 : run(connection, writeStatement(w, 'shared'))));
+  for (const statement of counterStatements(sumCounters(writes), 'shared')) run(connection, statement);
+  return counts;
+}
+
+/**
+ * One SQLite transaction for the whole group, each member with more than one statement in its own savepoint,
+ * so that one that fails (a unique violation, say) is rolled back alone and the others commit (a single
+ * statement that fails undoes only itself). The counter writes of the members that succeeded go last, summed
+ * per counter row, one statement for the group. It runs synchronously: nothing else runs on the connection
+ * in between. A commit costs SQLite far more than a request's few small writes (the WAL frames of every page
+ * touched), and the group pays for it once.
  */
 async function commitGroup(connection: object, group: DeferredWrite[][]): Promise<GroupOutcome[]> {
   const db = connection as BetterSqliteConnection;
   const exec = (sql: string) => prepared(db, sql).run();
   const outcomes: GroupOutcome[] = [];
+  const counters: DeferredWrite[] = [];
   try {
     exec('BEGIN IMMEDIATE');
     for (const writes of group) {
-      exec('SAVEPOINT hp_member');
+      const statements = writes.filter((w) => !isCounterWrite(w)).length;
+      if (statements > 1) exec('SAVEPOINT hp_member');
       try {
-        outcomes.push({ counts: runWritesNow(db, writes) });
-        exec('RELEASE hp_member');
+        outcomes.push({ counts: writes.map((w) => (isCounterWrite(w) ? 1 : run(db, writeStatement(w, 'shared')))) });
+        if (statements > 1) exec('RELEASE hp_member');
+        for (const w of writes) if (isCounterWrite(w)) counters.push(w);
       } catch (error) {
         // Some errors (disk full, I/O) roll back the whole transaction: then the whole group fails.
         if (!db.inTransaction) throw error;
-        exec('ROLLBACK TO hp_member');
-        exec('RELEASE hp_member');
+        if (statements > 1) {
+          exec('ROLLBACK TO hp_member');
+          exec('RELEASE hp_member');
+        }
         outcomes.push({ error });
       }
     }
+    for (const statement of counterStatements(sumCounters(counters), 'shared')) run(db, statement);
     exec('COMMIT');
   } catch (error) {
     if (db.inTransaction) exec('ROLLBACK');
