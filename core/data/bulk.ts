@@ -6,6 +6,7 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
 import type { RecordRow } from './records.repository.js';
+import { relationsOf } from './relations.js';
 
 /** Items per bulk request (CONTRACT.md 12.3), and per write batch of an import. */
 export const BULK_LIMIT = 1000;
@@ -140,9 +141,11 @@ export class BulkWriter {
           errors.push(...details.map((d) => ({ index, ...d })));
         }
       }
-      // The references of every item in one query per relation, not one per item.
-      const dangling = await this.records.relations.referenceIssues(rc, schema, prepared.map((p) => ({ data: stripServerFields(p.record), previous: p.before })));
-      dangling.forEach((issues, n) => errors.push(...issues.map((d) => ({ index: prepared[n].index, ...d }))));
+      // The references of every item in one query per relation, not one per item (nothing to do without relations).
+      if (relationsOf(schema.schema).length) {
+        const dangling = await this.records.relations.referenceIssues(rc, schema, prepared.map((p) => ({ data: stripServerFields(p.record), previous: p.before })));
+        dangling.forEach((issues, n) => errors.push(...issues.map((d) => ({ index: prepared[n].index, ...d }))));
+      }
       if (errors.length) throw new ItemsFailed(errors.sort((a, b) => a.index - b.index));
       const created = prepared.filter((w) => !w.previous).map((w) => w.record);
       for (const { record, previous } of prepared) {

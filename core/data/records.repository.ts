@@ -15,6 +15,18 @@ export interface DataRecord {
   [field: string]: unknown;
 }
 
+/**
+ * An expansion made inside the list's own statement (CONTRACT.md 12.2): the referenced record of a
+ * top-level relation `field` in the records of `table` (null: the caller may not read them).
+ */
+export interface EmbeddedExpansion {
+  field: string;
+  table: string | null;
+}
+
+/** A listed row; with expansions made in the statement, `data` lacks their fields and `embedded` holds their JSON texts (null: absent). */
+export type ListedRow = Omit<RecordRow, 'tenant_id'> & { embedded?: Array<string | null> };
+
 /** A row of a record table as the list and read queries return it (`data` as JSON text or parsed). */
 export interface RecordRow {
   tenant_id: string;
@@ -186,8 +198,12 @@ export class RecordsRepository {
    * One page (limit + 1 rows, to know whether more follow) and, unless count=false, the total
    * (CONTRACT.md 12.5): unfiltered from the tenant's counter, filtered by counting through the indexes,
    * and with count=estimated on PostgreSQL the planner's estimate once it is above ESTIMATE_ABOVE.
+   * `embeds` are expansions read in the same statement (no query of their own; engines with
+   * `dialect.embedding`): each row's `embedded`.
    */
-  async list(rc: RequestContext, schema: CompiledSchema, query: ListQuery): Promise<{ rows: Array<Omit<RecordRow, 'tenant_id'>>; total: number | null; totalEstimated: boolean }> {
+  async list(
+    rc: RequestContext, schema: CompiledSchema, query: ListQuery, embeds: readonly EmbeddedExpansion[] = [],
+  ): Promise<{ rows: ListedRow[]; total: number | null; totalEstimated: boolean }> {
     const started = performance.now();
     const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
@@ -201,10 +217,19 @@ export class RecordsRepository {
     const inline = query.count && !query.filters.length && (!query.estimated || this.db.dialect.name === 'sqlite')
       ? this.totals.columns(rc, schema.id) : null;
     // The document as JSON text on both engines: the data API splices it into the response as it is.
-    const rowsSql = `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at${inline ? `, ${inline.sql}` : ''} `
+    const d = this.db.dialect;
+    if (embeds.length && !d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
+    const data = embeds.length ? d.embedding!.jsonTextWithout('data', embeds.map((e) => e.field)) : d.jsonText('data');
+    const embedded = embeds.map((e, i) => `, ${d.embedding!.embeddedRecord(schema.tableName, e.field, e.table)} AS e${i}`).join('');
+    // The document without the embedded fields is named apart, so that no filter or sort can mistake it for the column.
+    const rowsSql = `SELECT id, ${data} AS ${embeds.length ? 'rest' : 'data'}, version, created_at, updated_at${embedded}${inline ? `, ${inline.sql}` : ''} `
       + `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    const rows = this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'> & { hp_total?: unknown; hp_parts?: unknown }>(rowsSql,
+    type Read = ListedRow & { hp_total?: unknown; hp_parts?: unknown };
+    const read = this.db.sql(rc).rows<Read & Record<string, unknown>>(rowsSql,
       [...(inline?.bindings ?? []), rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
+    const rows: Promise<Read[]> = embeds.length ? read.then((found) => found.map(({ id, rest, version, created_at, updated_at, hp_total, hp_parts, ...more }) => ({
+      id, data: rest, version, created_at, updated_at, hp_total, hp_parts, embedded: embeds.map((_, i) => (more[`e${i}`] ?? null) as string | null),
+    }))) : read;
     const total = query.count && !inline ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
     if (inline) {

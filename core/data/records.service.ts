@@ -12,7 +12,7 @@ import { SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord, type FieldChange, type RecordRow } from './records.repository.js';
+import { RecordsRepository, type DataRecord, type FieldChange, type ListedRow } from './records.repository.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 
@@ -191,8 +191,8 @@ export class RecordsService {
    * string with `queryFromString`).
    */
   async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
-    const { parsed, rows, pagination, schema, expand } = await this.page(rc, namespace, name, query);
-    return { items: await this.items(rc, schema, rows, parsed.fields, expand), pagination };
+    const { parsed, rows, pagination, schema, expand, embedded } = await this.page(rc, namespace, name, query);
+    return { items: await this.items(rc, schema, rows, parsed.fields, expand, embedded), pagination };
   }
 
   /**
@@ -201,19 +201,21 @@ export class RecordsService {
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
   async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
-    const { parsed, rows, pagination, schema, expand } = await this.page(rc, namespace, name, query);
+    const { parsed, rows, pagination, schema, expand, embedded } = await this.page(rc, namespace, name, query);
     let text: string;
-    if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand));
+    if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, embedded));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
-    else if (expand) text = `[${(await this.relations.expandJson(rc, schema, rows, expand)).join(',')}]`;
+    else if (expand) text = `[${(await this.relations.expandJson(rc, schema, rows, expand, embedded)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
     return { items: new RawJson(text), pagination };
   }
 
   /** Rows as the records the API returns, projected to `fields` when given. */
-  private async items(rc: RequestContext, schema: CompiledSchema, rows: Array<Omit<RecordRow, 'tenant_id'>>, fields: string[] | null, expand: ExpandTree | null): Promise<Array<Record<string, unknown>>> {
+  private async items(
+    rc: RequestContext, schema: CompiledSchema, rows: ListedRow[], fields: string[] | null, expand: ExpandTree | null, embedded: readonly string[],
+  ): Promise<Array<Record<string, unknown>>> {
     const records = expand
-      ? (await this.relations.expandJson(rc, schema, rows, expand)).map((text) => JSON.parse(text) as DataRecord)
+      ? (await this.relations.expandJson(rc, schema, rows, expand, embedded)).map((text) => JSON.parse(text) as DataRecord)
       : rows.map((r) => this.repository.toRecord(r));
     return fields ? records.map((r) => project(r, fields)) : records;
   }
@@ -222,7 +224,9 @@ export class RecordsService {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const parsed = checkQuery(query, schema.types, this.relations.manyFields(schema));
     const expand = query.expand?.length ? await this.relations.parseExpand(rc, schema, query.expand.join(',')) : null;
-    const { rows, total, totalEstimated } = await this.repository.list(rc, schema, parsed);
+    // One-level expansions to one record are read in the page's own statement.
+    const embeds = expand ? await this.relations.embeddable(rc, schema, expand, parsed.sort.map((s) => s.field)) : [];
+    const { rows, total, totalEstimated } = await this.repository.list(rc, schema, parsed, embeds);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;
     const last = page[page.length - 1];
@@ -232,7 +236,7 @@ export class RecordsService {
       nextCursor = encodeCursor(parsed.sort.map((s) => (record[s.field] ?? null) as unknown));
     }
     const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, totalEstimated, hasMore, nextCursor };
-    return { parsed, rows: page, pagination, schema, expand };
+    return { parsed, rows: page, pagination, schema, expand, embedded: embeds.map((e) => e.field) };
   }
 
   private async require(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord> {

@@ -7,6 +7,11 @@ import type { RecordRow } from './records.repository.js';
 export class RelationsRepository {
   constructor(private readonly db: Database) {}
 
+  /** Whether a list reads one-level expansions in its own statement (see Dialect.embedding). */
+  get embedsInList(): boolean {
+    return this.db.dialect.embedding !== undefined;
+  }
+
   /**
    * Which of `ids` exist among the tenant's records of `target`. Inside a write transaction on PostgreSQL
    * the rows found are locked (FOR KEY SHARE) until it commits, so that a concurrent delete of one waits

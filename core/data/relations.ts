@@ -5,7 +5,7 @@ import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
 import { takeMembers } from './json-members.js';
-import { recordJson, type DataRecord, type RecordRow } from './records.repository.js';
+import { recordJson, type DataRecord, type EmbeddedExpansion, type ListedRow, type RecordRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type OnDelete = 'restrict' | 'set_null' | 'cascade';
@@ -255,36 +255,64 @@ export class Relations implements SchemaChangeGuard {
   }
 
   /**
-   * The records of `rows` as JSON text with the referenced records in place of their ids, in one query per
-   * distinct path prefix whatever the number of records. Only a document that holds an expanded field is
-   * parsed (to take the ids out); the referenced records' documents go from the database into the text as
-   * they are, except where a deeper level replaces their own ids. A referenced record that does not exist,
-   * or whose schema the caller may not read (ReadAccess: its licensed module is off for the tenant, or the
-   * caller's role is below the read role), becomes null.
+   * The expansions of `tree` that a list can make inside its own statement, with no query of their own
+   * (RecordsRepository.list's `embeds`, on engines where that pays): a one-level path over a relation to
+   * one record, on a field the list does not sort by (the page's cursor is read from the document). The
+   * target's table, or null when the caller may not read it.
    */
-  async expandJson(rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<Omit<RecordRow, 'tenant_id'>>, tree: ExpandTree): Promise<string[]> {
-    const fields = [...tree.keys()];
-    const split = rows.map((row) => splitRow(row, fields));
-    const embedded: Array<Map<string, string>> = [];
+  async embeddable(rc: RequestContext, schema: CompiledSchema, tree: ExpandTree, sortFields: readonly string[]): Promise<EmbeddedExpansion[]> {
+    const embeds: EmbeddedExpansion[] = [];
+    if (!this.repository.embedsInList) return embeds;
+    for (const [field, deeper] of tree) {
+      const r = relationsOf(schema.schema).find((x) => x.field === field)!;
+      if (r.many || deeper.size || sortFields.includes(field)) continue;
+      const target = await this.target(rc, r, schema);
+      embeds.push({ field, table: (await this.readable(rc, target)) ? target.tableName : null });
+    }
+    return embeds;
+  }
+
+  /**
+   * The records of `rows` as JSON text with the referenced records in place of their ids, in one query per
+   * distinct path prefix whatever the number of records (none for the `embedded` fields, whose texts the
+   * rows carry: see `embeddable`). Only a document that holds an expanded field is parsed (to take the ids
+   * out); the referenced records' documents go from the database into the text as they are, except where
+   * a deeper level replaces their own ids. A referenced record that does not exist, or whose schema the
+   * caller may not read (ReadAccess: its licensed module is off for the tenant, or the caller's role is
+   * below the read role), becomes null.
+   */
+  async expandJson(
+    rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, embedded: readonly string[] = [],
+  ): Promise<string[]> {
+    const fields = [...tree.keys()].filter((f) => !embedded.includes(f));
+    const split = fields.length ? rows.map((row) => splitRow(row, fields)) : rows.map((row) => ({ row, values: [] as unknown[] }));
+    const found = new Map<string, { values: number; texts: Map<string, string> }>();
     for (const [i, field] of fields.entries()) {
       const r = relationsOf(schema.schema).find((x) => x.field === field)!;
       const target = await this.target(rc, r, schema);
       if (!(await this.readable(rc, target))) {
-        embedded.push(new Map());
+        found.set(field, { values: i, texts: new Map() });
         continue;
       }
       const ids = new Set<string>();
       for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
-      const found = await this.repository.byIds(rc, target, [...ids]);
+      const read = await this.repository.byIds(rc, target, [...ids]);
       const deeper = tree.get(field)!;
-      const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
-      embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
+      const texts = deeper.size ? await this.expandJson(rc, target, read, deeper) : read.map((row) => recordJson(row));
+      found.set(field, { values: i, texts: new Map(read.map((row, k) => [row.id, texts[k]])) });
     }
-    return split.map(({ row, values }) => {
+    // Members in the order of the expand paths, whichever way each was read.
+    const order = [...tree.keys()].map((field) => ({ key: JSON.stringify(field), embeddedAt: embedded.indexOf(field), read: found.get(field) }));
+    return split.map(({ row, values }, n) => {
       let extra = '';
-      fields.forEach((field, i) => {
-        if (values[i] !== undefined) extra += `,${JSON.stringify(field)}:${embed(values[i], embedded[i])}`;
-      });
+      for (const { key, embeddedAt, read } of order) {
+        if (embeddedAt >= 0) {
+          const text = rows[n].embedded?.[embeddedAt] ?? null;
+          if (text !== null) extra += `,${key}:${text}`;
+        } else if (values[read!.values] !== undefined) {
+          extra += `,${key}:${embed(values[read!.values], read!.texts)}`;
+        }
+      }
       return recordJson(row, extra);
     });
   }

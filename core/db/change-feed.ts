@@ -1,5 +1,5 @@
 import { EventEmitter } from 'eventemitter3';
-import pg from 'pg';
+import type pg from 'pg';
 import type { RequestContext } from '../kernel/request-context.js';
 
 /** Called with the key that changed, or null when anything may have changed (the feed was interrupted). */
@@ -81,7 +81,10 @@ class PostgresFeed extends LocalFeed {
 
   private async connect(): Promise<void> {
     if (this.closed) return;
-    const client = new pg.Client({ connectionString: this.connectionString, application_name: FEED_APPLICATION, keepAlive: true });
+    // pg loads here, so that a service on SQLite never loads it.
+    const { default: driver } = await import('pg');
+    if (this.closed) return;
+    const client = new driver.Client({ connectionString: this.connectionString, application_name: FEED_APPLICATION, keepAlive: true });
     this.client = client;
     const down = (err?: unknown) => {
       if (this.client !== client) return;

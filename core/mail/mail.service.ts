@@ -1,4 +1,3 @@
-import nodemailer from 'nodemailer';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { SettingsProvider, SmtpSettings } from '../settings/settings-provider.js';
 
@@ -38,6 +37,8 @@ export class MailService {
   async send(message: MailMessage, override?: SmtpSettings): Promise<SendResult> {
     const smtp = override ?? (await this.settings.getSmtp());
     if (!smtp.host) throw new Error('SMTP is not configured (SMTP_HOST)');
+    // nodemailer loads with the first mail sent, not with the service.
+    const { default: nodemailer } = await import('nodemailer');
     const transport = nodemailer.createTransport({
       host: smtp.host,
       port: smtp.port ?? (smtp.secure ? 465 : 587),

@@ -1,6 +1,8 @@
 import type { JsonSchema, PackRouter } from '../http/route.js';
-import { answerMcp } from './mcp-server.js';
 import type { McpToolbox } from './mcp-toolbox.js';
+
+/** The MCP SDK (with zod) is loaded by the first MCP request: about 25 MiB a service without agents never needs. */
+const answerMcp: typeof import('./mcp-server.js').answerMcp = async (...args) => (await import('./mcp-server.js')).answerMcp(...args);
 
 const tags = ['ai'];
 const description = 'Model Context Protocol, Streamable HTTP transport, stateless (no Mcp-Session-Id; GET answers 405). '

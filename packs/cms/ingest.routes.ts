@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
-import { extractPage } from './page-extractor.js';
 import { fetchHtmlPage } from './site-crawler.js';
 import { normaliseUrl } from './url-normalise.js';
 
@@ -42,6 +41,8 @@ export function ingestRoutes(router: PackRouter, pack: PackContext): void {
       html = fetched.html;
       url = fetched.url;
     }
+    // The HTML tools (linkedom, Readability, Turndown) load with the first ingest, not with the service.
+    const { extractPage } = await import('./page-extractor.js');
     const page = extractPage(html, url ?? 'http://localhost/');
     if (!page.markdown.trim()) throw ValidationFailed('The page has no readable main content', [{ path: body.html ? '/html' : '/url', message: 'has no main content' }]);
     const sourceRef = url ?? `html:${createHash('sha256').update(html).digest('hex').slice(0, 32)}`;

@@ -1,7 +1,7 @@
 import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
 import { improveWithAi, type AiStatus } from './ai-assist.js';
 import { suggestFixes, type Suggestion } from './import-suggestions.js';
-import { extractPage, type Branding, type ExtractedPage, type NavigationItem } from './page-extractor.js';
+import type { Branding, ExtractedPage, NavigationItem } from './page-extractor.js';
 import { crawlSite, type ExcludedUrl } from './site-crawler.js';
 import { slugify } from './slug.js';
 
@@ -53,6 +53,8 @@ interface PlannedPage {
  */
 export async function importSite(pack: PackContext, rc: RequestContext, options: ImportOptions): Promise<ImportResult> {
   const started = Date.now();
+  // The HTML tools (linkedom, Readability, Turndown) load with the first import, not with the service.
+  const { extractPage } = await import('./page-extractor.js');
   // Each page is parsed once: when the crawler asks for its links, or after the crawl for the last level.
   const extractedByUrl = new Map<string, ExtractedPage>();
   const crawl = await crawlSite(pack.fetch, options.url, options.depth, (page) => {

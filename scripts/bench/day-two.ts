@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -42,7 +42,8 @@ if (args.help) {
   --only LIST        scenarios: totals (default total and count=estimated vs count=false),
                      expand (a list of 50 with expand=category vs the same list), filter (equality on a field
                      without a declared index); default all three
-Prints each pair's median ratio and p99, and writes the table to bench-results/day-two-<time>.md.`);
+Prints each pair's median ratio, p99 and the service's CPU time per request (plain / variant: the
+load-robust form of the ratio), and writes the table to bench-results/day-two-<time>.md.`);
   process.exit(0);
 }
 const ONLY = new Set(args.only!.split(',').map((s) => s.trim()));
@@ -58,14 +59,28 @@ interface Pair {
   plain: number;
   variant: number;
   ratio: number;
+  /** The service's CPU time per request (median of rounds), which load from elsewhere hardly changes. */
+  cpuPlain: number;
+  cpuVariant: number;
   p99Plain: number;
   p99Variant: number;
   target: number;
 }
 
+/** The service process, whose CPU time each measurement reads from /proc. */
+let servicePid: number | null = null;
+
+/** User + system CPU time of a process in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 async function run(url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = DURATION) {
+  const cpuBefore = servicePid ? cpuMs(servicePid) : 0;
   const r = await autocannon({ url, connections, duration, headers });
-  return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, bad: r.non2xx + r.errors };
+  const cpuUs = servicePid ? (1000 * (cpuMs(servicePid) - cpuBefore)) / Math.max(r.requests.total, 1) : 0;
+  return { rps: r.requests.average, p99: r.latency.p99, p50: r.latency.p50, bad: r.non2xx + r.errors, cpuUs };
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -73,8 +88,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function pair(engine: Engine, scenario: string, plainUrl: string, variantUrl: string, headers: Record<string, string>, target: number): Promise<Pair> {
   await run(plainUrl, headers, CONNECTIONS, 1);
   await run(variantUrl, headers, CONNECTIONS, 1);
-  const plain: Array<{ rps: number; p99: number }> = [];
-  const variant: Array<{ rps: number; p99: number }> = [];
+  const plain: Array<{ rps: number; p99: number; cpuUs: number }> = [];
+  const variant: Array<{ rps: number; p99: number; cpuUs: number }> = [];
   for (let i = 0; i < ROUNDS; i++) {
     plain.push(await run(plainUrl, headers));
     variant.push(await run(variantUrl, headers));
@@ -84,11 +99,13 @@ async function pair(engine: Engine, scenario: string, plainUrl: string, variantU
     plain: median(plain.map((m) => m.rps)),
     variant: median(variant.map((m) => m.rps)),
     ratio: median(plain.map((m, i) => variant[i].rps / Math.max(m.rps, 1))),
+    cpuPlain: median(plain.map((m) => m.cpuUs)),
+    cpuVariant: median(variant.map((m) => m.cpuUs)),
     p99Plain: median(plain.map((m) => m.p99)),
     p99Variant: median(variant.map((m) => m.p99)),
     target,
   };
-  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms`);
+  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms   CPU ${result.cpuPlain.toFixed(0)} / ${result.cpuVariant.toFixed(0)} µs per request (${(result.cpuPlain / Math.max(result.cpuVariant, 1)).toFixed(2)})`);
   return result;
 }
 
@@ -103,6 +120,7 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
     console.log(`  loaded ${RECORDS} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const port = await freePort();
     const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port);
+    servicePid = service.pid ?? null;
     const token = jwt.sign({ sub: 'bench-user', tenant_id: TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
     const h = { Authorization: `Bearer ${token}` };
     const base = `http://127.0.0.1:${port}/api/v1/data/bench`;
@@ -130,11 +148,11 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
   }
 }
 
-const lines = ['| engine | scenario | plain req/s | variant req/s | ratio (median of rounds) | target | met | p99 plain / variant ms |', '|---|---|---:|---:|---:|---|---|---|'];
+const lines = ['| engine | scenario | plain req/s | variant req/s | ratio (median of rounds) | target | met | p99 plain / variant ms | CPU µs per request plain / variant (ratio) |', '|---|---|---:|---:|---:|---|---|---|---|'];
 const extra: string[] = [];
 for (const engine of args.engines!.split(',') as Engine[]) {
   const { pairs, undeclared } = await benchEngine(engine);
-  for (const p of pairs) lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | >= ${p.target} | ${p.ratio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} |`);
+  for (const p of pairs) lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | >= ${p.target} | ${p.ratio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} | ${p.cpuPlain.toFixed(0)} / ${p.cpuVariant.toFixed(0)} (${(p.cpuPlain / Math.max(p.cpuVariant, 1)).toFixed(2)}) |`);
   if (undeclared) extra.push(`- ${engine}: equality filter on a field without a declared index, ${RECORDS} records: ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms${engine === 'postgres' ? ' (target p99 <= 50 ms)' : ' (one client; no index can serve it until one is declared)'}`);
 }
 const md = `Day-two benchmark ${new Date().toISOString()} (load average ${loadavg().map((l) => l.toFixed(2)).join(' ')}): ${RECORDS} records, ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION} s.\n\n${lines.join('\n')}\n\n${extra.join('\n')}\n`;

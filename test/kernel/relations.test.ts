@@ -133,9 +133,16 @@ describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
       expect(item.tags.map((x: any) => x.label)).to.deep.equal(['t0', 't1']);
     }
     const queries = (res: { headers: Record<string, string> }) => Number(res.headers['x-query-count']);
-    // One query per expanded path prefix, whatever the number of items.
-    expect(queries(one)).to.equal(queries(plain) + 1);
+    // One query per expanded path prefix, whatever the number of items; on PostgreSQL a one-level expansion
+    // to one record is read in the page's own statement.
+    expect(queries(one)).to.equal(queries(plain) + (t.app.kernel.db.dialect.name === 'postgres' ? 0 : 1));
     expect(queries(two)).to.equal(queries(plain) + 3);
+    // Sorted by the expanded field, the next page's cursor still reads it.
+    const sorted = await list({ expand: 'category', sort: 'category,id', limit: '20' });
+    expect(sorted.status, JSON.stringify(sorted.body)).to.equal(200);
+    const next = await list({ expand: 'category', sort: 'category,id', limit: '20', cursor: sorted.body.data.pagination.nextCursor });
+    const walked = [...sorted.body.data.items, ...next.body.data.items];
+    expect(walked.map((item: any) => item.category.id)).to.deep.equal([...categories].sort().flatMap((c) => Array(10).fill(c)).slice(0, 40));
     const few = await list({ expand: 'category.country,tags', limit: '3' });
     expect(queries(few)).to.equal(queries(two));
 

@@ -155,6 +155,13 @@ const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIP
 /** SQLSTATEs of a server that is shutting down, starting up or full (class 08, connection exceptions, is matched by prefix). */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
+/** A record row (`alias`) as the API's JSON text, the same text as `recordJson` in core/data/records.repository.ts. */
+function recordText(alias: string): string {
+  const data = `${alias}.data::text`;
+  return `'{"id":' || to_json(${alias}.id)::text || CASE WHEN length(${data}) > 2 THEN ',' || substr(${data}, 2, length(${data}) - 2) ELSE '' END`
+    + ` || ',"createdAt":' || to_json(${alias}.created_at)::text || ',"updatedAt":' || to_json(${alias}.updated_at)::text || ',"version":' || ${alias}.version || '}'`;
+}
+
 export const postgresDialect: Dialect = {
   name: 'postgres',
   jsonField(field: string, type: JsonScalarType, column = 'data') {
@@ -244,6 +251,19 @@ export const postgresDialect: Dialect = {
     for (const field of fields) assertSafeField(field);
     if (fields.length) return { sql: `(${sql}) || ?::jsonb`, bindings: [JSON.stringify(set)] };
     return { sql, bindings: [] };
+  },
+  embedding: {
+    jsonTextWithout(column: string, fields: readonly string[]) {
+      for (const field of fields) assertSafeField(field);
+      return `(${column}${fields.map((f) => ` - '${f}'`).join('')})::text`;
+    },
+    embeddedRecord(outer: string, field: string, target: string | null) {
+      assertSafeField(field);
+      const member = `${outer}.data -> '${field}'`;
+      const found = target === null ? `'null'`
+        : `coalesce((SELECT ${recordText('e')} FROM ${target} AS e WHERE e.tenant_id = ${outer}.tenant_id AND e.id = ${outer}.data ->> '${field}'), 'null')`;
+      return `CASE jsonb_typeof(${member}) WHEN 'string' THEN ${found} ELSE (${member})::text END`;
+    },
   },
   refersTo(field: string, many: boolean, id: string) {
     assertSafeField(field);

@@ -5,8 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
+import type { S3Client } from '@aws-sdk/client-s3';
 import type { ByteRange, ObjectHead, PresignPutOptions, PresignedPut, PutOptions, SignedGetOptions, StorageDriver } from './storage-driver.js';
 
 export interface S3DriverOptions {
@@ -18,18 +17,34 @@ export interface S3DriverOptions {
   forcePathStyle: boolean;
 }
 
+type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3-request-presigner'), 'getSignedUrl'>;
+
 /**
- * Any S3-compatible store through the AWS SDK v3. Presigned PUTs sign `content-type` and
+ * Any S3-compatible store through the AWS SDK v3, loaded on first use (the SDK adds about 20 MiB to the
+ * process, which a service on local storage never needs). Presigned PUTs sign `content-type` and
  * `content-length` (SigV4 signed headers), so the store refuses an upload of another type or size.
  */
 export class S3Driver implements StorageDriver {
   readonly name = 's3' as const;
-  private readonly client: S3Client;
   private readonly bucket: string;
+  private loaded: Promise<{ sdk: Sdk; client: S3Client }> | null = null;
 
-  constructor(options: S3DriverOptions) {
+  constructor(private readonly options: S3DriverOptions) {
     this.bucket = options.bucket;
-    this.client = new S3Client({
+  }
+
+  /** The SDK and the client, made on first use. */
+  private s3(): Promise<{ sdk: Sdk; client: S3Client }> {
+    this.loaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]) => {
+      const sdk: Sdk = { ...s3, getSignedUrl: presigner.getSignedUrl };
+      return { sdk, client: this.makeClient(sdk) };
+    });
+    return this.loaded;
+  }
+
+  private makeClient(sdk: Sdk): S3Client {
+    const { options } = this;
+    return new sdk.S3Client({
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
       forcePathStyle: options.forcePathStyle,
@@ -55,7 +70,8 @@ export class S3Driver implements StorageDriver {
       await pipeline(body, createWriteStream(file));
       const { size } = await stat(file);
       const checksum = options.sha256 ? Buffer.from(options.sha256(), 'hex').toString('base64') : undefined;
-      await this.client.send(new PutObjectCommand({
+      const { sdk, client } = await this.s3();
+      await client.send(new sdk.PutObjectCommand({
         Bucket: this.bucket, Key: key, Body: createReadStream(file), ContentLength: size,
         ContentType: options.contentType, Metadata: options.metadata, ...(checksum ? { ChecksumSHA256: checksum } : {}),
       }));
@@ -65,15 +81,17 @@ export class S3Driver implements StorageDriver {
   }
 
   async read(key: string, range?: ByteRange): Promise<Readable> {
-    const out = await this.client.send(new GetObjectCommand({
+    const { sdk, client } = await this.s3();
+    const out = await client.send(new sdk.GetObjectCommand({
       Bucket: this.bucket, Key: key, ...(range ? { Range: `bytes=${range.start}-${range.end}` } : {}),
     }));
     return out.Body as Readable;
   }
 
   async head(key: string): Promise<ObjectHead | null> {
+    const { sdk, client } = await this.s3();
     try {
-      const out = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      const out = await client.send(new sdk.HeadObjectCommand({ Bucket: this.bucket, Key: key }));
       return {
         size: Number(out.ContentLength ?? 0),
         contentType: out.ContentType ?? null,
@@ -88,16 +106,18 @@ export class S3Driver implements StorageDriver {
   }
 
   async delete(key: string): Promise<void> {
-    await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
+    const { sdk, client } = await this.s3();
+    await client.send(new sdk.DeleteObjectCommand({ Bucket: this.bucket, Key: key }));
   }
 
   async presignPut(key: string, options: PresignPutOptions): Promise<PresignedPut> {
     const length = options.contentLength ?? options.maxBytes;
-    const command = new PutObjectCommand({
+    const { sdk, client } = await this.s3();
+    const command = new sdk.PutObjectCommand({
       Bucket: this.bucket, Key: key, ContentType: options.contentType, ContentLength: length,
       Metadata: { visibility: options.visibility },
     });
-    const url = await getSignedUrl(this.client, command, {
+    const url = await sdk.getSignedUrl(client, command, {
       expiresIn: options.expiresIn,
       signableHeaders: new Set(['content-type', 'content-length']),
     });
@@ -105,13 +125,14 @@ export class S3Driver implements StorageDriver {
   }
 
   async signedGet(key: string, options: SignedGetOptions): Promise<string> {
-    const command = new GetObjectCommand({
+    const { sdk, client } = await this.s3();
+    const command = new sdk.GetObjectCommand({
       Bucket: this.bucket, Key: key, ...(options.attachment ? { ResponseContentDisposition: 'attachment' } : {}),
     });
-    return getSignedUrl(this.client, command, { expiresIn: options.expiresIn });
+    return sdk.getSignedUrl(client, command, { expiresIn: options.expiresIn });
   }
 
   async close(): Promise<void> {
-    this.client.destroy();
+    if (this.loaded) (await this.loaded.catch(() => null))?.client.destroy();
   }
 }
