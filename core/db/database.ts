@@ -35,7 +35,6 @@ export class Database {
   private readonly pool: PoolClient;
   private readonly committer: WriteCommitter;
   private readonly poolSql: Sql;
-  private readonly idle: Knex.Transaction[] = [];
 
   /** `options.url`: the PostgreSQL URL, for the change feed's own LISTEN connection. */
   constructor(readonly knex: Knex, readonly dialect: Dialect, options: { url?: string; log?: { warn(obj: object, message: string): void } } = {}) {
@@ -59,21 +58,6 @@ export class Database {
   /** Where rc's statements run: its transaction when there is one, else the pool. */
   sql(rc: RequestContext | null | undefined): Sql {
     return rc?.trx ?? this.poolSql;
-  }
-
-  /**
-   * A knex instance bound to rc's transaction (else the pool). Being replaced by `sql(rc)` with `query`;
-   * kept until every repository has moved.
-   */
-  conn(rc: RequestContext | null | undefined): Knex | Knex.Transaction {
-    if (!rc?.trx) return this.knex;
-    const unit = rc.trx as UnitOfWork;
-    if (!unit.adapter) {
-      const trx = this.idle.pop() ?? unitKnex(this.knex);
-      (trx.client as unknown as UnitClient).unit = unit;
-      unit.adapter = trx;
-    }
-    return unit.adapter as Knex.Transaction;
   }
 
   /**
@@ -113,7 +97,6 @@ export class Database {
       throw err;
     } finally {
       await unit.release();
-      if (unit.adapter) this.giveBack(unit.adapter as Knex.Transaction);
       for (const cb of whenDone) cb();
     }
     for (const cb of afterCommit) {
@@ -129,11 +112,6 @@ export class Database {
   /** The connections rc's statements take: its transaction's, else the pool's. */
   private connections(rc: RequestContext | null | undefined): PoolClient {
     return rc?.trx ? (rc.trx as UnitOfWork) : this.pool;
-  }
-
-  private giveBack(trx: Knex.Transaction): void {
-    (trx.client as unknown as UnitClient).unit = null;
-    if (this.idle.length < 100) this.idle.push(trx);
   }
 }
 
@@ -159,23 +137,4 @@ class PoolSql implements Sql {
     const [changes] = await this.committer([write]);
     write.done?.(changes);
   }
-}
-
-interface UnitClient {
-  unit: UnitOfWork | null;
-}
-
-/** A knex instance whose client hands out the connection of its current unit of work (`conn(rc)`, until it goes). */
-function unitKnex(base: Knex): Knex.Transaction {
-  const PoolClientClass = base.client.constructor as new (config: Knex.Config) => Knex.Client;
-  class TransactionClient extends PoolClientClass {
-    unit: UnitOfWork | null = null;
-    override async acquireConnection() {
-      if (!this.unit) throw new Error('The transaction has finished; use the rc it was opened with only inside it');
-      return this.unit.acquireConnection();
-    }
-    override async releaseConnection() {}
-  }
-  // No `connection` in the config: this client opens no pool and no driver of its own.
-  return knexFactory({ client: TransactionClient as unknown as typeof Knex.Client, useNullAsDefault: true }) as unknown as Knex.Transaction;
 }

@@ -11,8 +11,6 @@ const FINISHED = 'The transaction has finished; use the rc it was opened with on
  * handing out its one connection.
  */
 export class UnitOfWork implements Sql, PoolClient {
-  /** The knex instance bound to this unit that `Database.conn(rc)` handed out, if any (until conn goes). */
-  adapter: object | null = null;
   private pending: DeferredWrite[] = [];
   private opening: Promise<object> | null = null;
   private connection: object | null = null;

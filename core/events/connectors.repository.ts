@@ -18,43 +18,43 @@ export class ConnectorsRepository {
   constructor(private readonly db: Database) {}
 
   async insert(rc: RequestContext, id: string, columns: ConnectorColumns, at: string): Promise<void> {
-    await this.db.conn(rc)('connectors').insert({
+    await this.db.sql(rc).run(this.db.query('connectors').insert({
       tenant_id: rc.tenantId,
       id,
       ...this.serialise(columns),
       created_at: at,
       updated_at: at,
-    });
+    }));
   }
 
   async update(rc: RequestContext, id: string, columns: ConnectorColumns, at: string): Promise<boolean> {
-    const count = await this.db.conn(rc)('connectors')
+    const count = await this.db.sql(rc).run(this.db.query('connectors')
       .where({ tenant_id: rc.tenantId, id })
-      .update({ ...this.serialise(columns), updated_at: at });
+      .update({ ...this.serialise(columns), updated_at: at }));
     return count > 0;
   }
 
   async delete(rc: RequestContext, id: string): Promise<boolean> {
-    return (await this.db.conn(rc)('connectors').where({ tenant_id: rc.tenantId, id }).delete()) > 0;
+    return (await this.db.sql(rc).run(this.db.query('connectors').where({ tenant_id: rc.tenantId, id }).delete())) > 0;
   }
 
   async get(rc: RequestContext, id: string): Promise<ConnectorRow | null> {
-    const row = await this.db.conn(rc)('connectors').where({ tenant_id: rc.tenantId, id }).first();
+    const row = await this.db.sql(rc).run(this.db.query('connectors').where({ tenant_id: rc.tenantId, id }).first());
     return row ? this.map(row) : null;
   }
 
   async list(rc: RequestContext, limit: number, offset: number): Promise<{ items: ConnectorRow[]; total: number }> {
-    const conn = this.db.conn(rc);
-    const rows = await conn('connectors').where({ tenant_id: rc.tenantId })
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset);
-    const [{ n }] = await conn('connectors').where({ tenant_id: rc.tenantId }).count({ n: '*' });
+    const conn = this.db.sql(rc);
+    const rows = await conn.run(this.db.query('connectors').where({ tenant_id: rc.tenantId })
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset));
+    const [{ n }] = await conn.run(this.db.query('connectors').where({ tenant_id: rc.tenantId }).count({ n: '*' }));
     return { items: rows.map((r) => this.map(r)), total: Number(n) };
   }
 
   /** Connectors by id within one tenant, for the dispatcher. */
   async getMany(rc: RequestContext, ids: string[]): Promise<ConnectorRow[]> {
     if (!ids.length) return [];
-    const rows = await this.db.conn(rc)('connectors').where({ tenant_id: rc.tenantId }).whereIn('id', ids);
+    const rows = await this.db.sql(rc).run(this.db.query('connectors').where({ tenant_id: rc.tenantId }).whereIn('id', ids));
     return rows.map((r) => this.map(r));
   }
 

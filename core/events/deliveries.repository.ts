@@ -1,3 +1,4 @@
+import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
 import { newId } from '../db/ids.js';
 import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
@@ -78,10 +79,10 @@ export class DeliveriesRepository {
   async listHandlerRuns(
     rc: RequestContext, filter: { handler?: string; eventId?: string }, limit: number,
   ): Promise<Array<Delivery & { attempts: DeliveryAttempt[] }>> {
-    const q = this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', kind: 'handler' });
+    const q = this.db.query('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', kind: 'handler' });
     if (filter.handler) q.where({ handler: filter.handler });
     if (filter.eventId) q.where({ event_id: filter.eventId });
-    const rows = await q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit);
+    const rows = await this.db.sql(rc).run(q.orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit));
     const byDelivery = await this.attemptsOf(rc, rows.map((r: any) => r.id as string));
     return rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] }));
   }
@@ -141,7 +142,7 @@ export class DeliveriesRepository {
       created_at: at,
       updated_at: at,
     };
-    await this.db.conn(rc)('outbox_deliveries').insert(row);
+    await this.db.sql(rc).run(this.db.query('outbox_deliveries').insert(row));
     return this.map(row);
   }
 
@@ -173,9 +174,11 @@ export class DeliveriesRepository {
     return { count: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest ?? null };
   }
 
-  /** Gives a claimed delivery back untouched (the process had no room for it). */
-  async release(tenantId: string, id: string, claimer: string): Promise<void> {
-    await this.db.knex('outbox_deliveries').where({ tenant_id: tenantId, id, claimed_by: claimer })
+  /** Gives claimed deliveries back untouched (the process had no room for them), in one statement. */
+  async release(deliveries: Delivery[], claimer: string): Promise<void> {
+    if (!deliveries.length) return;
+    await this.db.knex('outbox_deliveries').where({ claimed_by: claimer })
+      .whereIn(['tenant_id', 'id'], deliveries.map((d) => [d.tenantId, d.id]))
       .update({ claimed_until: null, claimed_by: null });
   }
 
@@ -185,9 +188,9 @@ export class DeliveriesRepository {
    */
   async recordAttempt(rc: RequestContext, delivery: Delivery, claimer: string, outcome: AttemptOutcome): Promise<boolean> {
     return this.db.transaction(rc, async (rc) => {
-      const conn = this.db.conn(rc);
+      const conn = this.db.sql(rc);
       const attempt = delivery.attemptCount + 1;
-      const updated = await conn('outbox_deliveries')
+      const updated = await conn.run(this.db.query('outbox_deliveries')
         .where({ tenant_id: delivery.tenantId, id: delivery.id, claimed_by: claimer })
         .update({
           status: outcome.status,
@@ -199,9 +202,9 @@ export class DeliveriesRepository {
           last_error: outcome.error,
           delivered_at: outcome.status === 'delivered' ? outcome.at : null,
           updated_at: outcome.at,
-        });
+        }));
       if (!updated) return false;
-      await conn('outbox_attempts').insert({
+      await conn.run(this.db.query('outbox_attempts').insert({
         tenant_id: delivery.tenantId,
         delivery_id: delivery.id,
         attempt,
@@ -209,7 +212,7 @@ export class DeliveriesRepository {
         duration_ms: outcome.durationMs,
         error: outcome.error,
         at: outcome.at,
-      });
+      }));
       return true;
     });
   }
@@ -222,20 +225,20 @@ export class DeliveriesRepository {
 
   /** Cancels the connector's pending deliveries (the connector was disabled by a 410). */
   async cancelPending(rc: RequestContext, connectorId: string, reason: string, at: string): Promise<number> {
-    return this.db.conn(rc)('outbox_deliveries')
+    return this.db.sql(rc).run(this.db.query('outbox_deliveries')
       .where({ tenant_id: rc.tenantId, connector_id: connectorId, status: 'pending' })
-      .update({ status: 'cancelled', last_error: reason, updated_at: at });
+      .update({ status: 'cancelled', last_error: reason, updated_at: at }));
   }
 
   async deleteForConnector(rc: RequestContext, connectorId: string): Promise<void> {
-    const conn = this.db.conn(rc);
-    const ids = conn('outbox_deliveries').select('id').where({ tenant_id: rc.tenantId, connector_id: connectorId });
-    await conn('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).delete();
-    await conn('outbox_deliveries').where({ tenant_id: rc.tenantId, connector_id: connectorId }).delete();
+    const conn = this.db.sql(rc);
+    const ids = this.db.query('outbox_deliveries').select('id').where({ tenant_id: rc.tenantId, connector_id: connectorId });
+    await conn.run(this.db.query('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).delete());
+    await conn.run(this.db.query('outbox_deliveries').where({ tenant_id: rc.tenantId, connector_id: connectorId }).delete());
   }
 
   async get(rc: RequestContext, id: string): Promise<Delivery | null> {
-    const row = await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', id }).first();
+    const row = await this.db.sql(rc).run(this.db.query('outbox_deliveries').where({ tenant_id: rc.tenantId ?? '', id }).first());
     return row ? this.map(row) : null;
   }
 
@@ -243,15 +246,15 @@ export class DeliveriesRepository {
   async listForConnector(
     rc: RequestContext, connectorId: string, limit: number, offset: number, status?: DeliveryStatus,
   ): Promise<{ items: Array<Delivery & { attempts: DeliveryAttempt[] }>; total: number }> {
-    const conn = this.db.conn(rc);
-    const scope = (q: any) => {
+    const conn = this.db.sql(rc);
+    const scope = (q: Knex.QueryBuilder) => {
       q.where({ tenant_id: rc.tenantId, connector_id: connectorId });
       if (status) q.where({ status });
       return q;
     };
-    const rows = await scope(conn('outbox_deliveries'))
-      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset);
-    const [{ n }] = await scope(conn('outbox_deliveries')).count({ n: '*' });
+    const rows = await conn.run(scope(this.db.query('outbox_deliveries'))
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit).offset(offset));
+    const [{ n }] = await conn.run(scope(this.db.query('outbox_deliveries')).count({ n: '*' }));
     const byDelivery = await this.attemptsOf(rc, rows.map((r: any) => r.id as string));
     return { items: rows.map((r: any) => ({ ...this.map(r), attempts: byDelivery.get(r.id) ?? [] })), total: Number(n) };
   }
@@ -266,7 +269,7 @@ export class DeliveriesRepository {
   private async attemptsOf(rc: RequestContext, ids: string[]): Promise<Map<string, DeliveryAttempt[]>> {
     const byDelivery = new Map<string, DeliveryAttempt[]>();
     if (!ids.length) return byDelivery;
-    const rows = await this.db.conn(rc)('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc');
+    const rows = await this.db.sql(rc).run(this.db.query('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc'));
     for (const a of rows) {
       const list = byDelivery.get(a.delivery_id) ?? [];
       list.push({ attempt: Number(a.attempt), statusCode: a.status_code == null ? null : Number(a.status_code), durationMs: Number(a.duration_ms), error: a.error ?? null, at: a.at });
@@ -280,9 +283,9 @@ export class DeliveriesRepository {
    * its claim: then nothing changes and it answers false (two attempts of one delivery never run at once).
    */
   async requeue(rc: RequestContext, id: string, at: string): Promise<boolean> {
-    const updated = await this.db.conn(rc)('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
+    const updated = await this.db.sql(rc).run(this.db.query('outbox_deliveries').where({ tenant_id: rc.tenantId, id })
       .where((q) => q.whereNull('claimed_until').orWhere('claimed_until', '<', at))
-      .update({ status: 'pending', next_attempt_at: at, claimed_until: null, claimed_by: null, updated_at: at });
+      .update({ status: 'pending', next_attempt_at: at, claimed_until: null, claimed_by: null, updated_at: at }));
     return updated > 0;
   }
 

@@ -164,22 +164,19 @@ export class Dispatcher implements BackgroundTask {
     const full = (counts: Map<string, number>, cap: number) => [...counts].filter(([, n]) => n >= cap).map(([key]) => key);
     const now = Date.now();
     const repo = this.deps.connectors.deliveries;
-    const claimed = await repo.claimDue(new Date(now).toISOString(), new Date(now + this.claimTtlMs).toISOString(), this.claimer, room, {
+    // A claim takes at most one tenant's share: a backlog of one tenant then costs no claims given back
+    // (with the whole room claimed, a tenant one short of its share took the room and gave all but one back).
+    const limit = mail ? room : Math.min(room, this.perTenant);
+    const claimed = await repo.claimDue(new Date(now).toISOString(), new Date(now + this.claimTtlMs).toISOString(), this.claimer, limit, {
       mail, excludeKeys: mail ? [] : full(this.perKeyCount, this.perKey), excludeTenants: mail ? [] : full(this.perTenantCount, this.perTenant),
     });
     if (!claimed.length) return false;
 
-    const launch: Delivery[] = [];
-    for (const delivery of claimed) {
-      if (!this.occupy(delivery, true)) {
-        await repo.release(delivery.tenantId, delivery.id, this.claimer);
-        continue;
-      }
-      launch.push(delivery);
-    }
+    const launch = claimed.filter((delivery) => this.occupy(delivery, true));
+    await repo.release(claimed.filter((delivery) => !launch.includes(delivery)), this.claimer);
     const context = await this.loadContext(launch);
     for (const delivery of launch) this.track(delivery, this.process(delivery, context));
-    return claimed.length === room;
+    return claimed.length === limit && launch.length > 0;
   }
 
   /** Counts a delivery into its slots; with `withinShare`, refuses one whose connector or tenant has its share. */

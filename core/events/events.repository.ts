@@ -34,7 +34,7 @@ export class EventsRepository {
   /** Events of one tenant by id (the dispatcher builds envelopes from them). */
   async getMany(rc: RequestContext, ids: string[]): Promise<PlatformEvent[]> {
     if (!ids.length) return [];
-    const rows = await this.db.conn(rc)('outbox_events').where({ tenant_id: rc.tenantId ?? '' }).whereIn('id', ids);
+    const rows = await this.db.sql(rc).run(this.db.query('outbox_events').where({ tenant_id: rc.tenantId ?? '' }).whereIn('id', ids));
     return rows.map((row: Record<string, any>) => ({
       id: row.id,
       name: row.name,

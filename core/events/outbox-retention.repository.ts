@@ -20,14 +20,14 @@ export class OutboxRetentionRepository {
    */
   async deleteFinishedDeliveries(tenantId: string, cutoff: string, limit: number): Promise<number> {
     return this.db.transaction(systemContext(tenantId), async (rc) => {
-      const conn = this.db.conn(rc);
+      const conn = this.db.sql(rc);
       const finished = (q: Knex.QueryBuilder) => q.where('tenant_id', tenantId).whereNot('status', 'pending').where('updated_at', '<', cutoff);
-      const ids = (await finished(conn('outbox_deliveries').select('id')).limit(limit))
+      const ids = (await conn.run(finished(this.db.query('outbox_deliveries').select('id')).limit(limit)))
         .map((r: { id: string }) => r.id);
       if (!ids.length) return 0;
-      const deleted = await finished(conn('outbox_deliveries')).whereIn('id', ids).delete();
-      const still = conn('outbox_deliveries').select('id').where('tenant_id', tenantId).whereIn('id', ids);
-      await conn('outbox_attempts').where('tenant_id', tenantId).whereIn('delivery_id', ids).whereNotIn('delivery_id', still).delete();
+      const deleted = await conn.run(finished(this.db.query('outbox_deliveries')).whereIn('id', ids).delete());
+      const still = this.db.query('outbox_deliveries').select('id').where('tenant_id', tenantId).whereIn('id', ids);
+      await conn.run(this.db.query('outbox_attempts').where('tenant_id', tenantId).whereIn('delivery_id', ids).whereNotIn('delivery_id', still).delete());
       return deleted;
     });
   }

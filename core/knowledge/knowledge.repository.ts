@@ -34,15 +34,15 @@ interface SearchSql {
 const sqliteSearch: SearchSql = {
   async search(db, rc, terms, limit, offset) {
     const match = terms.map((t, i) => `"${t}"${i === terms.length - 1 ? '*' : ''}`).join(' ');
-    const conn = db.conn(rc);
+    const conn = db.sql(rc);
     const from = 'FROM knowledge_fts JOIN knowledge_entries e ON e.rowid = knowledge_fts.rowid WHERE knowledge_fts MATCH ? AND e.tenant_id = ?';
-    const rows = await conn.raw(
+    const rows = await conn.rows<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number }>(
       `SELECT e.id, e.title, e.url, e.source_module, snippet(knowledge_fts, 1, ?, ?, '…', 24) AS snippet, bm25(knowledge_fts, 5.0, 1.0) AS rank
        ${from} ORDER BY rank, e.id LIMIT ? OFFSET ?`,
       [HIGHLIGHT.start, HIGHLIGHT.stop, match, rc.tenantId, limit, offset],
-    ) as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number }>;
+    );
     const total = knownTotal(rows.length, limit, offset)
-      ?? Number(((await conn.raw(`SELECT count(*) AS n ${from}`, [match, rc.tenantId])) as Array<{ n: number }>)[0]?.n ?? 0);
+      ?? Number((await conn.rows<{ n: number }>(`SELECT count(*) AS n ${from}`, [match, rc.tenantId]))[0]?.n ?? 0);
     return {
       hits: rows.map((r) => ({ id: r.id, title: r.title, snippet: r.snippet, url: r.url, sourceModule: r.source_module, score: round(-r.rank) })),
       total,
@@ -58,13 +58,13 @@ const postgresSearch: SearchSql = {
     // On a small table the planner under-prices `@@` and scans every row (30 ms at 10,000 entries instead of
     // 2 ms through the GIN index); outside a caller's transaction the search runs in its own with seq scans off.
     if (!rc.trx) return db.transaction(rc, async (rc) => {
-      await db.conn(rc).raw('SET LOCAL enable_seqscan = off');
+      await db.sql(rc).run(db.query.raw('SET LOCAL enable_seqscan = off'));
       return postgresSearch.search(db, rc, terms, limit, offset);
     });
-    const conn = db.conn(rc);
+    const conn = db.sql(rc);
     // Rank first, then headline only the page of hits (ts_headline re-parses the text, so it is the costly part).
     // The tsquery is written inline (not joined from a CTE) so that the planner can use the GIN index.
-    const result = await conn.raw(
+    const rows = await conn.rows<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number; total: string }>(
       `WITH hits AS (
          SELECT e.id, e.title, e.url, e.source_module, e.content, ts_rank(e.search, to_tsquery('simple', ?)) AS rank,
                 count(*) OVER () AS total
@@ -75,10 +75,9 @@ const postgresSearch: SearchSql = {
        FROM hits ORDER BY rank DESC, id`,
       [query, rc.tenantId, query, limit, offset, query, options],
     );
-    const rows = result.rows as Array<{ id: string; title: string; url: string | null; source_module: string; snippet: string; rank: number; total: string }>;
     // The window count comes with the ranked rows (ranking reads every match anyway); count apart only past the end.
     const total = rows.length ? Number(rows[0]!.total) : knownTotal(rows.length, limit, offset)
-      ?? Number((await conn.raw(`SELECT count(*) AS n FROM knowledge_entries WHERE tenant_id = ? AND search @@ to_tsquery('simple', ?)`, [rc.tenantId, query])).rows[0]?.n ?? 0);
+      ?? Number((await conn.rows<{ n: string }>(`SELECT count(*) AS n FROM knowledge_entries WHERE tenant_id = ? AND search @@ to_tsquery('simple', ?)`, [rc.tenantId, query]))[0]?.n ?? 0);
     return {
       hits: rows.map((r) => ({ id: r.id, title: r.title, snippet: r.snippet, url: r.url, sourceModule: r.source_module, score: round(Number(r.rank)) })),
       total,
@@ -105,26 +104,26 @@ export class KnowledgeRepository {
 
   async insertMany(rc: RequestContext, rows: KnowledgeRow[]): Promise<void> {
     if (!rows.length) return;
-    await this.db.conn(rc)('knowledge_entries').insert(rows.map((r) => ({
+    await this.db.sql(rc).run(this.db.query('knowledge_entries').insert(rows.map((r) => ({
       tenant_id: rc.tenantId!, id: r.id, title: r.title, content: r.content, source_module: r.sourceModule,
       source_ref: r.sourceRef, url: r.url, chunk_no: r.chunkNo, created_at: r.createdAt, updated_at: r.updatedAt,
-    })));
+    }))));
   }
 
   /** The creation time of a source's first chunk (kept across re-indexing), or null. */
   async sourceCreatedAt(rc: RequestContext, sourceModule: string, sourceRef: string): Promise<string | null> {
-    const row = await this.db.conn(rc)('knowledge_entries')
+    const row = await this.db.sql(rc).run(this.db.query('knowledge_entries')
       .where({ tenant_id: rc.tenantId!, source_module: sourceModule, source_ref: sourceRef })
-      .min<{ created_at: string | null }>('created_at as created_at').first();
+      .min<{ created_at: string | null }>('created_at as created_at').first());
     return row?.created_at ?? null;
   }
 
   async deleteSource(rc: RequestContext, sourceModule: string, sourceRef: string): Promise<number> {
-    return this.db.conn(rc)('knowledge_entries').where({ tenant_id: rc.tenantId!, source_module: sourceModule, source_ref: sourceRef }).delete();
+    return this.db.sql(rc).run(this.db.query('knowledge_entries').where({ tenant_id: rc.tenantId!, source_module: sourceModule, source_ref: sourceRef }).delete());
   }
 
   async countForTenant(rc: RequestContext): Promise<number> {
-    const row = await this.db.conn(rc)('knowledge_entries').where({ tenant_id: rc.tenantId! }).count<{ n: number | string }>('* as n').first();
+    const row = await this.db.sql(rc).run(this.db.query('knowledge_entries').where({ tenant_id: rc.tenantId! }).count<{ n: number | string }>('* as n').first());
     return Number(row?.n ?? 0);
   }
 

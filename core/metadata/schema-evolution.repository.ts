@@ -36,7 +36,7 @@ export class SchemaEvolutionRepository {
    * writes under way to commit). SQLite's write transaction excludes every other writer already.
    */
   async lockWrites(rc: RequestContext, s: RegisteredSchema): Promise<void> {
-    if (this.db.dialect.name === 'postgres') await this.db.conn(rc).raw(`LOCK TABLE ${s.tableName} IN SHARE ROW EXCLUSIVE MODE`);
+    if (this.db.dialect.name === 'postgres') await this.db.sql(rc).run(this.db.query.raw(`LOCK TABLE ${s.tableName} IN SHARE ROW EXCLUSIVE MODE`));
   }
 
   /** Up to `limit` groups of records that share the values of `fields` (a unique set to be). */

@@ -35,6 +35,11 @@ const RECHECK_MARGIN_MS = 5_000;
  * then could commit after the switch having validated against the old version.
  */
 const GATE_SETTLE_MS = 50;
+/**
+ * While a change runs its schema's gate is closed again this often, so that it does not open by itself
+ * (SchemaGates: a gate whose end is never heard, as when its process died, opens after 5 minutes).
+ */
+const GATE_RENEW_MS = 60_000;
 
 type Migrate = { set: Record<string, unknown>; unset: string[] };
 
@@ -99,10 +104,14 @@ export class SchemaEvolution {
     try {
       await this.registry.gates.close(gate);
       const closedAt = Date.now();
+      const renewal = setInterval(() => { this.registry.gates.close(gate).catch(() => {}); }, GATE_RENEW_MS);
       try {
         await this.registry.gates.drain(gate);
-        let since = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
+        // From before the migration's own time stamp (`now`), which the records it rewrites carry.
+        let since = new Date(Math.min(Date.parse(now), Date.now()) - RECHECK_MARGIN_MS).toISOString();
+        const startedAt = Date.now();
         if (!widening) await this.checkAll(rc, current, prepared.validate, migrate);
+        const checkedAt = Date.now();
         for (const fields of newUnique.filter((u) => !u.some((f) => touched.has(f)))) await this.checkUnique(rc, current, fields);
         if (this.db.dialect.name === 'postgres') {
           // Built without blocking writes, outside the switching transaction (unique sets touched by the
@@ -129,11 +138,13 @@ export class SchemaEvolution {
         if (touched.size) {
           // The records are migrated in batches while writes wait; the switch then only catches up with
           // the records written late (since the check began), which the first pass here makes few.
-          migration = await this.migrations.start(rc, current, next.version, { ...migrate, now }, () => this.registry.gates.close(gate));
+          migration = await this.migrations.start(rc, current, next.version, { ...migrate, now });
           const caughtUpAt = new Date(Date.now() - RECHECK_MARGIN_MS).toISOString();
           await this.migrations.catchUp(rc, migration, since, checkLate);
           since = caughtUpAt;
         }
+        const migratedAt = Date.now();
+        await this.registry.gates.drain(gate);
         await this.db.transaction(rc, async (rc) => {
           await this.records.lockWrites(rc, current);
           const stored = await this.registry.repository.lockVersion(rc, current.id);
@@ -151,12 +162,15 @@ export class SchemaEvolution {
           await this.registry.repository.storeVersion(rc, next);
           await this.registry.changed(rc, next);
         });
+        rc.logger?.info({ schema: gate, version: next.version, checkMs: checkedAt - startedAt, migrateMs: migration ? migratedAt - checkedAt : 0,
+          switchMs: Date.now() - migratedAt }, 'schema version switched');
       } catch (err) {
         for (const indexName of built) await this.registry.repository.ddl(null, `DROP INDEX IF EXISTS ${indexName}`).catch(() => {});
         // Nothing changes: the migrated records get their previous state back before writes go on.
         if (migration) await this.migrations.rollBack(rc, migration);
         throw err;
       } finally {
+        clearInterval(renewal);
         await this.registry.gates.open(gate);
       }
       // The version is stored: a failure here only leaves the side table to the next start.

@@ -41,27 +41,27 @@ export class SchemaMigrationRepository {
   /** Registers the run and creates its side table (empty). */
   async begin(rc: RequestContext, s: RegisteredSchema, toVersion: number, startedAt: string): Promise<string> {
     const undoTable = `${s.tableName}_undo`;
-    const conn = this.db.conn(rc);
-    await conn.schema.dropTableIfExists(undoTable);
-    await conn.schema.createTable(undoTable, (t) => {
+    const conn = this.db.sql(rc);
+    await conn.run(this.db.query.schema.dropTableIfExists(undoTable));
+    await conn.run(this.db.query.schema.createTable(undoTable, (t) => {
       t.string('tenant_id', 63).notNullable();
       t.string('id', 36).notNullable();
       t.jsonb('data').notNullable();
       t.integer('version').notNullable();
       t.string('updated_at', 30).notNullable();
       t.primary(['tenant_id', 'id']);
-    });
-    await conn('schema_migration_runs').insert({
+    }));
+    await conn.run(this.db.query('schema_migration_runs').insert({
       tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id, to_version: toVersion, undo_table: undoTable, started_at: startedAt,
-    });
+    }));
     return undoTable;
   }
 
   /** Forgets the run: its side table is dropped (the version was stored, or the records were restored). */
   async finish(rc: RequestContext, run: Pick<MigrationRun, 'tenantId' | 'schemaId' | 'undoTable'>): Promise<void> {
-    const conn = this.db.conn(rc);
-    await conn.schema.dropTableIfExists(run.undoTable);
-    await conn('schema_migration_runs').where({ tenant_id: run.tenantId ?? PLATFORM_SCOPE, schema_id: run.schemaId }).delete();
+    const conn = this.db.sql(rc);
+    await conn.run(this.db.query.schema.dropTableIfExists(run.undoTable));
+    await conn.run(this.db.query('schema_migration_runs').where({ tenant_id: run.tenantId ?? PLATFORM_SCOPE, schema_id: run.schemaId }).delete());
   }
 
   /** Every run registered, with its schema's table and current version. */
@@ -126,15 +126,15 @@ export class SchemaMigrationRepository {
    * write changed them after the migration; returns the last key restored (null when none was left).
    */
   async restoreBatch(rc: RequestContext, tableName: string, undoTable: string, after: RecordKey, size: number): Promise<RecordKey | null> {
-    const conn = this.db.conn(rc);
-    const keys = await this.db.sql(rc).rows<{ tenant_id: string; id: string }>(
+    const conn = this.db.sql(rc);
+    const keys = await conn.rows<{ tenant_id: string; id: string }>(
       `SELECT tenant_id, id FROM ${undoTable} WHERE (tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT 1 OFFSET ?`, [...after, size - 1]);
     const upTo: RecordKey | null = keys[0] ? [keys[0].tenant_id, keys[0].id] : null;
-    await conn.raw(
+    await conn.run(this.db.query.raw(
       `UPDATE ${tableName} SET data = u.data, version = u.version, updated_at = u.updated_at FROM ${undoTable} u
         WHERE ${tableName}.tenant_id = u.tenant_id AND ${tableName}.id = u.id AND ${tableName}.version = u.version + 1
         AND (u.tenant_id, u.id) > (?, ?)${upTo ? ' AND (u.tenant_id, u.id) <= (?, ?)' : ''}`,
-      [...after, ...(upTo ?? [])]);
+      [...after, ...(upTo ?? [])]));
     return upTo;
   }
 
@@ -171,14 +171,14 @@ export class SchemaMigrationRepository {
 
   /** Copies the matching records into the side table (or refreshes their state there), then migrates them. */
   private async migrateWhere(rc: RequestContext, s: RegisteredSchema, undoTable: string, where: string, bindings: unknown[], edit: Edit): Promise<void> {
-    const conn = this.db.conn(rc);
-    await conn.raw(
+    const conn = this.db.sql(rc);
+    await conn.run(this.db.query.raw(
       `INSERT INTO ${undoTable} (tenant_id, id, data, version, updated_at) SELECT tenant_id, id, data, version, updated_at FROM ${s.tableName}
         WHERE ${where} ON CONFLICT (tenant_id, id) DO UPDATE SET data = excluded.data, version = excluded.version, updated_at = excluded.updated_at`,
-      bindings as any[]);
+      bindings as any[]));
     const json = this.db.dialect.jsonEdit('data', edit.set, edit.unset);
-    await conn.raw(`UPDATE ${s.tableName} SET data = ${json.sql}, version = version + 1, updated_at = ? WHERE ${where}`,
-      [...json.bindings, edit.now, ...bindings] as any[]);
+    await conn.run(this.db.query.raw(`UPDATE ${s.tableName} SET data = ${json.sql}, version = version + 1, updated_at = ? WHERE ${where}`,
+      [...json.bindings, edit.now, ...bindings] as any[]));
   }
 }
 

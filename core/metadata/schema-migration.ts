@@ -8,8 +8,6 @@ import {
 
 /** Records rewritten per batch: each batch is its own short transaction (SCHEMA_MIGRATE_BATCH). */
 export const MIGRATE_BATCH = 5000;
-/** A migration closes its schema's gate again this often: gates whose end is never heard open by themselves. */
-const RENEW_GATE_MS = 60_000;
 
 /**
  * Lets the requests waiting for the database go first between two batches: a loop of statements would
@@ -57,13 +55,9 @@ export class SchemaMigrations {
     return release;
   }
 
-  /**
-   * Registers the run, then migrates every record of the schema, one batch per transaction; `renewGate`
-   * keeps the schema's gate closed in every process while it takes long.
-   */
-  async start(rc: RequestContext, s: RegisteredSchema, toVersion: number, edit: Edit, renewGate: () => Promise<void>): Promise<Migration> {
+  /** Registers the run, then migrates every record of the schema, one batch per transaction. */
+  async start(rc: RequestContext, s: RegisteredSchema, toVersion: number, edit: Edit): Promise<Migration> {
     const undoTable = await this.db.transaction(rc, (rc) => this.repo.begin(rc, s, toVersion, edit.now));
-    let renewedAt = Date.now();
     let after: RecordKey = ['', ''];
     for (;;) {
       const upTo = await this.db.transaction(rc, async (rc) => {
@@ -73,10 +67,6 @@ export class SchemaMigrations {
       });
       if (!upTo) break;
       after = upTo;
-      if (Date.now() - renewedAt > RENEW_GATE_MS) {
-        renewedAt = Date.now();
-        await renewGate();
-      }
       await giveWay();
     }
     return { schema: s, undoTable, edit };

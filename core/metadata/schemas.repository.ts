@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
-import type { Database } from '../db/database.js';
+import type { Database, Sql } from '../db/database.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import { fieldTypes, isScalar, PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
 import { serverColumn } from '../data/list-query.js';
@@ -53,23 +52,23 @@ export class SchemasRepository {
   /** The schema visible to a tenant (its own or the platform's), or null. */
   async findVisible(rc: RequestContext | null, tenantId: string | null, namespace: string, name: string): Promise<RegisteredSchema | null> {
     const scopes = tenantId ? [tenantId, PLATFORM_SCOPE] : [PLATFORM_SCOPE];
-    const rows = await this.db.conn(rc)<SchemaRow>('schemas').whereIn('tenant_id', scopes).where({ namespace, name });
+    const rows = await this.db.sql(rc).run(this.db.query<SchemaRow>('schemas').whereIn('tenant_id', scopes).where({ namespace, name }));
     const own = rows.find((r) => r.tenant_id !== PLATFORM_SCOPE) ?? rows[0];
     return own ? this.toSchema(own) : null;
   }
 
   async listVisible(rc: RequestContext | null, tenantId: string | null, namespace?: string): Promise<RegisteredSchema[]> {
     const scopes = tenantId ? [tenantId, PLATFORM_SCOPE] : [PLATFORM_SCOPE];
-    const query = this.db.conn(rc)<SchemaRow>('schemas').whereIn('tenant_id', scopes).orderBy(['namespace', 'name']);
+    const query = this.db.query<SchemaRow>('schemas').whereIn('tenant_id', scopes).orderBy(['namespace', 'name']);
     if (namespace) query.where({ namespace });
-    return (await query).map((r) => this.toSchema(r));
+    return (await this.db.sql(rc).run(query)).map((r) => this.toSchema(r));
   }
 
   /** Inserts the schema row, then names its table from the id and creates it. Call inside a transaction. */
   async insert(rc: RequestContext, s: Omit<RegisteredSchema, 'id' | 'tableName'>): Promise<RegisteredSchema> {
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const dialect = this.db.dialect;
-    const [inserted] = await conn('schemas')
+    const [inserted] = await conn.run(this.db.query('schemas')
       .insert({
         tenant_id: s.tenantId ?? PLATFORM_SCOPE,
         namespace: s.namespace,
@@ -85,10 +84,10 @@ export class SchemasRepository {
         created_at: s.createdAt,
         updated_at: s.updatedAt,
       })
-      .returning('id');
+      .returning('id'));
     const id = Number(typeof inserted === 'object' ? (inserted as { id: number }).id : inserted);
     const tableName = `rec_${id}`;
-    await conn('schemas').where({ id }).update({ table_name: tableName });
+    await conn.run(this.db.query('schemas').where({ id }).update({ table_name: tableName }));
     const registered: RegisteredSchema = { ...s, id, tableName };
     await this.createRecordTable(conn, registered);
     await this.createIndexes(conn, registered);
@@ -99,7 +98,7 @@ export class SchemasRepository {
   /** Updates a platform schema in place (a pack shipped a new version); adds any new indexes. */
   async updateDefinition(rc: RequestContext, existing: RegisteredSchema, next: Pick<RegisteredSchema, 'schema' | 'indexes' | 'unique' | 'title' | 'description' | 'version' | 'updatedAt'>): Promise<RegisteredSchema> {
     const updated = { ...existing, ...next };
-    await this.createIndexes(this.db.conn(rc), updated);
+    await this.createIndexes(this.db.sql(rc), updated);
     await this.storeVersion(rc, updated);
     return updated;
   }
@@ -107,7 +106,7 @@ export class SchemasRepository {
   /** Writes the schema's new current version (after a change, CONTRACT.md 12.1); indexes are the caller's. */
   async storeVersion(rc: RequestContext, next: RegisteredSchema): Promise<void> {
     const dialect = this.db.dialect;
-    await this.db.conn(rc)('schemas').where({ id: next.id }).update({
+    await this.db.sql(rc).run(this.db.query('schemas').where({ id: next.id }).update({
       definition: dialect.toJson(next.schema),
       indexes: dialect.toJson(next.indexes),
       unique_sets: dialect.toJson(next.unique),
@@ -115,7 +114,7 @@ export class SchemasRepository {
       description: next.description,
       version: next.version,
       updated_at: next.updatedAt,
-    });
+    }));
     await this.insertVersion(rc, next);
   }
 
@@ -128,7 +127,7 @@ export class SchemasRepository {
 
   private async insertVersion(rc: RequestContext, s: RegisteredSchema): Promise<void> {
     const dialect = this.db.dialect;
-    await this.db.conn(rc)('schema_versions').insert({
+    await this.db.sql(rc).run(this.db.query('schema_versions').insert({
       tenant_id: s.tenantId ?? PLATFORM_SCOPE,
       schema_id: s.id,
       version: s.version,
@@ -138,14 +137,14 @@ export class SchemasRepository {
       indexes: dialect.toJson(s.indexes),
       unique_sets: dialect.toJson(s.unique),
       created_at: s.updatedAt,
-    });
+    }));
   }
 
   /** Every version of a schema, oldest first. */
   async listVersions(rc: RequestContext, s: RegisteredSchema) {
     const json = this.db.dialect.fromJson.bind(this.db.dialect);
-    const rows = await this.db.conn(rc)('schema_versions')
-      .where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).orderBy('version');
+    const rows = await this.db.sql(rc).run(this.db.query('schema_versions')
+      .where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).orderBy('version'));
     return rows.map((r: any) => ({
       version: Number(r.version), title: r.title ?? '', description: r.description ?? '',
       schema: json(r.definition), indexes: json(r.indexes), unique: json(r.unique_sets), createdAt: r.created_at,
@@ -154,12 +153,12 @@ export class SchemasRepository {
 
   /** Removes a schema: its record table, its versions, its counters and its row. Inside a transaction. */
   async remove(rc: RequestContext, s: RegisteredSchema): Promise<void> {
-    const conn = this.db.conn(rc);
-    await conn.schema.dropTable(s.tableName);
-    await conn('schema_versions').where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).delete();
-    const counters = conn('record_counts').where({ schema_id: s.id });
-    await (s.tenantId ? counters.where({ tenant_id: s.tenantId }) : counters).delete();
-    await conn('schemas').where({ id: s.id }).delete();
+    const conn = this.db.sql(rc);
+    await conn.run(this.db.query.schema.dropTable(s.tableName));
+    await conn.run(this.db.query('schema_versions').where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).delete());
+    const counters = this.db.query('record_counts').where({ schema_id: s.id });
+    await conn.run((s.tenantId ? counters.where({ tenant_id: s.tenantId }) : counters).delete());
+    await conn.run(this.db.query('schemas').where({ id: s.id }).delete());
   }
 
   /**
@@ -196,11 +195,11 @@ export class SchemasRepository {
 
   /** Runs DDL on rc's transaction, or on the pool outside one. */
   async ddl(rc: RequestContext | null, sql: string): Promise<void> {
-    await this.db.conn(rc).raw(sql);
+    await this.db.sql(rc).run(this.db.query.raw(sql));
   }
 
-  private async createRecordTable(conn: Knex, s: RegisteredSchema): Promise<void> {
-    await conn.schema.createTable(s.tableName, (t) => {
+  private async createRecordTable(conn: Sql, s: RegisteredSchema): Promise<void> {
+    await conn.run(this.db.query.schema.createTable(s.tableName, (t) => {
       t.string('tenant_id', 63).notNullable();
       t.string('id', 36).notNullable();
       t.jsonb('data').notNullable();
@@ -208,16 +207,16 @@ export class SchemasRepository {
       t.string('created_at', 30).notNullable();
       t.string('updated_at', 30).notNullable();
       t.primary(['tenant_id', 'id']);
-    });
+    }));
     // Listing newest first is always indexed.
-    await conn.raw(`CREATE INDEX ${s.tableName}_created ON ${s.tableName} (tenant_id, created_at, id)`);
+    await conn.run(this.db.query.raw(`CREATE INDEX ${s.tableName}_created ON ${s.tableName} (tenant_id, created_at, id)`));
     // PostgreSQL: equality on any field of the document is served by one GIN index.
     const documentIndex = this.db.dialect.documentIndexSql(s.tableName);
-    if (documentIndex) await conn.raw(documentIndex);
+    if (documentIndex) await conn.run(this.db.query.raw(documentIndex));
   }
 
   /** Declared indexes and unique sets become expression indexes led by tenant_id; indexes end with created_at, id. */
-  private async createIndexes(conn: Knex, s: RegisteredSchema): Promise<void> {
-    for (const sql of this.indexStatements(s).values()) await conn.raw(sql);
+  private async createIndexes(conn: Sql, s: RegisteredSchema): Promise<void> {
+    for (const sql of this.indexStatements(s).values()) await conn.run(this.db.query.raw(sql));
   }
 }

@@ -42,29 +42,29 @@ export class StorageRepository {
   constructor(private readonly db: Database) {}
 
   async find(rc: RequestContext | null, tenantId: string, key: string): Promise<StoredObject | null> {
-    const row = await this.db.conn(rc)<ObjectRow>('storage_objects').where({ tenant_id: tenantId, key }).first();
+    const row = await this.db.sql(rc).run(this.db.query<ObjectRow>('storage_objects').where({ tenant_id: tenantId, key }).first());
     return row ? toObject(row) : null;
   }
 
   /** Inserts the object or replaces the metadata of the same key (created_at is kept). */
   async upsert(rc: RequestContext | null, object: StoredObject): Promise<void> {
-    await this.db.conn(rc)('storage_objects')
+    await this.db.sql(rc).run(this.db.query('storage_objects')
       .insert({
         tenant_id: object.tenantId, key: object.key, product: object.product, collection: object.collection,
         filename: object.filename, size: object.size, content_type: object.contentType, sha256: object.sha256,
         etag: object.etag, visibility: object.visibility, created_at: object.createdAt, updated_at: object.updatedAt,
       })
       .onConflict(['tenant_id', 'key'])
-      .merge(['size', 'content_type', 'sha256', 'etag', 'visibility', 'updated_at']);
+      .merge(['size', 'content_type', 'sha256', 'etag', 'visibility', 'updated_at']));
   }
 
   async delete(rc: RequestContext | null, tenantId: string, key: string): Promise<boolean> {
-    const n = await this.db.conn(rc)('storage_objects').where({ tenant_id: tenantId, key }).delete();
+    const n = await this.db.sql(rc).run(this.db.query('storage_objects').where({ tenant_id: tenantId, key }).delete());
     return n > 0;
   }
 
   async list(rc: RequestContext | null, tenantId: string, filter: ObjectFilter, limit: number, offset: number): Promise<{ items: StoredObject[]; total: number }> {
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const scope = (q: Knex.QueryBuilder) => {
       q.where({ tenant_id: tenantId });
       if (filter.product) q.andWhere({ product: filter.product });
@@ -72,8 +72,8 @@ export class StorageRepository {
       return q;
     };
     const [rows, count] = await Promise.all([
-      scope(conn('storage_objects')).orderBy('key').limit(limit).offset(offset) as Promise<ObjectRow[]>,
-      scope(conn('storage_objects')).count({ n: '*' }) as Promise<Array<{ n: number | string }>>,
+      conn.run(scope(this.db.query('storage_objects')).orderBy('key').limit(limit).offset(offset)) as Promise<ObjectRow[]>,
+      conn.run(scope(this.db.query('storage_objects')).count({ n: '*' })) as Promise<Array<{ n: number | string }>>,
     ]);
     return { items: rows.map(toObject), total: Number(count[0].n) };
   }

@@ -32,7 +32,7 @@ export class TenantsRepository {
   constructor(private readonly db: Database) {}
 
   async findById(rc: RequestContext | null, id: string): Promise<TenantRecord | null> {
-    const row = await this.db.conn(rc)<TenantRow>('tenants').where({ id }).first();
+    const row = await this.db.sql(rc).run(this.db.query<TenantRow>('tenants').where({ id }).first());
     return row ? toTenant(row) : null;
   }
 
@@ -50,38 +50,38 @@ export class TenantsRepository {
   }
 
   async insert(rc: RequestContext, tenant: TenantRecord): Promise<void> {
-    await this.db.conn(rc)('tenants').insert({
+    await this.db.sql(rc).run(this.db.query('tenants').insert({
       id: tenant.id, name: tenant.name, plan: tenant.plan, status: tenant.status, created_at: tenant.createdAt, updated_at: tenant.updatedAt,
-    });
+    }));
   }
 
   async update(rc: RequestContext, id: string, changes: Partial<Pick<TenantRecord, 'name' | 'plan' | 'status'>>, updatedAt: string): Promise<void> {
-    await this.db.conn(rc)('tenants').where({ id }).update({ ...changes, updated_at: updatedAt });
+    await this.db.sql(rc).run(this.db.query('tenants').where({ id }).update({ ...changes, updated_at: updatedAt }));
   }
 
   async list(rc: RequestContext | null, limit: number, offset: number): Promise<{ items: TenantRecord[]; total: number }> {
-    const conn = this.db.conn(rc);
+    const conn = this.db.sql(rc);
     const [rows, count] = await Promise.all([
-      conn<TenantRow>('tenants').orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset),
-      conn('tenants').count<{ n: number | string }[]>({ n: '*' }),
+      conn.run(this.db.query<TenantRow>('tenants').orderBy('created_at', 'desc').orderBy('id').limit(limit).offset(offset)),
+      conn.run(this.db.query('tenants').count<{ n: number | string }[]>({ n: '*' })),
     ]);
     return { items: rows.map(toTenant), total: Number(count[0].n) };
   }
 
   async listModules(rc: RequestContext | null, tenantId: string): Promise<ModuleRecord[]> {
-    const rows = await this.db.conn(rc)('tenant_modules').where({ tenant_id: tenantId }).orderBy('app_code');
+    const rows = await this.db.sql(rc).run(this.db.query('tenant_modules').where({ tenant_id: tenantId }).orderBy('app_code'));
     return rows.map((r: any) => ({ appCode: r.app_code, isEnabled: Boolean(r.is_enabled), updatedAt: r.updated_at }));
   }
 
   async findModule(rc: RequestContext | null, tenantId: string, appCode: string): Promise<ModuleRecord | null> {
-    const row = await this.db.conn(rc)('tenant_modules').where({ tenant_id: tenantId, app_code: appCode }).first();
+    const row = await this.db.sql(rc).run(this.db.query('tenant_modules').where({ tenant_id: tenantId, app_code: appCode }).first());
     return row ? { appCode: row.app_code, isEnabled: Boolean(row.is_enabled), updatedAt: row.updated_at } : null;
   }
 
   async upsertModule(rc: RequestContext, tenantId: string, appCode: string, isEnabled: boolean, updatedAt: string): Promise<void> {
-    await this.db.conn(rc)('tenant_modules')
+    await this.db.sql(rc).run(this.db.query('tenant_modules')
       .insert({ tenant_id: tenantId, app_code: appCode, is_enabled: isEnabled, updated_at: updatedAt })
       .onConflict(['tenant_id', 'app_code'])
-      .merge(['is_enabled', 'updated_at']);
+      .merge(['is_enabled', 'updated_at']));
   }
 }

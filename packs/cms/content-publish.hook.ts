@@ -15,7 +15,7 @@ export const prepareContent: FilterHook = async (payload, rc, pack) => {
     data.slug = await uniqueSlug(rc, pack, payload.schema, payload.id, slugSource(data, payload.id));
   }
   if (data.status === 'published' && !data.publishedAt) data.publishedAt = nowIso();
-  await syncKnowledge(rc, pack, payload.schema, payload.id, data);
+  await syncKnowledge(rc, pack, payload, data);
   return data;
 };
 
@@ -53,10 +53,11 @@ export function contentPath(schema: string, slug: string): string {
   return `/${schema}/${slug}`;
 }
 
-async function syncKnowledge(rc: RequestContext, pack: PackContext, schema: string, id: string, data: HookPayload['data']): Promise<void> {
+async function syncKnowledge(rc: RequestContext, pack: PackContext, { action, schema, id }: HookPayload, data: HookPayload['data']): Promise<void> {
   if (NOT_INDEXED_TYPES.has(schema)) return;
   if (data.status !== 'published') {
-    await pack.knowledge.removeSource(rc, 'cms', sourceRef(schema, id));
+    // A record being created has no entries yet (a delete removes them): no statement for it.
+    if (action !== 'create') await pack.knowledge.removeSource(rc, 'cms', sourceRef(schema, id));
     return;
   }
   await pack.knowledge.upsertForSource(rc, {

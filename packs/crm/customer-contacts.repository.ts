@@ -36,7 +36,7 @@ export class CustomerContactsRepository {
   }
 
   async delete(rc: RequestContext, customerRef: string): Promise<number> {
-    return this.db.conn(rc)('crm_customer_contacts').where({ tenant_id: rc.tenantId, customer_ref: customerRef }).delete();
+    return this.db.sql(rc).run(this.db.query('crm_customer_contacts').where({ tenant_id: rc.tenantId, customer_ref: customerRef }).delete());
   }
 
   /** The contacts of these customers that take cart reminders, by customerRef (one query for a batch). */

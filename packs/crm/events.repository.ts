@@ -80,7 +80,7 @@ export class EventsRepository {
 
   /** Deletes every event of one customer; returns how many. */
   async deleteCustomer(rc: RequestContext, customerRef: string): Promise<number> {
-    return Number(await this.db.conn(rc)('crm_events').where({ tenant_id: rc.tenantId, customer_ref: customerRef }).delete());
+    return Number(await this.db.sql(rc).run(this.db.query('crm_events').where({ tenant_id: rc.tenantId, customer_ref: customerRef }).delete()));
   }
 
   private toEvent(row: EventRow): CrmEvent {

@@ -24,49 +24,49 @@ export class MembersRepository {
   constructor(private readonly db: Database) {}
 
   async list(rc: RequestContext | null, tenantId: string): Promise<MemberRecord[]> {
-    const rows = await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId }).orderBy('email');
+    const rows = await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId }).orderBy('email'));
     return rows.map(toMember);
   }
 
   async findByEmail(rc: RequestContext | null, tenantId: string, email: string): Promise<MemberRecord | null> {
-    const row = await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId, email }).first();
+    const row = await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId, email }).first());
     return row ? toMember(row) : null;
   }
 
   /** The role of the user's active membership in the tenant, by user id or (verified) e-mail; null without one. */
   async activeRole(rc: RequestContext | null, tenantId: string, userId: string, email: string | null): Promise<TenantRole | null> {
-    const row = await this.db.conn(rc)('tenant_members')
+    const row = await this.db.sql(rc).run(this.db.query('tenant_members')
       .where({ tenant_id: tenantId, status: 'active' })
       .andWhere((q) => {
         q.where({ user_id: userId });
         if (email) q.orWhere({ email });
       })
-      .first('role');
+      .first('role'));
     return row ? (row.role as TenantRole) : null;
   }
 
   /** The tenants a user belongs to, by user id or e-mail. */
   async tenantsOf(rc: RequestContext | null, userId: string, email: string | null): Promise<string[]> {
-    const rows = await this.db.conn(rc)('tenant_members')
+    const rows = await this.db.sql(rc).run(this.db.query('tenant_members')
       .where({ status: 'active' })
       .andWhere((q) => {
         q.where({ user_id: userId });
         if (email) q.orWhere({ email });
       })
-      .distinct('tenant_id');
+      .distinct('tenant_id'));
     return rows.map((r: any) => r.tenant_id as string);
   }
 
   async insert(rc: RequestContext, m: MemberRecord): Promise<void> {
-    await this.db.conn(rc)('tenant_members').insert({
+    await this.db.sql(rc).run(this.db.query('tenant_members').insert({
       tenant_id: m.tenantId, id: m.id, user_id: m.userId, email: m.email, name: m.name, role: m.role, status: m.status,
       created_at: m.createdAt, updated_at: m.updatedAt,
-    });
+    }));
   }
 
   async update(rc: RequestContext, tenantId: string, id: string, changes: { role: TenantRole; userId: string | null; name: string | null; status: 'active' }, updatedAt: string): Promise<void> {
-    await this.db.conn(rc)('tenant_members').where({ tenant_id: tenantId, id }).update({
+    await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId, id }).update({
       role: changes.role, user_id: changes.userId, name: changes.name, status: changes.status, updated_at: updatedAt,
-    });
+    }));
   }
 }

@@ -97,7 +97,7 @@ async function loadOrders(app: Awaited<ReturnType<typeof createApp>>): Promise<n
   }
   await app.kernel.db.transaction(rc, async (trx) => {
     await app.kernel.records.repository.bulkInsert(trx, schema, orders);
-    for (let i = 0; i < movements.length; i += 400) await app.kernel.db.conn(trx)('erp_stock_movements').insert(movements.slice(i, i + 400));
+    for (let i = 0; i < movements.length; i += 400) await app.kernel.db.sql(trx).run(app.kernel.db.query('erp_stock_movements').insert(movements.slice(i, i + 400)));
   });
   await app.kernel.records.repository.analyze(schema);
   await app.kernel.db.dialect.analyze(app.kernel.db.knex, 'erp_stock_movements');

@@ -105,7 +105,7 @@ async function load(url: string, count: number): Promise<{ products: string; ord
       }));
       await app.kernel.db.transaction(rc, async (trx) => {
         await app.kernel.records.repository.bulkInsert(trx, schema, records);
-        await app.kernel.db.conn(trx)('erp_sequences').insert({ tenant_id: tenantId, name: 'product', value: count });
+        await app.kernel.db.sql(trx).run(app.kernel.db.query('erp_sequences').insert({ tenant_id: tenantId, name: 'product', value: count }));
       });
       await app.kernel.records.repository.analyze(schema);
     }
