@@ -61,7 +61,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     const [ns, name] = target(ctx);
     const format = transferFormat((ctx.state.query as { format?: string }).format);
     const schema = await registry.resolve(ctx.state.rc, ns, name);
-    const stream = transfer.export(ctx.state.rc, schema, ctx.query, format);
+    const stream = await transfer.export(ctx.state.rc, schema, ctx.query, format);
     ctx.status = 200;
     ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/x-ndjson; charset=utf-8';
     ctx.set('Content-Disposition', `attachment; filename="${ns}-${name}.${format}"`);

@@ -1,7 +1,5 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parse as parseCsv } from 'csv-parse';
-import { stringify as stringifyCsv } from 'csv-stringify';
 import type { Database } from '../db/database.js';
 import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
@@ -49,8 +47,11 @@ export class RecordTransfer {
     private readonly db: Database, private readonly schemas: SchemaRegistry, private readonly records: RecordsService, private readonly bulk: BulkWriter,
   ) {}
 
-  /** The records matching `query` (the list's filter and sort; paging ignored) as NDJSON or CSV text. */
-  export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Readable {
+  /**
+   * The records matching `query` (the list's filter and sort; paging ignored) as NDJSON or CSV text.
+   * The CSV tools load with the first CSV export or import, not with the service.
+   */
+  async export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Promise<Readable> {
     const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, format: _format, ...rest } = query;
     const parsed = { ...parseListQuery(rest, schema.types), limit: EXPORT_PAGE, offset: 0, count: false, fields: null };
     const repository = this.records.repository;
@@ -70,6 +71,7 @@ export class RecordTransfer {
       })(), { objectMode: false });
     }
     const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
+    const { stringify: stringifyCsv } = await import('csv-stringify');
     // csv-stringify writes false as an empty cell by default: booleans are written as true/false.
     const csv = stringifyCsv({ header: true, columns, cast: { boolean: (v) => String(v) } });
     const rows = Readable.from((async function* csvRows() {
@@ -239,6 +241,7 @@ async function* records(body: Readable, format: TransferFormat, types: Map<strin
     if (record) yield record;
     return;
   }
+  const { parse: parseCsv } = await import('csv-parse');
   const parser = body.pipe(parseCsv({ columns: true, bom: true, skip_empty_lines: true, relax_column_count: true }));
   body.on('error', (err) => parser.destroy(err));
   try {

@@ -212,29 +212,21 @@ export class RecordsRepository {
     sql.applyFilters(page, query.filters);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    // An unfiltered exact total is read from the counter by the page's own statement (SQLite answers
-    // count=estimated exactly too); when the page is empty, on its own.
-    const inline = query.count && !query.filters.length && (!query.estimated || this.db.dialect.name === 'sqlite')
-      ? this.totals.columns(rc, schema.id) : null;
     // The document as JSON text on both engines: the data API splices it into the response as it is.
     const d = this.db.dialect;
     if (embeds.length && !d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
     const data = embeds.length ? d.embedding!.jsonTextWithout('data', embeds.map((e) => e.field)) : d.jsonText('data');
     const embedded = embeds.map((e, i) => `, ${d.embedding!.embeddedRecord(schema.tableName, e.field, e.table)} AS e${i}`).join('');
     // The document without the embedded fields is named apart, so that no filter or sort can mistake it for the column.
-    const rowsSql = `SELECT id, ${data} AS ${embeds.length ? 'rest' : 'data'}, version, created_at, updated_at${embedded}${inline ? `, ${inline.sql}` : ''} `
+    const rowsSql = `SELECT id, ${data} AS ${embeds.length ? 'rest' : 'data'}, version, created_at, updated_at${embedded} `
       + `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    type Read = ListedRow & { hp_total?: unknown; hp_parts?: unknown };
-    const read = this.db.sql(rc).rows<Read & Record<string, unknown>>(rowsSql,
-      [...(inline?.bindings ?? []), rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
-    const rows: Promise<Read[]> = embeds.length ? read.then((found) => found.map(({ id, rest, version, created_at, updated_at, hp_total, hp_parts, ...more }) => ({
-      id, data: rest, version, created_at, updated_at, hp_total, hp_parts, embedded: embeds.map((_, i) => (more[`e${i}`] ?? null) as string | null),
+    const read = this.db.sql(rc).rows<ListedRow & Record<string, unknown>>(rowsSql,
+      [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
+    const rows: Promise<ListedRow[]> = embeds.length ? read.then((found) => found.map(({ id, rest, version, created_at, updated_at, ...more }) => ({
+      id, data: rest, version, created_at, updated_at, embedded: embeds.map((_, i) => (more[`e${i}`] ?? null) as string | null),
     }))) : read;
-    const total = query.count && !inline ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
+    const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
-    if (inline) {
-      counted.total = found.length ? this.totals.fromColumns(rc, schema.id, found[0]) : await this.totals.exact(rc, schema.id);
-    }
     const ms = performance.now() - started;
     if (ms >= SLOW_LIST_MS) {
       const advice = slowListAdvice(schema, query, ms);
@@ -250,8 +242,12 @@ export class RecordsRepository {
       const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
-    if (!query.filters.length) return { total: await this.totals.exact(rc, schema.id), estimated: false };
-    return { total: await this.count(rc, schema.tableName, `SELECT count(*) AS n ${where}`, bindings), estimated: false };
+    if (!query.filters.length) {
+      return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, () => this.totals.exact(rc, schema.id)), estimated: false };
+    }
+    const sql = `SELECT count(*) AS n ${where}`;
+    const count = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
+    return { total: await this.remembered(rc, schema.tableName, `${sql}\u0000${JSON.stringify(bindings)}`, count), estimated: false };
   }
 
   /**
@@ -262,14 +258,14 @@ export class RecordsRepository {
     return recordJson(row);
   }
 
-  private async count(rc: RequestContext, table: string, sql: string, bindings: unknown[]): Promise<number> {
-    const run = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
+  /** A total of a table (`what` names which), remembered while nothing can have changed it (see `counted`). */
+  private async remembered(rc: RequestContext, table: string, what: string, run: () => Promise<number>): Promise<number> {
     // Inside a transaction the count may see uncommitted writes: never remember it.
     if (rc.trx) return run();
     const generation = this.generations.get(table) ?? 0;
     const token = await this.db.externalChangeToken(rc);
     if (token === null) return run();
-    const key = `${table}\u0000${sql}\u0000${JSON.stringify(bindings)}`;
+    const key = `${table}\u0000${what}`;
     const known = this.counted.get(key);
     if (known && known.generation === generation && known.token === token) return known.total;
     const total = await run();

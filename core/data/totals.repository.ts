@@ -34,31 +34,10 @@ export class TotalsRepository {
   async exact(rc: RequestContext, schemaId: number): Promise<number> {
     const [row] = await this.db.sql(rc).rows<{ n: number | string | null; parts: number | string }>(
       'SELECT sum(n) AS n, count(*) AS parts FROM record_counts WHERE tenant_id = ? AND schema_id = ?', [rc.tenantId!, schemaId]);
-    return this.read(rc, schemaId, row.n, row.parts);
-  }
-
-  /**
-   * The exact total as two columns of another statement (`hp_total`, `hp_parts`), so that a list reads its
-   * page and its total in one statement; `fromColumns` reads them back.
-   */
-  columns(rc: RequestContext, schemaId: number): { sql: string; bindings: unknown[] } {
-    return {
-      sql: '(SELECT sum(n) FROM record_counts WHERE tenant_id = ? AND schema_id = ?) AS hp_total, '
-        + '(SELECT count(*) FROM record_counts WHERE tenant_id = ? AND schema_id = ?) AS hp_parts',
-      bindings: [rc.tenantId!, schemaId, rc.tenantId!, schemaId],
-    };
-  }
-
-  /** The total from a row with the `columns`. */
-  fromColumns(rc: RequestContext, schemaId: number, row: { hp_total?: unknown; hp_parts?: unknown }): number {
-    return this.read(rc, schemaId, row.hp_total, row.hp_parts);
-  }
-
-  private read(rc: RequestContext, schemaId: number, n: unknown, parts: unknown): number {
-    if (Number(parts) > FOLD_AT && !rc.trx) {
+    if (Number(row.parts) > FOLD_AT && !rc.trx) {
       this.fold(rc.tenantId!, schemaId).catch((err) => rc.logger?.warn({ err }, 'folding record counts failed'));
     }
-    return Number(n ?? 0);
+    return Number(row.n ?? 0);
   }
 
   /** The number of records of a schema over every tenant that holds some (a schema being deleted). */
