@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, ServerResponse, type Server } from 'node:http';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
@@ -139,19 +139,19 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const servers: Server[] = [];
   let closed = false;
   let draining = false;
+  /** Once shutdown began, every response (also of a request already under way) closes its connection. */
+  class DrainingResponse extends ServerResponse {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- writeHead's overloads, passed on as they came
+    override writeHead(statusCode: number, ...rest: any[]): this {
+      if (draining && !this.headersSent) this.setHeader('Connection', 'close');
+      return ServerResponse.prototype.writeHead.apply(this, [statusCode, ...rest] as never) as this;
+    }
+  }
   const handle = koa.callback();
   return {
     koa, kernel, packs: loaded, config, logger, routes,
     async listen(port = config.port, host = config.host) {
-      const server = createServer((req, res) => {
-        // Once shutdown began, every response (also of a request already under way) closes its connection.
-        const writeHead = res.writeHead;
-        res.writeHead = function (this: typeof res, ...args: Parameters<typeof writeHead>) {
-          if (draining && !this.headersSent) this.setHeader('Connection', 'close');
-          return writeHead.apply(this, args);
-        } as typeof writeHead;
-        void handle(req, res);
-      });
+      const server = createServer({ ServerResponse: DrainingResponse }, (req, res) => void handle(req, res));
       server.keepAliveTimeout = 65_000;
       answerClientErrors(server, logger);
       await new Promise<void>((resolve, reject) => {

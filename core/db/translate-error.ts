@@ -18,3 +18,9 @@ export function translateDbError(error: unknown): AppError | null {
 
 /** What a client is told to wait before retrying a request that failed because the database was unreachable. */
 const RETRY_AFTER_SECONDS = 5;
+
+/** A table the statement needs is missing (before `npm run migrate`): SQLite's "no such table", PostgreSQL's 42P01. */
+export function isMissingTable(err: unknown): boolean {
+  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
+  return code === '42P01' || (typeof message === 'string' && message.includes('no such table'));
+}

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import { nowIso } from '../db/ids.js';
+import { isMissingTable } from '../db/translate-error.js';
 import { FetchError } from '../fetch/fetch-error.js';
 import type { FetchService } from '../fetch/fetch.service.js';
 import { AppError } from '../http/errors.js';
@@ -371,12 +372,6 @@ export class Dispatcher implements BackgroundTask {
     await this.deps.connectors.deliveries.cancelPending(rc, connectorId, 'connector disabled: the receiver answered 410', at);
     this.deps.logger.warn({ tenantId, connectorId }, 'connector disabled: the receiver answered 410 Gone');
   }
-}
-
-/** A table the dispatcher reads is missing: SQLite's "no such table", PostgreSQL's SQLSTATE 42P01. */
-function isMissingTable(err: unknown): boolean {
-  const { code, message } = (err ?? {}) as { code?: unknown; message?: unknown };
-  return code === '42P01' || (typeof message === 'string' && message.includes('no such table'));
 }
 
 function snippet(body: Buffer): string {

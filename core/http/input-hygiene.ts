@@ -22,16 +22,21 @@ export function isUnstorable(value: string): boolean {
  */
 export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] = []): void {
   const issues: ErrorDetail[] = [];
-  for (const [name, value] of Object.entries(ctx.params ?? {})) {
+  const params: Record<string, unknown> | undefined = ctx.params;
+  for (const name in params) {
+    const value = params[name];
     if (typeof value !== 'string' || ownChecks.includes(name) || !isUnstorable(value)) continue;
     if (IDENTIFIER_PARAMS[name]) throw InvalidIdentifier({ name: IDENTIFIER_PARAMS[name]!, value: printable(value) });
     issues.push({ path: `path/${name}`, message: 'must not contain a NUL character or a lone surrogate' });
   }
-  for (const [name, value] of Object.entries(ctx.query)) {
-    const values = Array.isArray(value) ? value : [value];
-    if (!isUnstorable(name) && !values.some((v) => typeof v === 'string' && isUnstorable(v))) continue;
-    if (IDENTIFIER_QUERY.has(name)) throw InvalidIdentifier({ name, value: printable(String(values[0])) });
-    issues.push({ path: `query/${printable(name)}`, message: 'must not contain a NUL character or a lone surrogate' });
+  // Without a query string there is nothing to parse or check.
+  if (ctx.querystring !== '') {
+    for (const [name, value] of Object.entries(ctx.query)) {
+      const values = Array.isArray(value) ? value : [value];
+      if (!isUnstorable(name) && !values.some((v) => typeof v === 'string' && isUnstorable(v))) continue;
+      if (IDENTIFIER_QUERY.has(name)) throw InvalidIdentifier({ name, value: printable(String(values[0])) });
+      issues.push({ path: `query/${printable(name)}`, message: 'must not contain a NUL character or a lone surrogate' });
+    }
   }
   if (issues.length) throw ValidationFailed('The request holds characters that cannot be stored', issues);
 }

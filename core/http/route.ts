@@ -207,14 +207,15 @@ export class PackRouter {
           }
         }
       };
+      if (!claim) return run();
       try {
-        if (claim && spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, run);
+        if (spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, run);
         else await run();
       } catch (err) {
-        await claim?.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
+        await claim.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
         throw err;
       }
-      await claim?.finish(ctx, undefined);
+      await claim.finish(ctx, undefined);
     };
     Object.defineProperty(route, 'name', { value: `${method}:${path}` });
     this.router[method](path, route);

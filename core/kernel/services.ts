@@ -1,6 +1,7 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
+import { isMissingTable } from '../db/translate-error.js';
 import { systemContext } from './request-context.js';
 import { RecordsService } from '../data/records.service.js';
 import { schemaReadAccess } from '../data/read-access.js';
@@ -75,7 +76,18 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
-  background.register({ name: 'schema-migrations', start: async () => { await evolution.migrations.recover(systemContext(null, logger)); }, stop() {} });
+  background.register({
+    name: 'schema-migrations',
+    async start() {
+      try {
+        await evolution.migrations.recover(systemContext(null, logger));
+      } catch (err) {
+        // Before `npm run migrate` there is nothing to roll back; the dispatcher says the tables are missing.
+        if (!isMissingTable(err)) throw err;
+      }
+    },
+    stop() {},
+  });
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);

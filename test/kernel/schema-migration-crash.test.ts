@@ -59,8 +59,10 @@ describe(`PUT /api/v1/metadata/schemas/:ns/:name with migrate across a process c
     }
     victim.kill('SIGKILL');
     await victim.exited;
+    // Under load the process may have migrated every batch before it died, but not switched the version
+    // (checked below): the roll-back is the same.
     const half = await migrated();
-    expect(half, 'records migrated when the process died').to.be.within(1, STORED - 1);
+    expect(half, 'records migrated when the process died').to.be.within(1, STORED);
 
     const restarted = await startServiceProcess(t.database.url, { MIGRATE_ON_START: 'false' });
     processes.push(restarted);

@@ -68,7 +68,8 @@ describe('ERP commerce events at a real receiver', function () {
     const p = await shop.product({ physicalStock: 3 });
     await waitUntil('events', async () => received('erp.product.created').length === 1, 10_000);
     const order = (await shop.order([{ productId: p.number, quantity: 2, unitPrice: 1999 }])).body.data;
-    await waitUntil('events', async () => received('erp.order.created').length === 1 && received('erp.inventory.updated').length === 2, 10_000);
+    await waitUntil('events', async () => received('erp.order.created').length === 1 && received('erp.inventory.updated').length === 2
+      && received('erp.product.updated').length === 1, 10_000);
     const created = received('erp.order.created')[0];
     expect(created.payload).to.deep.include({ namespace: 'erp', schema: 'order', id: order.id, previous: null });
     expect(created.payload.record).to.deep.equal(order);
