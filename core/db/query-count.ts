@@ -14,6 +14,11 @@ export function countQuery(): void {
   if (store) store.n++;
 }
 
+/** Runs fn outside the request being counted: background work a request merely woke (the outbox dispatcher). */
+export function uncounted<T>(fn: () => T): T {
+  return counter ? counter.exit(fn) : fn();
+}
+
 export function queryCountHeader(): Middleware {
   counter ??= new AsyncLocalStorage();
   const als = counter;

@@ -4,6 +4,7 @@ import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import { nowIso } from '../db/ids.js';
+import { uncounted } from '../db/query-count.js';
 import { isMissingTable } from '../db/translate-error.js';
 import { FetchError } from '../fetch/fetch-error.js';
 import type { FetchService } from '../fetch/fetch.service.js';
@@ -97,9 +98,12 @@ export class Dispatcher implements BackgroundTask {
     this.schedule(0);
   }
 
-  /** Claims due work now (after a commit queued deliveries). */
+  /**
+   * Claims due work now (after a commit queued deliveries). The work is the dispatcher's, not the waking
+   * request's: its statements are not counted in the request's X-Query-Count.
+   */
   poke(): void {
-    if (this.running) void this.tick();
+    if (this.running) uncounted(() => void this.tick());
   }
 
   /** Stops claiming, waits for attempts under way (aborting them after 20 s), and returns. */
