@@ -163,23 +163,23 @@ export class DeliveriesRepository {
         where status = 'pending' and kind ${mail ? '=' : '<>'} 'mail' and next_attempt_at <= ? and (claimed_until is null or claimed_until < ?)${exclude}
         order by next_attempt_at limit ?${skipLockedClause(this.db.dialect)}
       ) returning *`;
-    const result = await this.db.knex.raw(sql, [claimUntil, claimer, now, now, ...excludeKeys, ...excludeTenants, limit]);
+    const result = await this.db.sql(null).run(this.db.query.raw(sql, [claimUntil, claimer, now, now, ...excludeKeys, ...excludeTenants, limit]));
     return rawRows<Record<string, any>>(result).map((r) => this.map(r));
   }
 
   /** How many deliveries (webhooks and mail) are pending, and when the oldest of them was queued. */
   async pendingStats(): Promise<{ count: number; oldestCreatedAt: string | null }> {
-    const row = (await this.db.knex('outbox_deliveries').where({ status: 'pending' })
-      .select(this.db.knex.raw('count(*) as n'), this.db.knex.raw('min(created_at) as oldest')).first()) as { n: number | string; oldest: string | null } | undefined;
+    const row = (await this.db.sql(null).run(this.db.query('outbox_deliveries').where({ status: 'pending' })
+      .select(this.db.query.raw('count(*) as n'), this.db.query.raw('min(created_at) as oldest')).first())) as { n: number | string; oldest: string | null } | undefined;
     return { count: Number(row?.n ?? 0), oldestCreatedAt: row?.oldest ?? null };
   }
 
   /** Gives claimed deliveries back untouched (the process had no room for them), in one statement. */
   async release(deliveries: Delivery[], claimer: string): Promise<void> {
     if (!deliveries.length) return;
-    await this.db.knex('outbox_deliveries').where({ claimed_by: claimer })
+    await this.db.sql(null).run(this.db.query('outbox_deliveries').where({ claimed_by: claimer })
       .whereIn(['tenant_id', 'id'], deliveries.map((d) => [d.tenantId, d.id]))
-      .update({ claimed_until: null, claimed_by: null });
+      .update({ claimed_until: null, claimed_by: null }));
   }
 
   /**
@@ -219,8 +219,8 @@ export class DeliveriesRepository {
 
   /** Ends a claimed delivery without an attempt (its connector is gone or inactive). */
   async cancelClaimed(delivery: Delivery, claimer: string, reason: string, at: string): Promise<void> {
-    await this.db.knex('outbox_deliveries').where({ tenant_id: delivery.tenantId, id: delivery.id, claimed_by: claimer })
-      .update({ status: 'cancelled', claimed_until: null, claimed_by: null, last_error: reason, updated_at: at });
+    await this.db.sql(null).run(this.db.query('outbox_deliveries').where({ tenant_id: delivery.tenantId, id: delivery.id, claimed_by: claimer })
+      .update({ status: 'cancelled', claimed_until: null, claimed_by: null, last_error: reason, updated_at: at }));
   }
 
   /** Cancels the connector's pending deliveries (the connector was disabled by a 410). */

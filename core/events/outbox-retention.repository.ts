@@ -9,7 +9,7 @@ export class OutboxRetentionRepository {
 
   /** Tenants that may have outbox rows ('' holds platform-level events). */
   async tenantIds(): Promise<string[]> {
-    const rows = await this.db.knex('tenants').select('id');
+    const rows = await this.db.sql(null).run(this.db.query('tenants').select('id'));
     return ['', ...rows.map((r: { id: string }) => r.id)];
   }
 
@@ -34,15 +34,15 @@ export class OutboxRetentionRepository {
 
   /** Deletes up to `limit` events that occurred before `cutoff` and have no delivery left; returns how many. */
   async deleteSettledEvents(tenantId: string, cutoff: string, limit: number): Promise<number> {
-    const ids = (await this.db.knex('outbox_events as e').select('e.id')
+    const ids = (await this.db.sql(null).run(this.db.query('outbox_events as e').select('e.id')
       // The id range uses the primary key (ids start with their time); occurred_at is the rule itself.
       .where('e.tenant_id', tenantId).where('e.id', '<', idsBefore(cutoff)).where('e.occurred_at', '<', cutoff)
-      .whereNotExists((q) => q.select(this.db.knex.raw('1')).from('outbox_deliveries as d')
+      .whereNotExists((q) => q.select(this.db.query.raw('1')).from('outbox_deliveries as d')
         .whereRaw('d.tenant_id = e.tenant_id').whereRaw('d.event_id = e.id'))
-      .limit(limit))
+      .limit(limit)))
       .map((r: { id: string }) => r.id);
     if (!ids.length) return 0;
-    await this.db.knex('outbox_events').where('tenant_id', tenantId).whereIn('id', ids).delete();
+    await this.db.sql(null).run(this.db.query('outbox_events').where('tenant_id', tenantId).whereIn('id', ids).delete());
     return ids.length;
   }
 }

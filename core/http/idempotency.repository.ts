@@ -35,15 +35,15 @@ export class IdempotencyRepository {
 
   /** Takes over a claim that expired, or whose request was abandoned (its process died): true when this request now holds it. */
   async takeOver(scope: string, keyHash: string, seen: IdempotencyRow, requestHash: string, now: string, expiresAt: string): Promise<boolean> {
-    const changed = await this.db.knex('idempotency_requests')
+    const changed = await this.db.sql(null).run(this.db.query('idempotency_requests')
       .where({ tenant_id: scope, key_hash: keyHash, claimed_at: seen.claimedAt })
-      .update({ request_hash: requestHash, status: null, response: null, claimed_at: now, expires_at: expiresAt });
+      .update({ request_hash: requestHash, status: null, response: null, claimed_at: now, expires_at: expiresAt }));
     return changed === 1;
   }
 
   /** Keeps the first answer, if the claim made at `claimedAt` still holds the key. */
   async complete(scope: string, keyHash: string, claimedAt: string, status: number, response: string): Promise<void> {
-    await this.db.knex('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash, claimed_at: claimedAt }).whereNull('status').update({ status, response });
+    await this.db.sql(null).run(this.db.query('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash, claimed_at: claimedAt }).whereNull('status').update({ status, response }));
   }
 
   /**
@@ -59,11 +59,11 @@ export class IdempotencyRepository {
 
   /** Gives the key up (the request failed with a 5xx, or never got far): a retry runs again. */
   async release(scope: string, keyHash: string, claimedAt: string): Promise<void> {
-    await this.db.knex('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash, claimed_at: claimedAt }).whereNull('status').delete();
+    await this.db.sql(null).run(this.db.query('idempotency_requests').where({ tenant_id: scope, key_hash: keyHash, claimed_at: claimedAt }).whereNull('status').delete());
   }
 
   /** Deletes a scope's expired keys (bounded by the scope's expiry index). */
   async purgeExpired(scope: string, now: string): Promise<void> {
-    await this.db.knex('idempotency_requests').where('tenant_id', scope).where('expires_at', '<', now).delete();
+    await this.db.sql(null).run(this.db.query('idempotency_requests').where('tenant_id', scope).where('expires_at', '<', now).delete());
   }
 }

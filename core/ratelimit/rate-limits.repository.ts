@@ -19,6 +19,6 @@ export class RateLimitsRepository {
 
   /** Deletes the windows that ended before `before` (any tenant); returns how many. */
   async deleteExpired(before: string): Promise<number> {
-    return Number(await this.db.knex('rate_limits').where('expires_at', '<', before).delete());
+    return Number(await this.db.sql(null).run(this.db.query('rate_limits').where('expires_at', '<', before).delete()));
   }
 }
