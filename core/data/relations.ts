@@ -302,11 +302,10 @@ export class Relations implements SchemaChangeGuard {
       const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
       embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
     }
+    const keys = fields.map((field) => `,${JSON.stringify(field)}:`);
     return split.map(({ row, values }) => {
       let extra = '';
-      fields.forEach((field, i) => {
-        if (values[i] !== undefined) extra += `,${JSON.stringify(field)}:${embed(values[i], embedded[i])}`;
-      });
+      for (let i = 0; i < keys.length; i++) if (values[i] !== undefined) extra += keys[i] + embed(values[i], embedded[i]);
       return recordJson(row, extra);
     });
   }
