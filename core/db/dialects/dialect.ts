@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TransactionGroups } from '../transaction-groups.js';
 
 export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
 
@@ -220,6 +221,11 @@ export interface Dialect {
   runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
   /** The committer for transactions made of queued writes only (one per Database). */
   committer(pool: PoolClient): WriteCommitter;
+  /**
+   * Where transactions that need their connection open (one per Database): as members of groups that share
+   * one BEGIN ... COMMIT (core/db/transaction-groups.ts). Absent: each runs BEGIN and COMMIT of its own.
+   */
+  transactionGroups?(pool: PoolClient): TransactionGroups;
   /**
    * A FROM item listing the string elements of a JSON array column, as rows of one column `value`,
    * under the alias given.
