@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import dotenv from 'dotenv';
+import { fromRoot } from '../core/package-root.js';
 import { DEV_DEFAULTS } from './dev-defaults.js';
 
 /**
@@ -123,7 +123,7 @@ export class ConfigError extends Error {
 export const DEVELOPMENT_SIGNING_SECRET = 'development-signing-secret-change-me-0123456789';
 export const DEVELOPMENT_ENCRYPTION_KEY = 'development-encryption-key-change-me-0123456789';
 
-const schemaPath = fileURLToPath(new URL('./config.schema.json', import.meta.url));
+const schemaPath = fromRoot('config', 'config.schema.json');
 const configSchema = JSON.parse(readFileSync(schemaPath, 'utf8')) as {
   properties: Record<string, { type: string; default?: unknown }>;
 };

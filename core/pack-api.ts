@@ -8,6 +8,8 @@
 
 // Declaring a pack.
 export { definePack } from './kernel/define-pack.js';
+/** A file of the package (e.g. a JSON schema under schemas/), from the sources and from the compiled dist/ alike. */
+export { fromRoot } from './package-root.js';
 export type {
   EventHandler, FilterHook, HookPayload, NamespaceDeclaration, PackDefinition, RecordAction, SeedContribution, ServiceBuilder,
 } from './kernel/define-pack.js';

@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fromRoot } from '../package-root.js';
 
 /** Where `npm run build:admin` (run by `npm install`) writes the console: admin/dist. */
-export const CONSOLE_DIST = fileURLToPath(new URL('../../admin/dist/', import.meta.url));
+export const CONSOLE_DIST = `${fromRoot('admin', 'dist')}/`;
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',

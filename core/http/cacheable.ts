@@ -3,6 +3,9 @@ import type { AppContext } from './app-state.js';
 import { bffSuccess } from './envelope.js';
 import { matchesEtag } from './conditional.js';
 
+/** The one content type of a rendered public response (Koa's `ctx.type = 'application/json'` resolves to it). */
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 /**
  * Renders a public response with `Cache-Control` and a strong `ETag` over the body, and answers a
  * matching `If-None-Match` with 304 and no body.
@@ -25,12 +28,19 @@ export async function sendCacheableTagged(ctx: AppContext, tag: string, build: (
   sendBody(ctx, JSON.stringify(bffSuccess(await build())));
 }
 
-/** Sets the cache headers; true (and a 304 with no body) when If-None-Match matches `etag`. */
+/**
+ * Sets the cache headers and the content type; true (and a 304 with no body) when If-None-Match matches
+ * `etag`. The headers go straight to the response (Koa's ctx.set and ctx.type check and look up what is
+ * known here); Koa strips the content type and length of a 304 itself.
+ */
 function answerNotModified(ctx: AppContext, etag: string, maxAgeSeconds: number): boolean {
-  ctx.set('Cache-Control', `public, max-age=${maxAgeSeconds}`);
-  ctx.set('ETag', etag);
-  ctx.set('Vary', 'Accept-Encoding');
-  if (!matchesEtag(ctx.get('If-None-Match'), etag)) return false;
+  const res = ctx.res;
+  res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+  res.setHeader('ETag', etag);
+  res.setHeader('Vary', 'Accept-Encoding');
+  res.setHeader('Content-Type', JSON_TYPE);
+  const ifNoneMatch = ctx.req.headers['if-none-match'];
+  if (ifNoneMatch === undefined || !matchesEtag(ifNoneMatch, etag)) return false;
   ctx.status = 304;
   ctx.body = '';
   return true;
@@ -38,6 +48,5 @@ function answerNotModified(ctx: AppContext, etag: string, maxAgeSeconds: number)
 
 function sendBody(ctx: AppContext, body: string): void {
   ctx.status = 200;
-  ctx.type = 'application/json';
   ctx.body = body;
 }

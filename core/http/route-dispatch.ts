@@ -6,8 +6,21 @@ import { MethodNotAllowed } from './errors.js';
 /** How many leading path segments pick the routes a request may match (`api/v1/erp`). */
 const KEY_SEGMENTS = 3;
 
-/** The dispatch key of a request path, lower-cased (the routes match case-insensitively). */
+/**
+ * The dispatch key of a request path, lower-cased (the routes match case-insensitively): its first
+ * KEY_SEGMENTS segments, without a trailing empty one.
+ */
 function keyOfPath(path: string): string {
+  if (path.charCodeAt(0) !== 0x2f) return keyOfParts(path);
+  // The usual path, `/a/b/c/...`: one slice up to the slash after the third segment (what keyOfParts gives).
+  let end = 0;
+  for (let n = 0; n < KEY_SEGMENTS && end !== -1; n++) end = path.indexOf('/', end + 1);
+  let key = end === -1 ? path.slice(1) : path.slice(1, end);
+  if (key.endsWith('/')) key = key.slice(0, -1);
+  return key.toLowerCase();
+}
+
+function keyOfParts(path: string): string {
   const parts = path.toLowerCase().split('/', KEY_SEGMENTS + 1).slice(1);
   if (parts.length > 1 && parts[parts.length - 1] === '') parts.pop();
   return parts.join('/');

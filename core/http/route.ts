@@ -161,56 +161,39 @@ export class PackRouter {
     const entry: RouteEntry = { method, path: fullPath, spec, pack: this.packName };
     deps.routeTable.push(entry);
 
+    const run: RouteRun = {
+      readsJson: spec.body !== 'raw' && method !== 'get' && method !== 'delete',
+      validateBody, handler, status: spec.status ?? 200,
+    };
+    const sensitive = spec.sensitiveParams;
+    const ownParamChecks = spec.ownParamChecks ?? NO_PARAMS;
+
+    // Everything a request needs of the route is fixed here, at declaration: per request the wrapper
+    // makes no closure (tsx names each one it makes, at a cost that showed in the storefront's profile).
     const route = async function route(ctx: AppContext) {
-      ctx.state.routePath = fullPath;
-      if (spec.sensitiveParams) ctx.state.logPath = maskedPath(fullPath, ctx.params, spec.sensitiveParams);
-      const family = spec.family ?? ctx.state.family;
-      ctx.state.family = family;
-      assertCleanParamsAndQuery(ctx, spec.ownParamChecks);
+      const state = ctx.state;
+      state.routePath = fullPath;
+      if (sensitive) state.logPath = maskedPath(fullPath, ctx.params, sensitive);
+      const family = spec.family ?? state.family;
+      state.family = family;
+      assertCleanParamsAndQuery(ctx, ownParamChecks);
       await resolveCaller(ctx, spec, module, deps);
 
       if (validateQuery) {
         const query = { ...ctx.query };
         if (!validateQuery(query)) throw ValidationFailed('Invalid query parameters', prefixIssues('query', toIssues(validateQuery.errors)));
-        ctx.state.query = query;
+        state.query = query;
       } else {
-        ctx.state.query = ctx.query;
+        state.query = ctx.query;
       }
-      const readsJson = spec.body !== 'raw' && method !== 'get' && method !== 'delete';
-      const body = readsJson ? await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT) : undefined;
-      let claim: IdempotencyClaim | null = null;
-      if (spec.idempotent && deps.idempotency) {
-        const begun = await deps.idempotency.begin(ctx, spec.body === 'raw' ? rawRequestFingerprint(ctx) : body);
-        if (begun === 'replayed') return;
-        claim = begun;
-      }
-      const run = async () => {
-        if (readsJson) {
-          if (validateBody) {
-            const value = body === undefined ? {} : body;
-            if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
-            ctx.state.body = value;
-          } else {
-            ctx.state.body = body;
-          }
-        }
-
-        const result = await handler(ctx);
-        if (ctx.body === undefined || ctx.body === null) {
-          ctx.status = spec.status ?? 200;
-          const envelope = successEnvelope(family, result === undefined ? null : result);
-          if (holdsRawJson(result)) {
-            ctx.type = 'application/json';
-            ctx.body = stringifyWithRaw(envelope);
-          } else {
-            ctx.body = envelope;
-          }
-        }
-      };
-      if (!claim) return run();
+      const body = run.readsJson ? await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT) : undefined;
+      if (!spec.idempotent || !deps.idempotency) return runHandler(ctx, run, family, body);
+      const claim = await deps.idempotency.begin(ctx, spec.body === 'raw' ? rawRequestFingerprint(ctx) : body);
+      if (claim === 'replayed') return;
+      if (!claim) return runHandler(ctx, run, family, body);
       try {
-        if (spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, run);
-        else await run();
+        if (spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, () => runHandler(ctx, run, family, body));
+        else await runHandler(ctx, run, family, body);
       } catch (err) {
         await claim.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
         throw err;
@@ -222,6 +205,48 @@ export class PackRouter {
     return this;
   }
 }
+
+const NO_PARAMS: string[] = [];
+
+/** What runHandler needs of a route, fixed at its declaration. */
+interface RouteRun {
+  readsJson: boolean;
+  validateBody: ValidateFunction | null;
+  handler: (ctx: any) => unknown;
+  /** Success status. */
+  status: number;
+}
+
+/**
+ * Validates the body read by the route wrapper, runs the handler, and renders its result in the envelope
+ * of `family` unless the handler wrote the body itself.
+ */
+async function runHandler(ctx: AppContext, run: RouteRun, family: RouteFamily, body: unknown): Promise<void> {
+  if (run.readsJson) {
+    const validateBody = run.validateBody;
+    if (validateBody) {
+      const value = body === undefined ? {} : body;
+      if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
+      ctx.state.body = value;
+    } else {
+      ctx.state.body = body;
+    }
+  }
+
+  const result = await run.handler(ctx);
+  if (ctx.body === undefined || ctx.body === null) {
+    ctx.status = run.status;
+    const envelope = successEnvelope(family, result === undefined ? null : result);
+    // The content type goes straight to the response, as Koa would set it (ctx.type looks it up per request):
+    // over any other for raw JSON, else unless the handler set one.
+    const raw = holdsRawJson(result);
+    if (raw || !ctx.res.hasHeader('Content-Type')) ctx.res.setHeader('Content-Type', JSON_TYPE);
+    ctx.body = raw ? stringifyWithRaw(envelope) : envelope;
+  }
+}
+
+/** What Koa's `ctx.type = 'json'` (also implied by an object body) resolves to. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * What identifies a raw (streamed) body for Idempotency-Key without reading it: its type, length and the

@@ -1,14 +1,14 @@
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { PackDefinition } from './define-pack.js';
 import type { PackContext } from './pack-context.js';
 import type { KernelInternals } from './services.js';
 import { systemContext } from './request-context.js';
+import { fromRoot } from '../package-root.js';
 import type { SchemaInput } from '../metadata/schema-definition.js';
 
-export const SCHEMAS_DIR = fileURLToPath(new URL('../../schemas/', import.meta.url));
+export const SCHEMAS_DIR = `${fromRoot('schemas')}/`;
 
 /** Event name prefixes the kernel raises itself (tenants, platform settings). */
 const KERNEL_EVENT_PREFIXES = ['tenant.', 'platform.'];

@@ -1,4 +1,4 @@
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { Database } from '../db/database.js';
 
 /** Names of the outbox gauges; the events area feeds them with `metrics.registerGauge`. */
@@ -21,8 +21,8 @@ const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly httpRequests: Counter<'method' | 'route' | 'status'>;
-  readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
+  /** http_requests_total and http_request_duration_seconds, counted here and read by the registry at scrape time. */
+  private readonly http = new HttpRequestMetrics(LATENCY_BUCKETS);
   /** Webhook deliveries: each attempt, and each attempt that did not get a 2xx. */
   readonly deliveries: { attempted: Counter; failed: Counter };
   /** Mails: each send attempt, and each that failed. */
@@ -34,14 +34,8 @@ export class Metrics {
   constructor(db: Database) {
     this.registry.setDefaultLabels({ service: 'headless-platform' });
     collectDefaultMetrics({ register: this.registry });
-    this.httpRequests = new Counter({
-      name: 'http_requests_total', help: 'HTTP requests by declared route, method and status',
-      labelNames: ['method', 'route', 'status'], registers: [this.registry],
-    });
-    this.httpDuration = new Histogram({
-      name: 'http_request_duration_seconds', help: 'HTTP request latency by declared route, method and status',
-      labelNames: ['method', 'route', 'status'], buckets: LATENCY_BUCKETS, registers: [this.registry],
-    });
+    this.registry.registerMetric(this.http.counter('http_requests_total', 'HTTP requests by declared route, method and status') as never);
+    this.registry.registerMetric(this.http.histogram('http_request_duration_seconds', 'HTTP request latency by declared route, method and status') as never);
     this.deliveries = {
       attempted: this.counter('platform_webhook_deliveries_attempted_total', 'Webhook delivery attempts'),
       failed: this.counter('platform_webhook_deliveries_failed_total', 'Webhook delivery attempts that failed (no 2xx answer)'),
@@ -82,9 +76,7 @@ export class Metrics {
 
   /** Records one finished HTTP request. */
   observeRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.httpRequests.inc(labels);
-    this.httpDuration.observe(labels, seconds);
+    this.http.observe(method, route, status, seconds);
   }
 
   /** The exposition text and its content type. */
@@ -114,4 +106,96 @@ interface PoolStats {
   numUsed(): number;
   numFree(): number;
   numPendingAcquires(): number;
+}
+
+/** The requests of one method, declared route and status: their count, latency sum and count per bucket. */
+interface RequestSeries {
+  labels: { method: string; route: string; status: string };
+  count: number;
+  sum: number;
+  /** Observations per bucket (not cumulative), the last for those above every bound. */
+  perBucket: number[];
+}
+
+/** One exported sample, as prom-client's own metrics give them to the registry. */
+interface Sample {
+  value: number;
+  labels: Record<string, string | number>;
+  sharedLabels?: Record<string, string>;
+  metricName?: string;
+}
+
+/**
+ * The HTTP request counter and latency histogram, as prom-client's Counter and Histogram with the labels
+ * method, route and status would export them, but counted in plain numbers per series found through
+ * nested maps (route, then method, then status: strings the request already holds, no label object or
+ * label hash per request). The registry reads them at scrape time through the two metric objects below.
+ */
+class HttpRequestMetrics {
+  private readonly routes = new Map<string, Map<string, Map<number, RequestSeries>>>();
+  private readonly all: RequestSeries[] = [];
+
+  constructor(private readonly buckets: readonly number[]) {}
+
+  observe(method: string, route: string, status: number, seconds: number): void {
+    let methods = this.routes.get(route);
+    if (!methods) this.routes.set(route, (methods = new Map()));
+    let statuses = methods.get(method);
+    if (!statuses) methods.set(method, (statuses = new Map()));
+    let series = statuses.get(status);
+    if (!series) {
+      series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, perBucket: new Array<number>(this.buckets.length + 1).fill(0) };
+      statuses.set(status, series);
+      this.all.push(series);
+    }
+    series.count++;
+    series.sum += seconds;
+    const buckets = this.buckets;
+    let i = 0;
+    while (i < buckets.length && seconds > buckets[i]!) i++;
+    series.perBucket[i]!++;
+  }
+
+  reset(): void {
+    this.routes.clear();
+    this.all.length = 0;
+  }
+
+  /** The counter's metric object for the registry: one sample per series. */
+  counter(name: string, help: string) {
+    const get = async () => ({
+      name, help, type: 'counter', aggregator: 'sum',
+      values: this.all.map((s): Sample => ({ value: s.count, labels: { ...s.labels } })),
+    });
+    return { name, help, type: 'counter', aggregator: 'sum', get, reset: () => this.reset() };
+  }
+
+  /**
+   * The histogram's metric object: per series a cumulative sample per bound (`le`), `+Inf`, `_sum` and
+   * `_count`, the series' labels as shared labels (as prom-client's Histogram gives them to the text format;
+   * `get` merges them into the labels, as its get does).
+   */
+  histogram(name: string, help: string) {
+    const samples = (): Sample[] => this.all.flatMap((s) => {
+      const out: Sample[] = [];
+      let cumulative = 0;
+      this.buckets.forEach((le, i) => {
+        cumulative += s.perBucket[i]!;
+        out.push({ labels: { le }, sharedLabels: s.labels, value: cumulative, metricName: `${name}_bucket` });
+      });
+      out.push(
+        { labels: { le: '+Inf' }, sharedLabels: s.labels, value: s.count, metricName: `${name}_bucket` },
+        { labels: {}, sharedLabels: s.labels, value: s.sum, metricName: `${name}_sum` },
+        { labels: {}, sharedLabels: s.labels, value: s.count, metricName: `${name}_count` },
+      );
+      return out;
+    });
+    const meta = { name, help, type: 'histogram', aggregator: 'sum' };
+    return {
+      ...meta,
+      getForPromString: async () => ({ ...meta, values: samples() }),
+      get: async () => ({ ...meta, values: samples().map(({ sharedLabels, ...sample }) => ({ ...sample, labels: { ...sample.labels, ...sharedLabels } })) }),
+      reset: () => this.reset(),
+    };
+  }
 }

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { familyOf } from '../http/envelope.js';
+import { fromRoot } from '../package-root.js';
 import type { HttpMethod, JsonSchema, RouteEntry } from '../http/route.js';
 import { groupByStatus, routeErrorCodes } from './error-codes.js';
 import { IDENTIFIER } from '../metadata/schema-definition.js';
@@ -25,7 +26,7 @@ export interface OpenApiDocument {
   };
 }
 
-const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const VERSION = (JSON.parse(readFileSync(fromRoot('package.json'), 'utf8')) as { version: string }).version;
 const METHODS_WITH_BODY: HttpMethod[] = ['post', 'put', 'patch'];
 /** Path parameters that name a namespace, schema or content type: refused unless they are identifiers. */
 const IDENTIFIER_PARAMS = new Set(['ns', 'schema', 'name', 'contentType']);

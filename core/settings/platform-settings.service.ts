@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../db/database.js';
 import { nowIso } from '../db/ids.js';
+import { fromRoot } from '../package-root.js';
 import type { EventsService } from '../events/events.service.js';
 import { ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
@@ -22,7 +23,7 @@ export type PlatformSettings = Record<SettingKey, string | number | boolean | nu
 export const SECRET_KEYS: ReadonlySet<SettingKey> = new Set(['SMTP_PASSWORD']);
 export const SECRET_MASK = '********';
 
-const schemaFile = new URL('../../schemas/platform/platform-settings.schema.json', import.meta.url);
+const schemaFile = fromRoot('schemas', 'platform', 'platform-settings.schema.json');
 
 /**
  * The platform settings store: values a superadmin sets override the first values from the environment

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { type PackContext, type PackRouter, SmtpFailed, ValidationFailed } from '../../core/pack-api.js';
+import { fromRoot, type PackContext, type PackRouter, SmtpFailed, ValidationFailed } from '../../core/pack-api.js';
 
 const { $id: _id, ...settingsSchema } = JSON.parse(
-  readFileSync(new URL('../../schemas/platform/platform-settings.schema.json', import.meta.url), 'utf8'),
+  readFileSync(fromRoot('schemas', 'platform', 'platform-settings.schema.json'), 'utf8'),
 ) as Record<string, unknown>;
 
 /** Platform settings (superadmin): SMTP and the front-end URLs; the SMTP password stays encrypted and masked. */

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import { fromRoot, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import type { ProfileKind } from './tenant-documents.service.js';
 
 function documentSchema(file: string): Record<string, unknown> {
-  const { $id: _id, ...schema } = JSON.parse(readFileSync(new URL(`../../schemas/tenant-admin/${file}`, import.meta.url), 'utf8'));
+  const { $id: _id, ...schema } = JSON.parse(readFileSync(fromRoot('schemas', 'tenant-admin', file), 'utf8'));
   return schema;
 }
 

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { applyMergePatch, createAjv, type Database, nowIso, type RequestContext, type TenantRecord, toIssues, ValidationFailed } from '../../core/pack-api.js';
+import { applyMergePatch, fromRoot, createAjv, type Database, nowIso, type RequestContext, type TenantRecord, toIssues, ValidationFailed } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 const ajv = createAjv();
 
 function loadSchema(file: string): ValidateFunction {
-  return ajv.compile(JSON.parse(readFileSync(new URL(`../../schemas/tenant-admin/${file}`, import.meta.url), 'utf8')));
+  return ajv.compile(JSON.parse(readFileSync(fromRoot('schemas', 'tenant-admin', file), 'utf8')));
 }
 
 const validators = {

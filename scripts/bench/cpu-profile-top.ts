@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { ROOT } from './harness.js';
+import { frameLocation } from './harness.js';
 
 /**
  * node --import tsx scripts/bench/cpu-profile-top.ts FILE.cpuprofile [top]
  *
  * Self time by function of a whole `.cpuprofile` (node --cpu-prof), idle left out, as shares of the busy time.
  */
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number } }
 const [file, top = '40'] = process.argv.slice(2);
 if (!file) throw new Error('usage: cpu-profile-top.ts FILE.cpuprofile [top]');
 const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] };
@@ -18,8 +18,7 @@ profile.samples.forEach((id, i) => {
   if (frame.functionName === '(idle)') return;
   const dt = profile.timeDeltas[i] ?? 0;
   busy += dt;
-  const where = frame.url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
-  const label = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+  const label = `${frame.functionName || '(anonymous)'} ${frameLocation(frame) || `:${frame.lineNumber + 1}`}`;
   self.set(label, (self.get(label) ?? 0) + dt);
 });
 console.log(`busy ${(busy / 1e6).toFixed(2)} s`);

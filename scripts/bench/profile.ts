@@ -5,7 +5,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
-import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { DEFAULT_POSTGRES_URL, frameLocation, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
  * npm run bench:profile -- [--scenario create|list|listTotal|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
@@ -79,7 +79,7 @@ await stopProcess(child);
 const stoppingMs = performance.now() - finished;
 await db.drop();
 
-interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; children?: number[] }
+interface ProfileNode { id: number; callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number }; children?: number[] }
 const file = readdirSync(work).find((f) => f.endsWith('.cpuprofile'));
 if (!file) throw new Error('no CPU profile was written');
 const profile = JSON.parse(readFileSync(join(work, file), 'utf8')) as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; endTime: number };
@@ -96,8 +96,8 @@ const byFile = new Map<string, number>();
 /** Time with the function anywhere on the stack (the project's own functions only). */
 const inclusive = new Map<string, number>();
 /** The frame's file: relative to the project, `~/` for dependencies, empty for native code. */
-const fileOf = (frame: ProfileNode['callFrame']) => frame.url.replace(`file://${ROOT}`, '').replace(/^.*node_modules\//, '~/');
-const labelOf = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${fileOf(frame)}:${frame.lineNumber + 1}`;
+const fileOf = (frame: ProfileNode['callFrame']) => frameLocation(frame).replace(/:[^:]*$/, '');
+const labelOf = (frame: ProfileNode['callFrame']) => `${frame.functionName || '(anonymous)'} ${frameLocation(frame) || `:${frame.lineNumber + 1}`}`;
 let total = 0;
 profile.samples.forEach((id, i) => {
   const dt = profile.timeDeltas[i] ?? 0;

@@ -7,7 +7,7 @@ import { testEnvironment } from './test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-/** `npm start` (node --import tsx core/main.ts) as a child process on a given database. */
+/** The service from its sources (`npm run dev`: node --import tsx core/main.ts) as a child process on a given database. */
 export interface ServiceProcess {
   child: ChildProcess;
   baseUrl: string;

@@ -92,7 +92,7 @@ describe('configuration (config/index.ts)', () => {
   });
 });
 
-describe('npm start (core/main.ts)', () => {
+describe('npm start', () => {
   const root = new URL('../../', import.meta.url).pathname;
   const cleanEnv = () => {
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp' };
@@ -107,27 +107,33 @@ describe('npm start (core/main.ts)', () => {
     expect(result.stderr).to.include('PORT');
   });
 
-  it('prints the URL and the development test key, answers /health and stops on SIGTERM', async function () {
-    this.timeout(40_000);
+  it('builds dist/ and runs it compiled: prints the URL and the development test key, answers /health, serves the console, stops on SIGTERM', async function () {
+    this.timeout(60_000);
     const dir = mkdtempSync(join(tmpdir(), 'hp-main-'));
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'core/main.ts'], {
+      // Exactly what a user types: the start script builds dist/ when a source is newer, then runs it.
+      const child = spawn('npm', ['start'], {
         cwd: root, env: { ...cleanEnv(), PORT: '0', DATABASE_URL: `sqlite:${join(dir, 'p.db')}`, LOG_LEVEL: 'silent' },
       });
       let out = '';
       child.stdout.on('data', (c: Buffer) => { out += c.toString(); });
-      const deadline = Date.now() + 30_000;
+      child.stderr.on('data', (c: Buffer) => { out += c.toString(); });
+      const deadline = Date.now() + 50_000;
       while (!/listening on (http:\/\/\S+)/.test(out) && Date.now() < deadline && child.exitCode === null) await new Promise((r) => setTimeout(r, 100));
       const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
       expect(url, out).to.match(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(out).to.include('dev-test-key');
+      expect(out).to.match(/dist\/core\/main\.js/);
       const res = await fetch(`${url}/api/v1/health`);
       expect(res.status).to.equal(200);
+      const console = await fetch(`${url}/admin/`);
+      expect(console.status).to.equal(200);
+      expect(await console.text()).to.include('<div id="root">');
       const code = await new Promise<number | null>((resolve) => {
         child.once('exit', (c) => resolve(c));
         child.kill('SIGTERM');
       });
-      expect(code).to.equal(0);
+      expect(code, out).to.equal(0);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
