@@ -95,6 +95,9 @@ export function sumCounters(writes: readonly DeferredWrite[]): CounterWrite[] {
  * (`rows: 'shared'`, SQLite), or inserts of rows of their own (`rows: 'own'`, PostgreSQL; see CounterWrite).
  * Upserted rows come in key order, so that two statements never lock the same rows in opposite orders.
  */
+/** Counter upsert texts by shape (table, columns, row count), built once (the same text finds its prepared statement at once). */
+const upsertSql = new Map<string, string>();
+
 export function counterStatements(counters: readonly CounterWrite[], rows: 'shared' | 'own'): Array<{ sql: string; bindings: unknown[] }> {
   const byTarget = new Map<string, CounterWrite[]>();
   for (const c of counters) {
@@ -105,18 +108,21 @@ export function counterStatements(counters: readonly CounterWrite[], rows: 'shar
     const { table, column, key, fresh } = list[0];
     const keys = Object.keys(key);
     const columns = [...keys, column];
-    const values = list.map(() => rowPlaceholders(columns.length)).join(', ');
+    const values = () => list.map(() => rowPlaceholders(columns.length)).join(', ');
     if (rows === 'own') {
       return {
-        sql: `${insertHead(table, columns)} VALUES ${values}`,
+        sql: `${insertHead(table, columns)} VALUES ${values()}`,
         bindings: list.flatMap((c) => [...keys.map((k) => (k === fresh.column ? fresh.value() : c.key[k])), c.add]),
       };
     }
-    const sorted = [...list].sort((a, b) => compareKeys(keys.map((k) => a.key[k]), keys.map((k) => b.key[k])));
-    return {
-      sql: `${insertHead(table, columns)} VALUES ${values} ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`,
-      bindings: sorted.flatMap((c) => [...keys.map((k) => c.key[k]), c.add]),
-    };
+    const sorted = list.length > 1 ? [...list].sort((a, b) => compareKeys(keys.map((k) => a.key[k]), keys.map((k) => b.key[k]))) : list;
+    const shape = `${table}\u0000${columns.join(',')}\u0000${list.length}`;
+    let sql = upsertSql.get(shape);
+    if (!sql) {
+      sql = `${insertHead(table, columns)} VALUES ${values()} ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`;
+      if (upsertSql.size < 1000) upsertSql.set(shape, sql);
+    }
+    return { sql, bindings: sorted.flatMap((c) => [...keys.map((k) => c.key[k]), c.add]) };
   });
 }
 
