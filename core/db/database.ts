@@ -54,6 +54,7 @@ export class Database {
 
   /** Closes the change feed and the pool. */
   async close(): Promise<void> {
+    this.groups?.close();
     await this.changes.close();
     await this.knex.destroy();
   }

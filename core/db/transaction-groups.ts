@@ -6,6 +6,8 @@ const GROUP_LIMIT = 64;
 const GROUP_MS = 20;
 /** Each member runs in this savepoint of the group's transaction. */
 const SAVEPOINT = 'hp_tx';
+/** Transaction groups of this process by database file (see TransactionGroups' constructor). */
+const OPEN = new Map<string, number>();
 
 /** What a group needs of its engine: statements without results, run at once on the connection, and whether a transaction is open. */
 export interface GroupDriver {
@@ -60,7 +62,28 @@ export class TransactionGroups {
   /** A connection is being taken from the pool (for the next group). */
   private acquiring = false;
 
-  constructor(private readonly pool: PoolClient, private readonly driver: GroupDriver) {}
+  /**
+   * `file`: the database's, so that groups wait for more members only while they are the only ones on it in
+   * this process. Another pool on the same file (tests run two services in one process) would wait for the
+   * write lock synchronously, in the busy handler, blocking the very thread whose turn of the event loop was
+   * to end the group: it would fail after the busy timeout. Null: no other pool can reach the database.
+   */
+  constructor(private readonly pool: PoolClient, private readonly driver: GroupDriver, private readonly file: string | null = null) {
+    if (file !== null) OPEN.set(file, (OPEN.get(file) ?? 0) + 1);
+  }
+
+  /** The database is closed: other pools on its file may group their transactions again. */
+  close(): void {
+    if (this.file === null) return;
+    const left = (OPEN.get(this.file) ?? 1) - 1;
+    if (left > 0) OPEN.set(this.file, left);
+    else OPEN.delete(this.file);
+  }
+
+  /** Whether the COMMIT may wait for the next turn of the event loop: no other pool of this process writes to the file. */
+  private get mayGather(): boolean {
+    return this.file === null || OPEN.get(this.file) === 1;
+  }
 
   /** Waits for this transaction's turn on the connection, inside a group; the caller then runs its statements and leaves through the member. */
   enter(): Promise<GroupMember> {
@@ -97,7 +120,7 @@ export class TransactionGroups {
   /** The connection is free within the group: the next waiting transaction's turn, or the COMMIT. */
   private next(group: Group, mayWait = true): void {
     const open = group.members < GROUP_LIMIT && Date.now() - group.started < GROUP_MS;
-    if (!this.waiting.length && open && mayWait && group.members > 0) {
+    if (!this.waiting.length && open && mayWait && group.members > 0 && this.mayGather) {
       group.idle = setImmediate(() => {
         group.idle = null;
         this.next(group, false);

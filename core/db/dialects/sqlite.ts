@@ -151,10 +151,13 @@ export const sqliteDialect: Dialect = {
   },
   committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
   // One connection, one writer at a time: transactions that follow each other share a COMMIT.
-  transactionGroups: (pool: PoolClient) => new TransactionGroups(pool, {
-    exec: (connection, sql) => { prepared(connection as BetterSqliteConnection, sql).run(); },
-    inTransaction: (connection) => (connection as BetterSqliteConnection).inTransaction,
-  }),
+  transactionGroups(pool: PoolClient) {
+    const filename = (pool as unknown as { config?: { connection?: { filename?: string } } }).config?.connection?.filename;
+    return new TransactionGroups(pool, {
+      exec: (connection, sql) => { prepared(connection as BetterSqliteConnection, sql).run(); },
+      inTransaction: (connection) => (connection as BetterSqliteConnection).inTransaction,
+    }, filename && filename !== ':memory:' ? filename : null);
+  },
   jsonArrayValues(column: string, alias: string) {
     // json_each yields a `value` column.
     return `json_each(${column}) AS ${alias}`;
