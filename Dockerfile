@@ -46,4 +46,4 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/v1/health').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # npm run migrate as a release step; MIGRATE_ON_START=false on the service processes.
 # The same command as `npm start` (package.json), without its rebuild check: the image is built once.
-CMD ["node", "dist/core/main.js"]
+CMD ["node", "--max-semi-space-size=4", "dist/core/main.js"]

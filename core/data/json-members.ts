@@ -14,8 +14,12 @@ export function takeMembers(text: string, fields: readonly string[]): { rest: st
   // Fast path: a field that is not even mentioned is not a member (our writers never escape key letters).
   if (!fields.some((f) => text.includes(`"${f}"`))) return null;
   const values: unknown[] = fields.map(() => undefined);
-  const kept: string[] = [];
-  let taken = false;
+  // The kept members go into `rest` as runs of the text as it is (members between two taken ones, with
+  // their own separators), so that a document is cut, not taken apart and joined again.
+  let rest = '';
+  let runStart = -1;
+  let runEnd = -1;
+  let left = fields.length;
   let i = skipSpace(text, text.indexOf('{') + 1);
   while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
     const keyStart = i;
@@ -26,15 +30,50 @@ export function takeMembers(text: string, fields: readonly string[]): { rest: st
     const valueEnd = endOfValue(text, valueStart);
     const at = fields.indexOf(key);
     if (at >= 0) {
-      values[at] = JSON.parse(text.slice(valueStart, valueEnd));
-      taken = true;
+      // A repeated key is taken out too, its last value kept (as JSON.parse does).
+      if (values[at] === undefined) left--;
+      values[at] = valueOf(text, valueStart, valueEnd);
+      if (runStart >= 0) rest += (rest ? ',' : '') + text.slice(runStart, runEnd);
+      runStart = -1;
     } else {
-      kept.push(text.slice(keyStart, valueEnd));
+      if (runStart < 0) runStart = keyStart;
+      runEnd = valueEnd;
     }
     i = skipSpace(text, valueEnd);
     if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
+    if (left === 0 && !repeats(text, i, fields)) {
+      // Every field is taken: the members after it are kept whole, without reading them one by one.
+      let end = text.lastIndexOf('}');
+      while (end > i && isSpace(text.charCodeAt(end - 1))) end--;
+      if (end > i) {
+        if (runStart < 0) runStart = i;
+        runEnd = end;
+      }
+      break;
+    }
   }
-  return taken ? { rest: `{${kept.join(',')}}`, values } : null;
+  if (left === fields.length) return null;
+  if (runStart >= 0) rest += (rest ? ',' : '') + text.slice(runStart, runEnd);
+  return { rest: `{${rest}}`, values };
+}
+
+/** The JSON value text[start, end): a string without escapes is cut out, anything else parsed. */
+function valueOf(text: string, start: number, end: number): unknown {
+  if (text.charCodeAt(start) === QUOTE) {
+    const inner = text.slice(start + 1, end - 1);
+    if (!inner.includes('\\')) return inner;
+  }
+  return JSON.parse(text.slice(start, end));
+}
+
+/** Whether one of `fields` may appear again as a key after `from` (then the members are read to the end). */
+function repeats(text: string, from: number, fields: readonly string[]): boolean {
+  for (const f of fields) if (text.indexOf(`"${f}"`, from) >= 0) return true;
+  return false;
+}
+
+function isSpace(c: number): boolean {
+  return c === 32 || c === 10 || c === 13 || c === 9;
 }
 
 const QUOTE = 34;

@@ -16,16 +16,17 @@ export interface DataRecord {
 }
 
 /**
- * An expansion made inside the list's own statement (CONTRACT.md 12.2): the referenced record of a
- * top-level relation `field` in the records of `table` (null: the caller may not read them).
+ * An expansion read with the list, in its own statement (CONTRACT.md 12.2): the records of `table` that
+ * the top-level relation `field` (`many`: an array of ids) of the page's records refers to.
  */
 export interface EmbeddedExpansion {
   field: string;
-  table: string | null;
+  table: string;
+  many: boolean;
 }
 
-/** A listed row; with expansions made in the statement, `data` lacks their fields and `embedded` holds their JSON texts (null: absent). */
-export type ListedRow = Omit<RecordRow, 'tenant_id'> & { embedded?: Array<string | null> };
+/** A listed row: the record's columns, its document as JSON text (or parsed). */
+export type ListedRow = Omit<RecordRow, 'tenant_id'>;
 
 /** A row of a record table as the list and read queries return it (`data` as JSON text or parsed). */
 export interface RecordRow {
@@ -45,6 +46,19 @@ export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): strin
   const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
   const fields = data.length > 2 ? `,${data.slice(1, -1)}` : '';
   return `{"id":${JSON.stringify(row.id)}${fields}${extra},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
+}
+
+/**
+ * A page's LIMIT (limit + 1 rows, to know whether more follow) as a constant, and its OFFSET only when it
+ * is not 0 (bound). PostgreSQL plans a prepared statement whose LIMIT or OFFSET is a parameter for a tenth
+ * of the table (it cannot know how many rows are wanted), so that generic plan never wins over planning
+ * each execution again; with constants the page statement is planned once per connection. Each list
+ * limit (1..LIST_LIMITS.maxLimit) is one more statement text, a few at most in practice.
+ */
+function pageLimit(query: Pick<ListQuery, 'limit' | 'offset'>): string {
+  const limit = Number(query.limit) + 1;
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`list: bad limit ${query.limit}`);
+  return query.offset ? ` LIMIT ${limit} OFFSET ?` : ` LIMIT ${limit}`;
 }
 
 /** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
@@ -198,12 +212,12 @@ export class RecordsRepository {
    * One page (limit + 1 rows, to know whether more follow) and, unless count=false, the total
    * (CONTRACT.md 12.5): unfiltered from the tenant's counter, filtered by counting through the indexes,
    * and with count=estimated on PostgreSQL the planner's estimate once it is above ESTIMATE_ABOVE.
-   * `embeds` are expansions read in the same statement (no query of their own; engines with
-   * `dialect.embedding`): each row's `embedded`.
+   * `embeds` are expansions read in the same statement (engines with `dialect.embedding`): `referenced`
+   * holds, for each, the records the page refers to through it (in no order).
    */
   async list(
     rc: RequestContext, schema: CompiledSchema, query: ListQuery, embeds: readonly EmbeddedExpansion[] = [],
-  ): Promise<{ rows: ListedRow[]; total: number | null; totalEstimated: boolean }> {
+  ): Promise<{ rows: ListedRow[]; referenced: ListedRow[][]; total: number | null; totalEstimated: boolean }> {
     const started = performance.now();
     const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
@@ -214,17 +228,28 @@ export class RecordsRepository {
     sql.applySort(page, query.sort);
     // The document as JSON text on both engines: the data API splices it into the response as it is.
     const d = this.db.dialect;
-    if (embeds.length && !d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
-    const data = embeds.length ? d.embedding!.jsonTextWithout('data', embeds.map((e) => e.field)) : d.jsonText('data');
-    const embedded = embeds.map((e, i) => `, ${d.embedding!.embeddedRecord(schema.tableName, e.field, e.table)} AS e${i}`).join('');
-    // The document without the embedded fields is named apart, so that no filter or sort can mistake it for the column.
-    const rowsSql = `SELECT id, ${data} AS ${embeds.length ? 'rest' : 'data'}, version, created_at, updated_at${embedded} `
-      + `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()} LIMIT ? OFFSET ?`;
-    const read = this.db.sql(rc).rows<ListedRow & Record<string, unknown>>(rowsSql,
-      [rc.tenantId!, ...page.bindings, query.limit + 1, query.offset]);
-    const rows: Promise<ListedRow[]> = embeds.length ? read.then((found) => found.map(({ id, rest, version, created_at, updated_at, ...more }) => ({
-      id, data: rest, version, created_at, updated_at, embedded: embeds.map((_, i) => (more[`e${i}`] ?? null) as string | null),
-    }))) : read;
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${pageLimit(query)}`;
+    const bindings = [rc.tenantId!, ...page.bindings, ...(query.offset ? [query.offset] : [])];
+    let rows: Promise<{ rows: ListedRow[]; referenced: ListedRow[][] }>;
+    if (!embeds.length) {
+      rows = this.db.sql(rc).rows<ListedRow>(`SELECT id, ${d.jsonText('data')} AS data, version, created_at, updated_at ${where}`, bindings)
+        .then((found) => ({ rows: found, referenced: [] }));
+    } else {
+      if (!d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
+      // The page once (a CTE read twice is materialised), then for each expansion the records its rows
+      // refer to, told apart by `k` (0: the page). UNION ALL without ORDER BY gives its branches' rows in
+      // turn, and the page's in the CTE's order: nothing here can run in parallel (a CTE scan cannot).
+      const columns = (alias: string) => `${alias}.id, ${d.jsonText(`${alias}.data`)} AS data, ${alias}.version, ${alias}.created_at, ${alias}.updated_at`;
+      const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${columns('e')} FROM ${e.table} AS e `
+        + `WHERE e.tenant_id = ? AND e.id IN (${d.embedding!.referencedIds('page', e.field, e.many)})`);
+      const text = `WITH page AS MATERIALIZED (SELECT id, data, version, created_at, updated_at ${where}) `
+        + `SELECT 0 AS k, ${columns('page')} FROM page${referenced.join('')}`;
+      rows = this.db.sql(rc).rows<ListedRow & { k: number }>(text, [...bindings, ...embeds.map(() => rc.tenantId!)]).then((found) => {
+        const split = { rows: [] as ListedRow[], referenced: embeds.map((): ListedRow[] => []) };
+        for (const row of found) (row.k === 0 ? split.rows : split.referenced[row.k - 1]).push(row);
+        return split;
+      });
+    }
     const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
     const ms = performance.now() - started;
@@ -232,7 +257,7 @@ export class RecordsRepository {
       const advice = slowListAdvice(schema, query, ms);
       if (advice) rc.logger?.warn(advice.log, advice.message);
     }
-    return { rows: found, total: counted.total, totalEstimated: counted.estimated };
+    return { ...found, total: counted.total, totalEstimated: counted.estimated };
   }
 
   private async total(rc: RequestContext, schema: CompiledSchema, query: ListQuery, filters: SqlParts): Promise<{ total: number; estimated: boolean }> {

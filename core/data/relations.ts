@@ -255,64 +255,57 @@ export class Relations implements SchemaChangeGuard {
   }
 
   /**
-   * The expansions of `tree` that a list can make inside its own statement, with no query of their own
-   * (RecordsRepository.list's `embeds`, on engines where that pays): a one-level path over a relation to
-   * one record, on a field the list does not sort by (the page's cursor is read from the document). The
-   * target's table, or null when the caller may not read it.
+   * The expansions of `tree` whose first level a list reads in its own statement, with no query of its
+   * own (RecordsRepository.list's `embeds`, on engines where that pays): each top-level path whose target
+   * the caller may read (an unreadable one needs no query: its records expand to null).
    */
-  async embeddable(rc: RequestContext, schema: CompiledSchema, tree: ExpandTree, sortFields: readonly string[]): Promise<EmbeddedExpansion[]> {
+  async embeddable(rc: RequestContext, schema: CompiledSchema, tree: ExpandTree): Promise<EmbeddedExpansion[]> {
     const embeds: EmbeddedExpansion[] = [];
     if (!this.repository.embedsInList) return embeds;
-    for (const [field, deeper] of tree) {
+    for (const field of tree.keys()) {
       const r = relationsOf(schema.schema).find((x) => x.field === field)!;
-      if (r.many || deeper.size || sortFields.includes(field)) continue;
       const target = await this.target(rc, r, schema);
-      embeds.push({ field, table: (await this.readable(rc, target)) ? target.tableName : null });
+      if (await this.readable(rc, target)) embeds.push({ field, table: target.tableName, many: r.many });
     }
     return embeds;
   }
 
   /**
    * The records of `rows` as JSON text with the referenced records in place of their ids, in one query per
-   * distinct path prefix whatever the number of records (none for the `embedded` fields, whose texts the
-   * rows carry: see `embeddable`). Only a document that holds an expanded field is parsed (to take the ids
-   * out); the referenced records' documents go from the database into the text as they are, except where
-   * a deeper level replaces their own ids. A referenced record that does not exist, or whose schema the
-   * caller may not read (ReadAccess: its licensed module is off for the tenant, or the caller's role is
-   * below the read role), becomes null.
+   * distinct path prefix whatever the number of records (none for a first level whose records `read`
+   * holds already, by field: see `embeddable`). Only a document that holds an expanded field is parsed
+   * (to take the ids out); the referenced records' documents go from the database into the text as they
+   * are, except where a deeper level replaces their own ids. A referenced record that does not exist, or
+   * whose schema the caller may not read (ReadAccess: its licensed module is off for the tenant, or the
+   * caller's role is below the read role), becomes null.
    */
   async expandJson(
-    rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, embedded: readonly string[] = [],
+    rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, read: ReadonlyMap<string, readonly ListedRow[]> = new Map(),
   ): Promise<string[]> {
-    const fields = [...tree.keys()].filter((f) => !embedded.includes(f));
-    const split = fields.length ? rows.map((row) => splitRow(row, fields)) : rows.map((row) => ({ row, values: [] as unknown[] }));
-    const found = new Map<string, { values: number; texts: Map<string, string> }>();
+    const fields = [...tree.keys()];
+    const split = rows.map((row) => splitRow(row, fields));
+    const embedded: Array<Map<string, string>> = [];
     for (const [i, field] of fields.entries()) {
       const r = relationsOf(schema.schema).find((x) => x.field === field)!;
       const target = await this.target(rc, r, schema);
       if (!(await this.readable(rc, target))) {
-        found.set(field, { values: i, texts: new Map() });
+        embedded.push(new Map());
         continue;
       }
-      const ids = new Set<string>();
-      for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
-      const read = await this.repository.byIds(rc, target, [...ids]);
-      const deeper = tree.get(field)!;
-      const texts = deeper.size ? await this.expandJson(rc, target, read, deeper) : read.map((row) => recordJson(row));
-      found.set(field, { values: i, texts: new Map(read.map((row, k) => [row.id, texts[k]])) });
-    }
-    // Members in the order of the expand paths, whichever way each was read.
-    const order = [...tree.keys()].map((field) => ({ key: JSON.stringify(field), embeddedAt: embedded.indexOf(field), read: found.get(field) }));
-    return split.map(({ row, values }, n) => {
-      let extra = '';
-      for (const { key, embeddedAt, read } of order) {
-        if (embeddedAt >= 0) {
-          const text = rows[n].embedded?.[embeddedAt] ?? null;
-          if (text !== null) extra += `,${key}:${text}`;
-        } else if (values[read!.values] !== undefined) {
-          extra += `,${key}:${embed(values[read!.values], read!.texts)}`;
-        }
+      let found = read.get(field);
+      if (!found) {
+        const ids = new Set<string>();
+        for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
+        found = await this.repository.byIds(rc, target, [...ids]);
       }
+      const deeper = tree.get(field)!;
+      const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
+      embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
+    }
+    const keys = fields.map((field) => `,${JSON.stringify(field)}:`);
+    return split.map(({ row, values }) => {
+      let extra = '';
+      for (let i = 0; i < keys.length; i++) if (values[i] !== undefined) extra += keys[i] + embed(values[i], embedded[i]);
       return recordJson(row, extra);
     });
   }

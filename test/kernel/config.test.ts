@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -105,6 +105,14 @@ describe('npm start', () => {
     });
     expect(result.status).to.not.equal(0);
     expect(result.stderr).to.include('PORT');
+  });
+
+  it('the Dockerfile runs the service with the command npm start runs (the same Node options)', () => {
+    const start = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start;
+    const command = /\bexec (node\b.*\bdist\/core\/main\.js)$/.exec(start)?.[1];
+    expect(command, start).to.be.a('string');
+    const cmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(root, 'Dockerfile'), 'utf8'))?.[1];
+    expect((JSON.parse(cmd ?? '[]') as string[]).join(' ')).to.equal(command);
   });
 
   it('builds dist/ and runs it compiled: prints the URL and the development test key, answers /health, serves the console, stops on SIGTERM', async function () {

@@ -271,24 +271,20 @@ export interface Dialect {
   /** The planner's estimate of the rows a SELECT returns, or null when the engine gives none cheaply. */
   estimateRows(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<number | null>;
   /**
-   * Expansions read inside the page's own statement (CONTRACT.md 12.2), where that costs less than a
-   * query of their own: PostgreSQL (a round trip saved, the records' JSON text made by the server). Absent
-   * on SQLite, where the extra query is a call into the same process and the JSON work costs more in SQL.
+   * Expansions read with the page, in the page's own statement (CONTRACT.md 12.2), where that costs less
+   * than a query of their own: PostgreSQL (a round trip saved). Absent on SQLite, where the extra query is
+   * a call into the same process.
    */
   readonly embedding?: Embedding;
 }
 
 export interface Embedding {
-  /** The JSON text of the document in `column` without its top-level members `fields` (pre-validated names). */
-  jsonTextWithout(column: string, fields: readonly string[]): string;
   /**
-   * For a SELECT over `outer` (the record table, not aliased): the JSON text that takes the place of the
-   * document's top-level member `field`. When the member holds a string, the record of `target` with that
-   * id in the same tenant as the API returns it (`{"id":…, <document>, "createdAt":…, "updatedAt":…,
-   * "version":…}`), or `null` when there is none or `target` is null (the caller may not read it); any
-   * other value as it is; SQL NULL when the document has no such member.
+   * A SELECT of the ids that the documents of the rows of `rows` (a table name in scope) hold in their
+   * top-level member `field` (pre-validated): its string, or with `many` the strings of its array. Other
+   * values may come out as text too (they match no id).
    */
-  embeddedRecord(outer: string, field: string, target: string | null): string;
+  referencedIds(rows: string, field: string, many: boolean): string;
 }
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

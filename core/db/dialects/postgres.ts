@@ -155,13 +155,6 @@ const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIP
 /** SQLSTATEs of a server that is shutting down, starting up or full (class 08, connection exceptions, is matched by prefix). */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 
-/** A record row (`alias`) as the API's JSON text, the same text as `recordJson` in core/data/records.repository.ts. */
-function recordText(alias: string): string {
-  const data = `${alias}.data::text`;
-  return `'{"id":' || to_json(${alias}.id)::text || CASE WHEN length(${data}) > 2 THEN ',' || substr(${data}, 2, length(${data}) - 2) ELSE '' END`
-    + ` || ',"createdAt":' || to_json(${alias}.created_at)::text || ',"updatedAt":' || to_json(${alias}.updated_at)::text || ',"version":' || ${alias}.version || '}'`;
-}
-
 export const postgresDialect: Dialect = {
   name: 'postgres',
   jsonField(field: string, type: JsonScalarType, column = 'data') {
@@ -253,16 +246,11 @@ export const postgresDialect: Dialect = {
     return { sql, bindings: [] };
   },
   embedding: {
-    jsonTextWithout(column: string, fields: readonly string[]) {
-      for (const field of fields) assertSafeField(field);
-      return `(${column}${fields.map((f) => ` - '${f}'`).join('')})::text`;
-    },
-    embeddedRecord(outer: string, field: string, target: string | null) {
+    referencedIds(rows: string, field: string, many: boolean) {
+      assertSafeField(rows);
       assertSafeField(field);
-      const member = `${outer}.data -> '${field}'`;
-      const found = target === null ? `'null'`
-        : `coalesce((SELECT ${recordText('e')} FROM ${target} AS e WHERE e.tenant_id = ${outer}.tenant_id AND e.id = ${outer}.data ->> '${field}'), 'null')`;
-      return `CASE jsonb_typeof(${member}) WHEN 'string' THEN ${found} ELSE (${member})::text END`;
+      return many ? `SELECT jsonb_array_elements_text(data -> '${field}') FROM ${rows} WHERE jsonb_typeof(data -> '${field}') = 'array'`
+        : `SELECT data ->> '${field}' FROM ${rows}`;
     },
   },
   refersTo(field: string, many: boolean, id: string) {
