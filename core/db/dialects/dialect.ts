@@ -280,11 +280,11 @@ export interface Dialect {
 
 export interface Embedding {
   /**
-   * A SELECT of the ids that the documents of the rows of `rows` (a table name in scope) hold in their
-   * top-level member `field` (pre-validated): its string, or with `many` the strings of its array. Other
-   * values may come out as text too (they match no id).
+   * A condition "`id` (an id column) is one of the ids that the documents of the rows of `rows` (a table
+   * name in scope) hold in their top-level member `field` (pre-validated)": its string, or with `many`
+   * the strings of its array. Other values may be compared as text too (they match no id).
    */
-  referencedIds(rows: string, field: string, many: boolean): string;
+  referencedBy(id: string, rows: string, field: string, many: boolean): string;
 }
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
