@@ -241,7 +241,7 @@ export class RecordsRepository {
       // turn, and the page's in the CTE's order: nothing here can run in parallel (a CTE scan cannot).
       const columns = (alias: string) => `${alias}.id, ${d.jsonText(`${alias}.data`)} AS data, ${alias}.version, ${alias}.created_at, ${alias}.updated_at`;
       const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${columns('e')} FROM ${e.table} AS e `
-        + `WHERE e.tenant_id = ? AND e.id IN (${d.embedding!.referencedIds('page', e.field, e.many)})`);
+        + `WHERE e.tenant_id = ? AND ${d.embedding!.referencedBy('e.id', 'page', e.field, e.many)}`);
       const text = `WITH page AS MATERIALIZED (SELECT id, data, version, created_at, updated_at ${where}) `
         + `SELECT 0 AS k, ${columns('page')} FROM page${referenced.join('')}`;
       rows = this.db.sql(rc).rows<ListedRow & { k: number }>(text, [...bindings, ...embeds.map(() => rc.tenantId!)]).then((found) => {

@@ -45,6 +45,9 @@ export function connectDatabase(databaseUrl: string, poolMax = 10, log?: DbLog):
             conn.pragma('synchronous = NORMAL');
             conn.pragma('foreign_keys = ON');
             conn.pragma('busy_timeout = 5000');
+            // Transactions run in savepoints of a shared transaction (core/db/transaction-groups.ts): their
+            // sub-journals (the pages as they were before) stay in memory instead of spilling to temp files.
+            conn.pragma('temp_store = MEMORY');
             // The id function that PostgreSQL gets from migration 0003.
             conn.function('hp_new_id', { deterministic: false }, newId);
             done(null, conn);

@@ -4,6 +4,7 @@ import type { RequestContext } from '../kernel/request-context.js';
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.js';
 import { countQuery } from './query-count.js';
 import type { Query, Sql } from './sql.js';
+import type { TransactionGroups } from './transaction-groups.js';
 import { UnitOfWork } from './unit-of-work.js';
 
 export type { DeferredWrite } from './dialects/dialect.js';
@@ -34,12 +35,14 @@ export class Database {
   readonly query: Knex;
   private readonly pool: PoolClient;
   private readonly committer: WriteCommitter;
+  private readonly groups: TransactionGroups | null;
   private readonly poolSql: Sql;
 
   /** `options.url`: the PostgreSQL URL, for the change feed's own LISTEN connection. */
   constructor(readonly knex: Knex, readonly dialect: Dialect, options: { url?: string; log?: { warn(obj: object, message: string): void } } = {}) {
     this.pool = knex.client as unknown as PoolClient;
     this.committer = dialect.committer(this.pool);
+    this.groups = dialect.transactionGroups?.(this.pool) ?? null;
     // The pool's client class and options, without a connection: no pool and no driver of its own.
     const { useNullAsDefault, log } = knex.client.config as Knex.Config;
     this.query = knexFactory({ client: knex.client.constructor as typeof Knex.Client, useNullAsDefault, log });
@@ -51,6 +54,7 @@ export class Database {
 
   /** Closes the change feed and the pool. */
   async close(): Promise<void> {
+    this.groups?.close();
     await this.changes.close();
     await this.knex.destroy();
   }
@@ -85,7 +89,7 @@ export class Database {
 
   async transaction<T>(rc: RequestContext, fn: (rc: RequestContext) => Promise<T>): Promise<T> {
     if (rc.trx) return fn(rc);
-    const unit = new UnitOfWork(this.pool, this.dialect);
+    const unit = new UnitOfWork(this.pool, this.dialect, this.groups);
     const afterCommit: Array<() => void | Promise<void>> = [];
     const whenDone: Array<() => void> = [];
     let result: T;

@@ -1,6 +1,7 @@
 import type { DeferredWrite, Dialect, PoolClient, WriteCommitter } from './dialects/dialect.js';
 import { countQuery } from './query-count.js';
 import type { Query, Sql } from './sql.js';
+import type { GroupMember, TransactionGroups } from './transaction-groups.js';
 
 const FINISHED = 'The transaction has finished; use the rc it was opened with only inside it';
 
@@ -8,15 +9,17 @@ const FINISHED = 'The transaction has finished; use the rc it was opened with on
  * One transaction (`rc.trx`, opened by Database.transaction): its queued writes and, once something needed
  * it, its connection. The connection is taken from the pool and BEGIN run on the first statement that needs
  * it; queued writes run before any statement, in order. To the dialects it is a PoolClient that keeps
- * handing out its one connection.
+ * handing out its one connection. With `groups` (SQLite), it opens as a member of a transaction group
+ * (core/db/transaction-groups.ts) instead of a BEGIN of its own.
  */
 export class UnitOfWork implements Sql, PoolClient {
   private pending: DeferredWrite[] = [];
   private opening: Promise<object> | null = null;
   private connection: object | null = null;
+  private member: GroupMember | null = null;
   private finished = false;
 
-  constructor(private readonly pool: PoolClient, private readonly dialect: Dialect) {}
+  constructor(private readonly pool: PoolClient, private readonly dialect: Dialect, private readonly groups: TransactionGroups | null = null) {}
 
   async run<T>(query: Query<T>): Promise<T> {
     countQuery();
@@ -37,6 +40,8 @@ export class UnitOfWork implements Sql, PoolClient {
     if (this.finished) throw new Error(FINISHED);
     this.opening ??= this.open();
     const connection = await this.opening;
+    // Ended while waiting for its turn (a statement beside one that failed): the connection is no longer its own.
+    if (this.finished) throw new Error(FINISHED);
     if (this.pending.length) {
       const writes = this.pending;
       this.pending = [];
@@ -54,6 +59,10 @@ export class UnitOfWork implements Sql, PoolClient {
   }
 
   private async open(): Promise<object> {
+    if (this.groups) {
+      this.member = await this.groups.enter();
+      return this.member.connection;
+    }
     const connection = await this.pool.acquireConnection();
     try {
       await this.dialect.exec(connection, this.dialect.beginSql);
@@ -68,7 +77,12 @@ export class UnitOfWork implements Sql, PoolClient {
   async commit(committer: WriteCommitter): Promise<void> {
     if (this.opening) {
       const connection = await this.acquireConnection();
-      await this.dialect.exec(connection, 'COMMIT');
+      if (this.member) {
+        this.finished = true;
+        const member = this.member;
+        this.member = null;
+        await member.commit();
+      } else await this.dialect.exec(connection, 'COMMIT');
     } else if (this.pending.length) {
       const writes = this.pending;
       this.pending = [];
@@ -83,7 +97,13 @@ export class UnitOfWork implements Sql, PoolClient {
     this.pending = [];
     if (!this.opening) return;
     const connection = await this.opening.catch(() => null);
-    if (connection) await this.dialect.exec(connection, 'ROLLBACK').catch(() => {});
+    if (this.member) {
+      const member = this.member;
+      this.member = null;
+      member.rollback();
+      return;
+    }
+    if (connection && !this.groups) await this.dialect.exec(connection, 'ROLLBACK').catch(() => {});
   }
 
   async release(): Promise<void> {

@@ -59,12 +59,18 @@ export class OrdersRepository {
       });
       return;
     }
-    const pairs = ids.flatMap((a) => ids.map((b) => [t, a, b, 1]));
-    await this.db.writeAtCommit(rc, {
-      sql: `INSERT INTO erp_co_purchases (tenant_id, product_id, other_id, orders) VALUES ${pairs.map(() => '(?, ?, ?, ?)').join(', ')} `
-        + 'ON CONFLICT (tenant_id, product_id, other_id) DO UPDATE SET orders = erp_co_purchases.orders + 1',
-      bindings: pairs.flat(),
-    });
+    // In key order, at most PAIRS_PER_STATEMENT pairs a statement (an order of 200 products has 40,000 pairs).
+    let bindings: unknown[] = [];
+    for (const a of ids) {
+      for (const b of ids) {
+        bindings.push(t, a, b, 1);
+        if (bindings.length === 4 * PAIRS_PER_STATEMENT) {
+          await this.db.writeAtCommit(rc, { sql: countPairsSql(PAIRS_PER_STATEMENT), bindings });
+          bindings = [];
+        }
+      }
+    }
+    if (bindings.length) await this.db.writeAtCommit(rc, { sql: countPairsSql(bindings.length / 4), bindings });
   }
 
   /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers, in one query. */
@@ -154,6 +160,15 @@ export class OrdersRepository {
       [rc.tenantId!, limit]);
     return rows;
   }
+}
+
+/** Pairs per co-purchase upsert: 4 bound parameters each, within SQLite's 32,766 a statement. */
+const PAIRS_PER_STATEMENT = 5000;
+/** The co-purchase upsert of `pairs` pairs, built once per count (the same text finds its prepared statement at once). */
+const pairsSql: string[] = [];
+function countPairsSql(pairs: number): string {
+  return pairsSql[pairs] ??= `INSERT INTO erp_co_purchases (tenant_id, product_id, other_id, orders) VALUES ${new Array<string>(pairs).fill('(?, ?, ?, ?)').join(', ')} `
+    + 'ON CONFLICT (tenant_id, product_id, other_id) DO UPDATE SET orders = erp_co_purchases.orders + 1';
 }
 
 /** Bound parameters per IN list (SQLite allows 32,766 a statement). */

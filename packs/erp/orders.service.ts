@@ -108,13 +108,13 @@ export class OrdersService {
   }
 
   async place(rc: RequestContext, input: PlaceOrderInput): Promise<Order> {
-    const lines = await this.mergedLines(rc, input);
-    const currency = this.checkCurrency(input, lines);
-    this.checkPrices(lines);
     const redeemer = input.couponCode !== undefined ? this.couponRedeemer(input) : null;
     const orderId = newId();
     const schema = await this.schema(rc);
     return this.pack.db.transaction(rc, async (rc) => {
+      const lines = await this.mergedLines(rc, input);
+      const currency = this.checkCurrency(input, lines);
+      this.checkPrices(lines);
       const taken = new Map<string, Product>();
       for (const line of [...lines].sort((a, b) => (a.product.id < b.product.id ? -1 : 1))) {
         const changed = await this.catalog.changeStock(rc, line.product.id, -line.quantity, 'order', {

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { TransactionGroups } from '../transaction-groups.js';
 
 export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
 
@@ -94,6 +95,9 @@ export function sumCounters(writes: readonly DeferredWrite[]): CounterWrite[] {
  * (`rows: 'shared'`, SQLite), or inserts of rows of their own (`rows: 'own'`, PostgreSQL; see CounterWrite).
  * Upserted rows come in key order, so that two statements never lock the same rows in opposite orders.
  */
+/** Counter upsert texts by shape (table, columns, row count), built once (the same text finds its prepared statement at once). */
+const upsertSql = new Map<string, string>();
+
 export function counterStatements(counters: readonly CounterWrite[], rows: 'shared' | 'own'): Array<{ sql: string; bindings: unknown[] }> {
   const byTarget = new Map<string, CounterWrite[]>();
   for (const c of counters) {
@@ -104,18 +108,21 @@ export function counterStatements(counters: readonly CounterWrite[], rows: 'shar
     const { table, column, key, fresh } = list[0];
     const keys = Object.keys(key);
     const columns = [...keys, column];
-    const values = list.map(() => rowPlaceholders(columns.length)).join(', ');
+    const values = () => list.map(() => rowPlaceholders(columns.length)).join(', ');
     if (rows === 'own') {
       return {
-        sql: `${insertHead(table, columns)} VALUES ${values}`,
+        sql: `${insertHead(table, columns)} VALUES ${values()}`,
         bindings: list.flatMap((c) => [...keys.map((k) => (k === fresh.column ? fresh.value() : c.key[k])), c.add]),
       };
     }
-    const sorted = [...list].sort((a, b) => compareKeys(keys.map((k) => a.key[k]), keys.map((k) => b.key[k])));
-    return {
-      sql: `${insertHead(table, columns)} VALUES ${values} ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`,
-      bindings: sorted.flatMap((c) => [...keys.map((k) => c.key[k]), c.add]),
-    };
+    const sorted = list.length > 1 ? [...list].sort((a, b) => compareKeys(keys.map((k) => a.key[k]), keys.map((k) => b.key[k]))) : list;
+    const shape = `${table}\u0000${columns.join(',')}\u0000${list.length}`;
+    let sql = upsertSql.get(shape);
+    if (!sql) {
+      sql = `${insertHead(table, columns)} VALUES ${values()} ON CONFLICT (${keys.join(', ')}) DO UPDATE SET ${column} = ${table}.${column} + excluded.${column}`;
+      if (upsertSql.size < 1000) upsertSql.set(shape, sql);
+    }
+    return { sql, bindings: sorted.flatMap((c) => [...keys.map((k) => c.key[k]), c.add]) };
   });
 }
 
@@ -221,6 +228,11 @@ export interface Dialect {
   /** The committer for transactions made of queued writes only (one per Database). */
   committer(pool: PoolClient): WriteCommitter;
   /**
+   * Where transactions that need their connection open (one per Database): as members of groups that share
+   * one BEGIN ... COMMIT (core/db/transaction-groups.ts). Absent: each runs BEGIN and COMMIT of its own.
+   */
+  transactionGroups?(pool: PoolClient): TransactionGroups;
+  /**
    * A FROM item listing the string elements of a JSON array column, as rows of one column `value`,
    * under the alias given.
    */
@@ -268,11 +280,11 @@ export interface Dialect {
 
 export interface Embedding {
   /**
-   * A SELECT of the ids that the documents of the rows of `rows` (a table name in scope) hold in their
-   * top-level member `field` (pre-validated): its string, or with `many` the strings of its array. Other
-   * values may come out as text too (they match no id).
+   * A condition "`id` (an id column) is one of the ids that the documents of the rows of `rows` (a table
+   * name in scope) hold in their top-level member `field` (pre-validated)": its string, or with `many`
+   * the strings of its array. Other values may be compared as text too (they match no id).
    */
-  referencedIds(rows: string, field: string, many: boolean): string;
+  referencedBy(id: string, rows: string, field: string, many: boolean): string;
 }
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;

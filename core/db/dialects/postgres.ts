@@ -246,11 +246,13 @@ export const postgresDialect: Dialect = {
     return { sql, bindings: [] };
   },
   embedding: {
-    referencedIds(rows: string, field: string, many: boolean) {
+    referencedBy(id: string, rows: string, field: string, many: boolean) {
       assertSafeField(rows);
       assertSafeField(field);
-      return many ? `SELECT jsonb_array_elements_text(data -> '${field}') FROM ${rows} WHERE jsonb_typeof(data -> '${field}') = 'array'`
+      // An array built once (an InitPlan), probed by the id index: cheaper than a semi-join, whatever the target's size.
+      const ids = many ? `SELECT jsonb_array_elements_text(data -> '${field}') FROM ${rows} WHERE jsonb_typeof(data -> '${field}') = 'array'`
         : `SELECT data ->> '${field}' FROM ${rows}`;
+      return `${id} = ANY(ARRAY(${ids}))`;
     },
   },
   refersTo(field: string, many: boolean, id: string) {

@@ -4,6 +4,7 @@ import {
   assertSafeField, counterStatements, isCounterWrite, sumCounters, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
+import { TransactionGroups } from '../transaction-groups.js';
 
 interface KnexClient {
   acquireConnection(): Promise<BetterSqliteConnection>;
@@ -180,6 +181,14 @@ export const sqliteDialect: Dialect = {
     return runWritesNow(connection as BetterSqliteConnection, writes);
   },
   committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
+  // One connection, one writer at a time: transactions that follow each other share a COMMIT.
+  transactionGroups(pool: PoolClient) {
+    const filename = (pool as unknown as { config?: { connection?: { filename?: string } } }).config?.connection?.filename;
+    return new TransactionGroups(pool, {
+      exec: (connection, sql) => { prepared(connection as BetterSqliteConnection, sql).run(); },
+      inTransaction: (connection) => (connection as BetterSqliteConnection).inTransaction,
+    }, filename && filename !== ':memory:' ? filename : null);
+  },
   jsonArrayValues(column: string, alias: string) {
     // json_each yields a `value` column.
     return `json_each(${column}) AS ${alias}`;

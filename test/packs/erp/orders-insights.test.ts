@@ -78,6 +78,16 @@ describe('erp.orders: last order, best sellers, co-purchases', () => {
       ]);
     });
 
+    it('counts the 10,000 pairs of an order of 100 products (more than one statement holds)', async () => {
+      const products: Json[] = [];
+      for (let i = 0; i < 100; i += 20) products.push(...await Promise.all(Array.from({ length: 20 }, () => shop.product({ physicalStock: 1 }))));
+      const res = await shop.order(products.map((p) => ({ productId: p.number, quantity: 1, unitPrice: 1999 })), { customerRef: 'big' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(201);
+      const counted = await pairs(shop.tenant);
+      expect(counted).to.have.length(10_000);
+      expect(counted.every((r) => r.orders === 1)).to.equal(true);
+    });
+
     it('is what the migration\'s backfill makes from the stock ledger (cancelled orders left out)', async () => {
       const [a, b, c] = [await shop.product({ sku: 'A' }), await shop.product({ sku: 'B' }), await shop.product({ sku: 'C' })];
       const line = (p: Json) => ({ productId: p.number, quantity: 1, unitPrice: 1999 });
