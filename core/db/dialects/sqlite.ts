@@ -115,8 +115,9 @@ function idleConnection(conn: PoolClient): BetterSqliteConnection | null {
   const tarn = pool as TarnPool;
   if (tarn.numUsed() !== 0 || tarn.numPendingAcquires() !== 0 || tarn.numPendingCreates() !== 0) return null;
   const connection = tarn.free[0]!.resource;
-  // One knex would no longer hand out (its pool validation refuses it): let the pool replace it.
-  return (connection as { __knex__disposed?: unknown }).__knex__disposed ? null : connection;
+  // One knex would no longer hand out (its pool validation refuses it): let the pool replace it. And never
+  // one inside a transaction (transactions and their groups hold the connection until COMMIT; this is a guard).
+  return (connection as { __knex__disposed?: unknown }).__knex__disposed || connection.inTransaction ? null : connection;
 }
 
 function runStatement<T>(connection: BetterSqliteConnection, sql: string, bindings: readonly unknown[]): T[] {
