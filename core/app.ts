@@ -98,15 +98,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
-  koa.use(requestPipeline({
-    logger,
-    metrics: options.httpMetrics !== false ? kernel.metrics : null,
-    guards: [publicRateLimit(config.rateLimits.publicPerMinute)],
-  }));
-  if (config.nodeEnv === 'test') {
-    koa.use(queryCountHeader());
-    kernel.db.knex.on('query', countQuery);
-  }
+  if (config.nodeEnv === 'test') kernel.db.knex.on('query', countQuery);
 
   const kernelRouter = new PackRouter(deps, 'kernel', null);
   healthRoutes(kernelRouter, async () => {
@@ -131,7 +123,15 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
     definition.routes(router, context);
     routers.push(router);
   }
-  koa.use(routeDispatch(routers.map((r) => r.router)));
+  const dispatch = routeDispatch(routers.map((r) => r.router));
+  const counted = config.nodeEnv === 'test' ? queryCountHeader() : null;
+  // The one Koa middleware: the pipeline runs the routes itself (no compose layer between them).
+  koa.use(requestPipeline({
+    logger,
+    metrics: options.httpMetrics !== false ? kernel.metrics : null,
+    guards: [publicRateLimit(config.rateLimits.publicPerMinute)],
+    routes: counted ? (ctx, next) => counted(ctx, () => dispatch(ctx, next)) : dispatch,
+  }));
 
   for (const { definition, context } of loaded) await definition.start?.(context);
   await kernel.background.startAll();

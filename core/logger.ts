@@ -75,6 +75,28 @@ export function createLogger(config: Config, destination?: DestinationStream): L
   if (destination) return pino(options, destination);
   if (pretty) return pino(options);
   // Lines are written in batches of a few KiB (at least every LOG_FLUSH_MS, and on exit), not one write
-  // per line: under load the access log cost a write per request.
-  return pino(options, pino.destination({ dest: 1, sync: false, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS }));
+  // per line: under load the access log cost a write per request. Each batch is written synchronously
+  // (pino's default): an asynchronous write through the thread pool and its callback cost the storefront
+  // read about a microsecond per line more.
+  const stream = pino.destination({ dest: 1, sync: true, minLength: LOG_BATCH_BYTES, periodicFlush: LOG_FLUSH_MS });
+  flushOnExit(stream);
+  return pino(options, stream);
+}
+
+/** Batched lines still waiting at exit are written then (pino registers this only for asynchronous streams). */
+const unflushed = new Set<WeakRef<{ flushSync(): void }>>();
+
+function flushOnExit(stream: { flushSync(): void }): void {
+  if (unflushed.size === 0) {
+    process.once('exit', () => {
+      for (const ref of unflushed) {
+        try {
+          ref.deref()?.flushSync();
+        } catch {
+          // stdout is gone (a closed pipe): nothing more can be written
+        }
+      }
+    });
+  }
+  unflushed.add(new WeakRef(stream));
 }

@@ -20,12 +20,14 @@ export function sendCacheable(ctx: AppContext, data: unknown, maxAgeSeconds: num
 /**
  * Like sendCacheable, for a resource whose ETag is known before its body: `tag` must change whenever the
  * body would (a record's number and version, say). A matching `If-None-Match` answers 304 without
- * building the body; else `build` makes the data.
+ * building the body; else `build` makes the data. A promise only when `build` returns one.
  */
-export async function sendCacheableTagged(ctx: AppContext, tag: string, build: () => unknown, maxAgeSeconds: number): Promise<void> {
+export function sendCacheableTagged(ctx: AppContext, tag: string, build: () => unknown, maxAgeSeconds: number): Promise<void> | void {
   const etag = `"${tag}"`;
   if (answerNotModified(ctx, etag, maxAgeSeconds)) return;
-  sendBody(ctx, JSON.stringify(bffSuccess(await build())));
+  const data = build();
+  if (data instanceof Promise) return data.then((built) => sendBody(ctx, JSON.stringify(bffSuccess(built))));
+  sendBody(ctx, JSON.stringify(bffSuccess(data)));
 }
 
 /**

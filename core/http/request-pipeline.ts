@@ -13,22 +13,27 @@ export interface RequestPipelineOptions {
   metrics: Metrics | null;
   /** Checks run before the routes, in order, each throwing the error to answer (the public rate limit). */
   guards?: Array<(ctx: AppContext) => void>;
+  /** The routes (core/http/route-dispatch.ts), run by the pipeline itself: no compose layer in between. */
+  routes: Middleware<AppState>;
 }
+
+/** What the routes call when no route matched: nothing further runs. */
+const END = () => Promise.resolve();
 
 /**
  * What every request passes through around the routes, as one middleware (one promise layer instead of
- * one per concern): the request id and ctx.state (request-id.ts), the guards, the error handler
+ * one per concern): the request id and ctx.state (request-id.ts), the guards, the routes, the error handler
  * (error-handler.ts, which renders a thrown error and a request no route answered), then the access log
  * line (access-log.ts) and the HTTP metrics (http-metrics.ts) with the status the response ends with.
  */
 export function requestPipeline(options: RequestPipelineOptions): Middleware<AppState> {
-  const { logger, metrics, guards = [] } = options;
+  const { logger, metrics, guards = [], routes } = options;
   if (!logger) throw new TypeError('requestPipeline needs a logger');
-  return async function requestPipeline(ctx, next) {
+  return async function requestPipeline(ctx) {
     startRequest(ctx);
     try {
       for (const guard of guards) guard(ctx);
-      await next();
+      await routes(ctx, END);
       if (ctx.status === 404 && ctx.body === undefined) throw noRoute(ctx);
     } catch (thrown) {
       renderError(ctx, thrown, logger);

@@ -36,6 +36,19 @@ export interface StorefrontProduct {
   imageUrls: string[];
 }
 
+/** What the storefront reads of a product: its stored fields and version. */
+export type StorefrontSource = Pick<Product, 'number' | 'sku' | 'name' | 'description' | 'priceCents' | 'currency' | 'physicalStock' | 'taxRateBasisPoints' | 'status' | 'imageKeys' | 'version'>;
+
+/** The storefront view of a product whose image URLs are known (none for a product without images). */
+export function storefrontViewOf(p: StorefrontSource, imageUrls: string[]): StorefrontProduct {
+  const tax = lineTaxCents(BigInt(p.priceCents), BigInt(p.taxRateBasisPoints));
+  return {
+    number: p.number, sku: p.sku, name: p.name, description: p.description ?? null, priceCents: p.priceCents, currency: p.currency,
+    taxRateBasisPoints: p.taxRateBasisPoints, grossPriceCents: Number(BigInt(p.priceCents) + tax),
+    inStock: p.physicalStock > 0, availableStock: p.physicalStock, imageUrls,
+  };
+}
+
 /** Names the shape of the storefront view in its ETags: change it when the view's fields change. */
 const STOREFRONT_VIEW = 'sf1';
 
@@ -213,11 +226,11 @@ export class Catalog {
     return this.storefrontView(rc, await this.storefrontRecord(rc, sku));
   }
 
-  /** The active product with this sku, as stored; 404 not_found. */
-  async storefrontRecord(rc: RequestContext, sku: string): Promise<Product> {
-    const product = (await this.repository.findActiveBySku(rc, await this.schema(rc), sku)) as Product | null;
+  /** The active product with this sku, its stored fields and version; 404 not_found. */
+  async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
+    const product = await this.repository.findActiveBySku(rc, await this.schema(rc), sku);
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
-    return product;
+    return product as StorefrontSource;
   }
 
   /**
@@ -225,7 +238,7 @@ export class Catalog {
    * version (raised by every write, so a stock or price change shows at once). Null for a product with
    * images: their URLs depend on the storage objects too (hash the view instead).
    */
-  storefrontTag(p: Product): string | null {
+  storefrontTag(p: StorefrontSource): string | null {
     return p.imageKeys?.length ? null : `${STOREFRONT_VIEW}.${p.number}.${p.version}`;
   }
 
@@ -235,13 +248,8 @@ export class Catalog {
     return { items: views, pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total, nextCursor: null } };
   }
 
-  async storefrontView(rc: RequestContext, p: Product): Promise<StorefrontProduct> {
-    const tax = lineTaxCents(BigInt(p.priceCents), BigInt(p.taxRateBasisPoints));
-    return {
-      number: p.number, sku: p.sku, name: p.name, description: p.description ?? null, priceCents: p.priceCents, currency: p.currency,
-      taxRateBasisPoints: p.taxRateBasisPoints, grossPriceCents: Number(BigInt(p.priceCents) + tax),
-      inStock: p.physicalStock > 0, availableStock: p.physicalStock, imageUrls: p.imageKeys?.length ? await this.imageUrls(rc.tenantId!, p.imageKeys) : [],
-    };
+  async storefrontView(rc: RequestContext, p: StorefrontSource): Promise<StorefrontProduct> {
+    return storefrontViewOf(p, p.imageKeys?.length ? await this.imageUrls(rc.tenantId!, p.imageKeys) : []);
   }
 
   /** URLs of the product's images that are public objects of the tenant (others are left out). */

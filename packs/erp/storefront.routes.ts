@@ -1,4 +1,5 @@
 import { NotFound, pageResponse, sendCacheable, sendCacheableTagged, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { storefrontViewOf } from './catalog.service.js';
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
@@ -51,8 +52,9 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
     const rc = rcOf(tenantId, ctx.state.requestId);
     const product = await catalog.storefrontRecord(rc, ctx.params.sku);
     const tag = catalog.storefrontTag(product);
-    // Known from the stored product: a matching If-None-Match answers 304 before the view is built.
-    if (tag) await sendCacheableTagged(ctx, tag, () => catalog.storefrontView(rc, product), MAX_AGE);
+    // Known from the stored product (one without images): a matching If-None-Match answers 304 before the
+    // view is built.
+    if (tag) sendCacheableTagged(ctx, tag, () => storefrontViewOf(product, []), MAX_AGE);
     else sendCacheable(ctx, await catalog.storefrontView(rc, product), MAX_AGE);
   });
 }

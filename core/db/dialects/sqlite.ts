@@ -97,19 +97,51 @@ async function commitGroup(connection: object, group: DeferredWrite[][]): Promis
   return outcomes;
 }
 
+/** What rowsOf reads of knex's tarn pool (its `free` list is tarn's, not part of its documented API). */
+interface TarnPool {
+  numUsed(): number;
+  numPendingAcquires(): number;
+  numPendingCreates(): number;
+  free: Array<{ resource: BetterSqliteConnection }>;
+}
+
+/**
+ * The pool's connection when no one holds it or waits for it (a transaction holds it from BEGIN to COMMIT),
+ * else null; also null for a transaction's connections (a UnitOfWork has no tarn pool).
+ */
+function idleConnection(conn: PoolClient): BetterSqliteConnection | null {
+  const pool = (conn as { pool?: Partial<TarnPool> }).pool;
+  if (!pool || !Array.isArray(pool.free) || pool.free.length !== 1) return null;
+  const tarn = pool as TarnPool;
+  if (tarn.numUsed() !== 0 || tarn.numPendingAcquires() !== 0 || tarn.numPendingCreates() !== 0) return null;
+  const connection = tarn.free[0]!.resource;
+  // One knex would no longer hand out (its pool validation refuses it): let the pool replace it. And never
+  // one inside a transaction (transactions and their groups hold the connection until COMMIT; this is a guard).
+  return (connection as { __knex__disposed?: unknown }).__knex__disposed || connection.inTransaction ? null : connection;
+}
+
+function runStatement<T>(connection: BetterSqliteConnection, sql: string, bindings: readonly unknown[]): T[] {
+  const statement = prepared(connection, sql);
+  const args = driverArgs(bindings);
+  if (statement.reader) return statement.all(...args) as T[];
+  statement.run(...args);
+  return [];
+}
+
 /**
  * On a connection of the pool or of the transaction, with prepared statements kept per connection: knex
- * prepares every statement anew.
+ * prepares every statement anew. On the pool's connection while it is idle, the statement runs at once:
+ * better-sqlite3 runs it synchronously, so nothing can take the connection in between, and acquiring and
+ * releasing it through tarn (a pending operation with its timeout timer and a handful of promises, per
+ * statement) would change nothing but the cost.
  */
 async function rowsOf<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  const idle = idleConnection(conn);
+  if (idle) return runStatement<T>(idle, sql, bindings);
   const client = conn as unknown as KnexClient;
   const connection = await client.acquireConnection();
   try {
-    const statement = prepared(connection, sql);
-    const args = driverArgs(bindings);
-    if (statement.reader) return statement.all(...args) as T[];
-    statement.run(...args);
-    return [];
+    return runStatement<T>(connection, sql, bindings);
   } finally {
     await client.releaseConnection(connection);
   }
