@@ -41,6 +41,10 @@ describe(`PUT /api/v1/metadata/schemas/:ns/:name with migrate across a process c
     const kernel = t.app.kernel;
     const compiled = await kernel.schemas.resolve(systemContext(tenant), 'crash', 'item');
 
+    // This process's own background work (the outbox dispatcher's claims) stops: on SQLite a write of it would
+    // wait for the victim's write lock synchronously, in SQLite's busy handler, and the poll below, on this
+    // process's event loop, would miss the batches. The victim is watched, not raced.
+    await kernel.background.stopAll();
     // Small batches: many of them, so that the process is seen mid-migration.
     const victim = await startServiceProcess(t.database.url, { MIGRATE_ON_START: 'false', SCHEMA_MIGRATE_BATCH: '300' });
     processes.push(victim);
