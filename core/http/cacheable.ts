@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AppContext } from './app-state.js';
-import { bffSuccess } from './envelope.js';
+import { bffSuccess, JSON_TYPE } from './envelope.js';
 import { matchesEtag } from './conditional.js';
-
-/** The one content type of a rendered public response (Koa's `ctx.type = 'application/json'` resolves to it). */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * Renders a public response with `Cache-Control` and a strong `ETag` over the body, and answers a

@@ -2,6 +2,9 @@ import type { ErrorDetail } from './errors.js';
 
 /** Envelopes of CONTRACT.md section 1: the BFF envelope and JSend for /metadata and /data. */
 
+/** The content type of every JSON envelope (what Koa's `ctx.type = 'json'` resolves to). */
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
 export type RouteFamily = 'bff' | 'jsend';
 
 export interface Pagination {

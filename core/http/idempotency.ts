@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { AppContext } from './app-state.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import { errorEnvelope } from './envelope.js';
+import { errorEnvelope, JSON_TYPE } from './envelope.js';
 import { toAppError } from './error-handler.js';
 import { Conflict, IdempotencyKeyReused, ValidationFailed } from './errors.js';
 import { IdempotencyRepository, type IdempotencyRow } from './idempotency.repository.js';
@@ -105,7 +105,7 @@ export class IdempotencyKeys {
         } else {
           const error = toAppError(thrown);
           const envelope = errorEnvelope(ctx.state.family ?? 'bff', error.status, error.code, error.message, error.details);
-          await claim.finish(error.status, { body: JSON.stringify(envelope), headers: { 'content-type': 'application/json; charset=utf-8', ...lower(error.headers) } });
+          await claim.finish(error.status, { body: JSON.stringify(envelope), headers: { 'content-type': JSON_TYPE, ...lower(error.headers) } });
         }
       },
     };
@@ -184,7 +184,7 @@ function keptHeaders(ctx: AppContext): Record<string, string> {
     const value = ctx.response.get(name);
     if (value) kept[name] = value;
   }
-  kept['content-type'] ??= 'application/json; charset=utf-8';
+  kept['content-type'] ??= JSON_TYPE;
   return kept;
 }
 

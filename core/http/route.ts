@@ -6,7 +6,7 @@ import type { AppContext, AppState } from './app-state.js';
 import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
-import { successEnvelope, type RouteFamily } from './envelope.js';
+import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
@@ -244,9 +244,6 @@ async function runHandler(ctx: AppContext, run: RouteRun, family: RouteFamily, b
     ctx.body = raw ? stringifyWithRaw(envelope) : envelope;
   }
 }
-
-/** What Koa's `ctx.type = 'json'` (also implied by an object body) resolves to. */
-const JSON_TYPE = 'application/json; charset=utf-8';
 
 /**
  * What identifies a raw (streamed) body for Idempotency-Key without reading it: its type, length and the
