@@ -223,18 +223,9 @@ export class RecordsRepository {
     rc: RequestContext, schema: CompiledSchema, query: ListQuery, embeds: readonly EmbeddedExpansion[] = [],
   ): Promise<{ rows: ListedRow[]; referenced: ListedRow[][]; total: number | null; totalEstimated: boolean }> {
     const started = performance.now();
-    const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
-    const filters = new SqlParts();
-    sql.applyFilters(filters, query.filters);
-    const page = new SqlParts();
-    sql.applyFilters(page, query.filters);
-    if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
-    sql.applySort(page, query.sort);
+    const { where, bindings, filters } = this.page(rc, schema, query);
     // The document as JSON text on both engines: the data API splices it into the response as it is.
     const d = this.db.dialect;
-    const limit = pageLimit(query, query.filters.length > 0);
-    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
-    const bindings = [rc.tenantId!, ...page.bindings, ...limit.bindings];
     let rows: Promise<{ rows: ListedRow[]; referenced: ListedRow[][] }>;
     if (!embeds.length) {
       rows = this.db.sql(rc).rows<ListedRow>(`SELECT id, ${d.jsonText('data')} AS data, version, created_at, updated_at ${where}`, bindings)
@@ -257,12 +248,50 @@ export class RecordsRepository {
     }
     const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
-    const ms = performance.now() - started;
-    if (ms >= SLOW_LIST_MS) {
-      const advice = slowListAdvice(schema, query, ms);
-      if (advice) rc.logger?.warn(advice.log, advice.message);
-    }
+    this.adviseIfSlow(rc, schema, query, started);
     return { ...found, total: counted.total, totalEstimated: counted.estimated };
+  }
+
+  /**
+   * One page of an export (limit + 1 rows, as `list`), each record handed to `onJson` as its JSON text as
+   * soon as the driver reads it: built by the database (dialects with `recordJsonText`), byte for byte what
+   * `toRecordJson` writes for the row, one string per record and nothing collected. Resolves with the count.
+   */
+  async eachJsonText(rc: RequestContext, schema: CompiledSchema, query: ListQuery, onJson: (json: string) => void): Promise<number> {
+    const d = this.db.dialect;
+    if (!d.recordJsonText) throw new Error('eachJsonText: this engine builds the records\' JSON in code');
+    const started = performance.now();
+    const { where, bindings } = this.page(rc, schema, query);
+    const count = await this.db.eachRow(rc, `SELECT ${d.recordJsonText()} ${where}`, bindings, (row) => onJson(row[0] as string));
+    this.adviseIfSlow(rc, schema, query, started);
+    return count;
+  }
+
+  /** Whether `eachJsonText` serves this engine (the database writes the records' JSON, row by row). */
+  get streamsJsonTexts(): boolean {
+    return Boolean(this.db.dialect.recordJsonText && this.db.dialect.eachRow);
+  }
+
+  /** Logs a list slower than SLOW_LIST_MS with the index that would serve it. */
+  private adviseIfSlow(rc: RequestContext, schema: CompiledSchema, query: ListQuery, started: number): void {
+    const ms = performance.now() - started;
+    if (ms < SLOW_LIST_MS) return;
+    const advice = slowListAdvice(schema, query, ms);
+    if (advice) rc.logger?.warn(advice.log, advice.message);
+  }
+
+  /** A list page's FROM ... LIMIT clause and its bindings, and the filters alone (for the total). */
+  private page(rc: RequestContext, schema: CompiledSchema, query: ListQuery): { where: string; bindings: unknown[]; filters: SqlParts } {
+    const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
+    const filters = new SqlParts();
+    sql.applyFilters(filters, query.filters);
+    const page = new SqlParts();
+    sql.applyFilters(page, query.filters);
+    if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
+    sql.applySort(page, query.sort);
+    const limit = pageLimit(query, query.filters.length > 0);
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
+    return { where, bindings: [rc.tenantId!, ...page.bindings, ...limit.bindings], filters };
   }
 
   private async total(rc: RequestContext, schema: CompiledSchema, query: ListQuery, filters: SqlParts): Promise<{ total: number; estimated: boolean }> {

@@ -200,6 +200,11 @@ export interface Dialect {
   jsonSet(column: string, field: string, value: string, type: 'integer' | 'string'): string;
   /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
   jsonText(column: string): string;
+  /**
+   * SQL expression of a record table's row as the record's JSON text, byte for byte what `recordJson`
+   * (core/data/records.repository.ts) writes for the row; absent where the engine leaves that to code.
+   */
+  recordJsonText?(): string;
   /** Serialises a JSON document for a json/jsonb column. */
   toJson(value: unknown): unknown;
   /** Parses a json/jsonb column value read back from the driver. */
@@ -217,6 +222,11 @@ export interface Dialect {
    * of `conn`: the pool, or a transaction (Database.sql(rc).rows).
    */
   rows<T = Record<string, unknown>>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]>;
+  /**
+   * Runs a SELECT like `rows` but hands each row (its column values in order) to `onRow` as the driver reads
+   * it, collecting nothing; resolves with the number of rows. Absent where the driver gives rows only at once.
+   */
+  eachRow?(conn: PoolClient, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number>;
   /**
    * A number that changes whenever another connection (another process) commits to the database, or
    * null when the engine offers no cheap way to tell (then nothing derived from table contents may be
