@@ -20,11 +20,11 @@ const EXPORT_PAGE = 1000;
  */
 const EXPORT_CHUNK = 32 * 1024;
 /**
- * Bytes per chunk where the database writes the records' JSON (PostgreSQL). Each record's text is encoded
- * into the chunk as the driver reads it, so no page of rows is ever held: rows held while a page arrived and
- * was written out were alive at most young collections and promoted (~380 MB over an export of 1,000,000
- * records, RSS 172 MiB at peak); encoded at once, ~30 MB are (peak ~113 MiB). What waits for the client is
- * then bytes outside V8's heap.
+ * Bytes per chunk where the driver hands rows over one by one (PostgreSQL). Each record's JSON text is encoded
+ * into the chunk as the row is read, so no page of rows is ever held: a page of 1000 row objects, held while it
+ * arrived and was written out, was alive at young collections and promoted (~380 MB over an export of
+ * 1,000,000 records, RSS 172 MiB at peak); encoded at once, ~30 MB are (peak ~112 MiB). What waits for the
+ * client is then bytes outside V8's heap.
  */
 const EXPORT_BYTES = 64 * 1024;
 

@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { Dialect } from '../db/dialects/dialect.js';
 import { forUpdateClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -63,6 +64,12 @@ function pageLimit(query: Pick<ListQuery, 'limit' | 'offset'>, filtered: boolean
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`list: bad limit ${query.limit}`);
   if (filtered) return { sql: ' LIMIT ? OFFSET ?', bindings: [limit, Number(query.offset) || 0] };
   return query.offset ? { sql: ` LIMIT ${limit} OFFSET ?`, bindings: [query.offset] } : { sql: ` LIMIT ${limit}`, bindings: [] };
+}
+
+/** The columns of a listed row (ListedRow), in this order, of table `alias` if given: the document as JSON text. */
+function listedColumns(d: Dialect, alias = ''): string {
+  const a = alias ? `${alias}.` : '';
+  return `${a}id, ${d.jsonText(`${a}data`)} AS data, ${a}version, ${a}created_at, ${a}updated_at`;
 }
 
 /** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
@@ -228,18 +235,17 @@ export class RecordsRepository {
     const d = this.db.dialect;
     let rows: Promise<{ rows: ListedRow[]; referenced: ListedRow[][] }>;
     if (!embeds.length) {
-      rows = this.db.sql(rc).rows<ListedRow>(`SELECT id, ${d.jsonText('data')} AS data, version, created_at, updated_at ${where}`, bindings)
+      rows = this.db.sql(rc).rows<ListedRow>(`SELECT ${listedColumns(d)} ${where}`, bindings)
         .then((found) => ({ rows: found, referenced: [] }));
     } else {
       if (!d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
       // The page once (a CTE read twice is materialised), then for each expansion the records its rows
       // refer to, told apart by `k` (0: the page). UNION ALL without ORDER BY gives its branches' rows in
       // turn, and the page's in the CTE's order: nothing here can run in parallel (a CTE scan cannot).
-      const columns = (alias: string) => `${alias}.id, ${d.jsonText(`${alias}.data`)} AS data, ${alias}.version, ${alias}.created_at, ${alias}.updated_at`;
-      const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${columns('e')} FROM ${e.table} AS e `
+      const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${listedColumns(d, 'e')} FROM ${e.table} AS e `
         + `WHERE e.tenant_id = ? AND ${d.embedding!.referencedBy('e.id', 'page', e.field, e.many)}`);
       const text = `WITH page AS MATERIALIZED (SELECT id, data, version, created_at, updated_at ${where}) `
-        + `SELECT 0 AS k, ${columns('page')} FROM page${referenced.join('')}`;
+        + `SELECT 0 AS k, ${listedColumns(d, 'page')} FROM page${referenced.join('')}`;
       rows = this.db.sql(rc).rows<ListedRow & { k: number }>(text, [...bindings, ...embeds.map(() => rc.tenantId!)]).then((found) => {
         const split = { rows: [] as ListedRow[], referenced: embeds.map((): ListedRow[] => []) };
         for (const row of found) (row.k === 0 ? split.rows : split.referenced[row.k - 1]).push(row);
@@ -253,23 +259,23 @@ export class RecordsRepository {
   }
 
   /**
-   * One page of an export (limit + 1 rows, as `list`), each record handed to `onJson` as its JSON text as
-   * soon as the driver reads it: built by the database (dialects with `recordJsonText`), byte for byte what
-   * `toRecordJson` writes for the row, one string per record and nothing collected. Resolves with the count.
+   * One page of an export (limit + 1 rows, as `list`), each record handed to `onJson` as its JSON text
+   * (`toRecordJson`) as soon as the driver reads the row, nothing collected (engines with `eachRow`; see
+   * `streamsJsonTexts`). Resolves with the number of rows.
    */
   async eachJsonText(rc: RequestContext, schema: CompiledSchema, query: ListQuery, onJson: (json: string) => void): Promise<number> {
-    const d = this.db.dialect;
-    if (!d.recordJsonText) throw new Error('eachJsonText: this engine builds the records\' JSON in code');
     const started = performance.now();
     const { where, bindings } = this.page(rc, schema, query);
-    const count = await this.db.eachRow(rc, `SELECT ${d.recordJsonText()} ${where}`, bindings, (row) => onJson(row[0] as string));
+    const count = await this.db.eachRow(rc, `SELECT ${listedColumns(this.db.dialect)} ${where}`, bindings, ([id, data, version, created, updated]) => {
+      onJson(recordJson({ id: id as string, data, version: version as number, created_at: created as string, updated_at: updated as string }));
+    });
     this.adviseIfSlow(rc, schema, query, started);
     return count;
   }
 
-  /** Whether `eachJsonText` serves this engine (the database writes the records' JSON, row by row). */
+  /** Whether `eachJsonText` serves this engine (its driver hands rows over one by one). */
   get streamsJsonTexts(): boolean {
-    return Boolean(this.db.dialect.recordJsonText && this.db.dialect.eachRow);
+    return Boolean(this.db.dialect.eachRow);
   }
 
   /** Logs a list slower than SLOW_LIST_MS with the index that would serve it. */

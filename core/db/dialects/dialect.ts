@@ -200,11 +200,6 @@ export interface Dialect {
   jsonSet(column: string, field: string, value: string, type: 'integer' | 'string'): string;
   /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
   jsonText(column: string): string;
-  /**
-   * SQL expression of a record table's row as the record's JSON text, byte for byte what `recordJson`
-   * (core/data/records.repository.ts) writes for the row; absent where the engine leaves that to code.
-   */
-  recordJsonText?(): string;
   /** Serialises a JSON document for a json/jsonb column. */
   toJson(value: unknown): unknown;
   /** Parses a json/jsonb column value read back from the driver. */

@@ -170,10 +170,6 @@ export const postgresDialect: Dialect = {
     return `jsonb_set(${column}, '{${field}}', to_jsonb((${value})::${type === 'integer' ? 'bigint' : 'text'}))`;
   },
   jsonText: (column: string) => `${column}::text`,
-  // to_json escapes text as JSON.stringify does (", \\, \b \f \n \r \t, other controls as \u00xx; PostgreSQL
-  // text holds no NUL and no lone surrogate); left(substr(...)) is the document's members without its braces.
-  recordJsonText: () => `'{"id":' || to_json(id)::text || CASE WHEN data = '{}'::jsonb THEN '' ELSE ',' || left(substr(data::text, 2), -1) END`
-    + ` || ',"createdAt":' || to_json(created_at)::text || ',"updatedAt":' || to_json(updated_at)::text || ',"version":' || version::text || '}'`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'ILIKE',
