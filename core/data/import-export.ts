@@ -1,5 +1,4 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import type { Database } from '../db/database.js';
 import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
 import type { RequestContext } from '../kernel/request-context.js';
@@ -7,26 +6,35 @@ import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js'
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, ItemsFailed, MAX_LISTED_ERRORS } from './bulk.js';
 import { parseListQuery } from './list-query.js';
+import type { ListedRow } from './records.repository.js';
 import type { RecordsService } from './records.service.js';
 
 export type TransferFormat = 'ndjson' | 'csv';
 
-/** Rows per keyset page of an export: one page in memory at a time. */
+/** Rows per keyset page of an NDJSON export. */
 const EXPORT_PAGE = 1000;
 /**
- * Characters of NDJSON per chunk written. A page as one string (~250 KiB for 1000 small records) lands in
- * V8's large-object space, which only a full collection empties: an export of 1,000,000 records on SQLite
- * grew the process by ~40 MiB. Chunks under the large-object size (128 KiB) die young (~20 MiB, and less CPU).
+ * Rows per keyset page of a CSV export. csv-stringify allocates about four times what an NDJSON line costs
+ * (a young collection every ~500 rows, against ~2,200), so a page of 1000 lived through two young collections
+ * and its chunks (and the driver's socket reads) were often promoted: on PostgreSQL up to 51-60 MiB of Buffers
+ * waited for full collections (24-32 during an export of 1,000,000 records), peak RSS 152-159 MiB (pages of
+ * 500: 130 or 159). Pages of 250: 2-6 MiB, 2 full collections, peak 128-142 MiB, the same records/s.
  */
-const EXPORT_CHUNK = 32 * 1024;
+const CSV_PAGE = 250;
 /**
- * Bytes per chunk where the driver hands rows over one by one (PostgreSQL). Each record's JSON text is encoded
- * into the chunk as the row is read, so no page of rows is ever held: a page of 1000 row objects, held while it
+ * Bytes per chunk of an export. Each record's text is encoded into the chunk as its row is read (on
+ * PostgreSQL as the driver reads it), so no page of rows is held: a page of 1000 row objects, held while it
  * arrived and was written out, was alive at young collections and promoted (~380 MB over an export of
  * 1,000,000 records, RSS 172 MiB at peak); encoded at once, ~30 MB are (peak ~112 MiB). What waits for the
- * client is then bytes outside V8's heap.
+ * client is then bytes outside V8's heap. (A page as one string, ~250 KiB, would land in V8's large-object
+ * space, which only a full collection empties.)
  */
 const EXPORT_BYTES = 64 * 1024;
+/**
+ * CSV rows stringified at once: csv-stringify's sync API prepares its options on each call, so one call per
+ * row would cost more than the row; a few rows' cells are all that wait for it.
+ */
+const CSV_ROWS = 100;
 
 export interface ImportError {
   line: number;
@@ -67,66 +75,51 @@ export class RecordTransfer {
    */
   async export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Promise<Readable> {
     const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, format: _format, ...rest } = query;
-    const parsed = { ...parseListQuery(rest, schema.types), limit: EXPORT_PAGE, offset: 0, count: false, fields: null };
+    const pageRows = format === 'csv' ? CSV_PAGE : EXPORT_PAGE;
+    const parsed = { ...parseListQuery(rest, schema.types), limit: pageRows, offset: 0, count: false, fields: null };
     const repository = this.records.repository;
-    async function* pages() {
-      for (;;) {
-        const { rows } = await repository.list(rc, schema, parsed);
-        const page = rows.slice(0, EXPORT_PAGE);
-        if (page.length) yield page;
-        if (rows.length <= EXPORT_PAGE) return;
-        const last = repository.toRecord(page[page.length - 1]);
-        parsed.cursor = parsed.sort.map((s) => (last[s.field] ?? null) as unknown);
-      }
-    }
+    // Each row, as the driver reads it, is written at once into `bytes` (NDJSON: its line; CSV: its cells, a
+    // few rows at a time through csv-stringify), so no page of rows is held while the client reads.
+    const bytes = new TextBytes();
+    let write: (row: ListedRow) => void;
+    let flush = () => {};
     if (format === 'ndjson') {
-      if (repository.streamsJsonTexts) {
-        return Readable.from((async function* ndjsonBytes() {
-          const bytes = new LineBytes();
-          for (;;) {
-            let seen = 0;
-            let last = '';
-            const found = await repository.eachJsonText(rc, schema, parsed, (json) => {
-              // The row past the page only tells that more follow.
-              if (++seen > EXPORT_PAGE) return;
-              bytes.add(json);
-              last = json;
-            });
-            yield* bytes.take();
-            if (found <= EXPORT_PAGE) return;
-            const record = JSON.parse(last) as Record<string, unknown>;
-            parsed.cursor = parsed.sort.map((s) => (record[s.field] ?? null) as unknown);
-          }
-        })(), { objectMode: false });
-      }
-      return Readable.from((async function* ndjson() {
-        let chunk = '';
-        for await (const page of pages()) {
-          for (const row of page) {
-            chunk += `${repository.toRecordJson(row)}\n`;
-            if (chunk.length >= EXPORT_CHUNK) {
-              yield chunk;
-              chunk = '';
-            }
-          }
-        }
-        if (chunk) yield chunk;
-      })(), { objectMode: false });
+      write = (row) => bytes.add(repository.toRecordJson(row), true);
+    } else {
+      const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
+      const { stringify: stringifyCsv } = await import('csv-stringify/sync');
+      // csv-stringify writes false as an empty cell by default: booleans are written as true/false.
+      const options = { columns, header: false, cast: { boolean: (v: boolean) => String(v) } };
+      bytes.add(stringifyCsv([], { ...options, header: true }), false);
+      let cells: unknown[][] = [];
+      flush = () => {
+        if (cells.length) bytes.add(stringifyCsv(cells, options), false);
+        cells = [];
+      };
+      write = (row) => {
+        const record = repository.toRecord(row);
+        cells.push(columns.map((c) => csvCell(record[c])));
+        if (cells.length >= CSV_ROWS) flush();
+      };
     }
-    const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
-    const { stringify: stringifyCsv } = await import('csv-stringify');
-    // csv-stringify writes false as an empty cell by default: booleans are written as true/false.
-    const csv = stringifyCsv({ header: true, columns, cast: { boolean: (v) => String(v) } });
-    const rows = Readable.from((async function* csvRows() {
-      for await (const page of pages()) {
-        for (const row of page) {
-          const record = repository.toRecord(row);
-          yield columns.map((c) => csvCell(record[c]));
-        }
+    return Readable.from((async function* exported() {
+      yield* bytes.take();
+      for (;;) {
+        let seen = 0;
+        let last: ListedRow | null = null;
+        const found = await repository.eachListedRow(rc, schema, parsed, (row) => {
+          // The row past the page only tells that more follow.
+          if (++seen > pageRows) return;
+          write(row);
+          last = row;
+        });
+        flush();
+        yield* bytes.take();
+        if (found <= pageRows) return;
+        const record = repository.toRecord(last!);
+        parsed.cursor = parsed.sort.map((s) => (record[s.field] ?? null) as unknown);
       }
-    })());
-    pipeline(rows, csv).catch((err) => csv.destroy(err));
-    return csv;
+    })(), { objectMode: false });
   }
 
   /**
@@ -238,25 +231,29 @@ export class RecordTransfer {
   }
 }
 
-/** NDJSON lines encoded into Buffers of EXPORT_BYTES (or one line's size) as they are added (see EXPORT_BYTES). */
-class LineBytes {
+/** Export text encoded into Buffers of EXPORT_BYTES (or one text's size) as it is added (see EXPORT_BYTES). */
+class TextBytes {
   private chunks: Buffer[] = [];
   private chunk = Buffer.allocUnsafe(EXPORT_BYTES);
   private used = 0;
 
-  add(line: string): void {
-    // A UTF-16 code unit takes at most 3 bytes of UTF-8, and the newline 1.
-    const most = line.length * 3 + 1;
-    if (this.used + most > this.chunk.length) {
-      if (this.used) this.chunks.push(this.chunk.subarray(0, this.used));
-      this.chunk = Buffer.allocUnsafe(Math.max(EXPORT_BYTES, most));
-      this.used = 0;
+  /** Adds `text`, followed by a newline if `line`. */
+  add(text: string, line: boolean): void {
+    // A UTF-16 code unit takes at most 3 bytes of UTF-8, and the newline 1. Counted exactly only when that
+    // bound does not fit: for a long text (CSV rows come many at once) it would start a new chunk far too early.
+    if (this.used + text.length * 3 + 1 > this.chunk.length) {
+      const size = Buffer.byteLength(text) + 1;
+      if (this.used + size > this.chunk.length) {
+        if (this.used) this.chunks.push(this.chunk.subarray(0, this.used));
+        this.chunk = Buffer.allocUnsafe(Math.max(EXPORT_BYTES, size));
+        this.used = 0;
+      }
     }
-    this.used += this.chunk.write(line, this.used);
-    this.chunk[this.used++] = 10;
+    this.used += this.chunk.write(text, this.used);
+    if (line) this.chunk[this.used++] = 10;
   }
 
-  /** The chunks so far, the one being filled included; the next line starts a new chunk. */
+  /** The chunks so far, the one being filled included; the next text starts a new chunk. */
   take(): Buffer[] {
     const chunks = this.chunks;
     if (this.used) chunks.push(this.chunk.subarray(0, this.used));

@@ -259,23 +259,17 @@ export class RecordsRepository {
   }
 
   /**
-   * One page of an export (limit + 1 rows, as `list`), each record handed to `onJson` as its JSON text
-   * (`toRecordJson`) as soon as the driver reads the row, nothing collected (engines with `eachRow`; see
-   * `streamsJsonTexts`). Resolves with the number of rows.
+   * One page of an export (limit + 1 rows, as `list`), each row handed to `onRow` as soon as the driver reads
+   * it, nothing collected (Database.eachRow). Resolves with the number of rows.
    */
-  async eachJsonText(rc: RequestContext, schema: CompiledSchema, query: ListQuery, onJson: (json: string) => void): Promise<number> {
+  async eachListedRow(rc: RequestContext, schema: CompiledSchema, query: ListQuery, onRow: (row: ListedRow) => void): Promise<number> {
     const started = performance.now();
     const { where, bindings } = this.page(rc, schema, query);
     const count = await this.db.eachRow(rc, `SELECT ${listedColumns(this.db.dialect)} ${where}`, bindings, ([id, data, version, created, updated]) => {
-      onJson(recordJson({ id: id as string, data, version: version as number, created_at: created as string, updated_at: updated as string }));
+      onRow({ id: id as string, data, version: version as number, created_at: created as string, updated_at: updated as string });
     });
     this.adviseIfSlow(rc, schema, query, started);
     return count;
-  }
-
-  /** Whether `eachJsonText` serves this engine (its driver hands rows over one by one). */
-  get streamsJsonTexts(): boolean {
-    return Boolean(this.db.dialect.eachRow);
   }
 
   /** Logs a list slower than SLOW_LIST_MS with the index that would serve it. */

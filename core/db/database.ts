@@ -84,10 +84,9 @@ export class Database {
 
   /**
    * Runs a SELECT in rc's transaction (else on the pool), handing each row to `onRow` as the driver reads it
-   * instead of collecting them (engines with Dialect.eachRow).
+   * instead of collecting them.
    */
   eachRow(rc: RequestContext | null | undefined, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number> {
-    if (!this.dialect.eachRow) throw new Error(`eachRow: ${this.dialect.name} hands rows over only once all are read`);
     return this.dialect.eachRow(this.connections(rc), sql, bindings, onRow);
   }
 

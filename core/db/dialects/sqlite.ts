@@ -15,6 +15,8 @@ interface Statement {
   reader: boolean;
   all(...args: unknown[]): unknown[];
   run(...args: unknown[]): { changes: number };
+  raw(toggle?: boolean): Statement;
+  iterate(...args: unknown[]): IterableIterator<unknown>;
 }
 
 interface BetterSqliteConnection {
@@ -129,6 +131,20 @@ function runStatement<T>(connection: BetterSqliteConnection, sql: string, bindin
 }
 
 /**
+ * Hands each row of a SELECT to `onRow` (its values in order) as better-sqlite3 steps to it, synchronously,
+ * so nothing can take the connection in between. A statement of its own (raw mode is the statement's).
+ */
+function eachRowOf(connection: BetterSqliteConnection, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): number {
+  const statement = prepared(connection, `${sql} -- rows`).raw(true);
+  let count = 0;
+  for (const row of statement.iterate(...driverArgs(bindings))) {
+    count += 1;
+    onRow(row as unknown[]);
+  }
+  return count;
+}
+
+/**
  * On a connection of the pool or of the transaction, with prepared statements kept per connection: knex
  * prepares every statement anew. On the pool's connection while it is idle, the statement runs at once:
  * better-sqlite3 runs it synchronously, so nothing can take the connection in between, and acquiring and
@@ -136,12 +152,17 @@ function runStatement<T>(connection: BetterSqliteConnection, sql: string, bindin
  * statement) would change nothing but the cost.
  */
 async function rowsOf<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  return onConnection(conn, (connection) => runStatement<T>(connection, sql, bindings));
+}
+
+/** Runs `use` on the pool's connection at once if it is idle (see rowsOf), else on one acquired from `conn`. */
+async function onConnection<T>(conn: PoolClient, use: (connection: BetterSqliteConnection) => T): Promise<T> {
   const idle = idleConnection(conn);
-  if (idle) return runStatement<T>(idle, sql, bindings);
+  if (idle) return use(idle);
   const client = conn as unknown as KnexClient;
   const connection = await client.acquireConnection();
   try {
-    return runStatement<T>(connection, sql, bindings);
+    return use(connection);
   } finally {
     await client.releaseConnection(connection);
   }
@@ -177,6 +198,10 @@ export const sqliteDialect: Dialect = {
   async rows<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     countQuery();
     return rowsOf<T>(conn, sql, bindings);
+  },
+  async eachRow(conn: PoolClient, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number> {
+    countQuery();
+    return onConnection(conn, (connection) => eachRowOf(connection, sql, bindings, onRow));
   },
   async runWrites(_client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
     return runWritesNow(connection as BetterSqliteConnection, writes);
