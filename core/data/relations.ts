@@ -5,7 +5,7 @@ import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
 import { takeMembers } from './json-members.js';
-import { recordJson, type DataRecord, type EmbeddedExpansion, type ListedRow, type RecordRow } from './records.repository.js';
+import { recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type OnDelete = 'restrict' | 'set_null' | 'cascade';
@@ -85,17 +85,6 @@ export function expandTree(paths: readonly string[][]): ExpandTree {
     }
   }
   return tree;
-}
-
-/**
- * A row with `fields` taken out of its document: the document's JSON text without them, and their values
- * (undefined where the document lacks one), found without parsing the rest of the document.
- */
-function splitRow(row: Omit<RecordRow, 'tenant_id'>, fields: readonly string[]): { row: Omit<RecordRow, 'tenant_id'>; values: unknown[] } {
-  const text = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
-  const taken = takeMembers(text, fields);
-  if (!taken) return { row, values: [] };
-  return { row: { id: row.id, data: taken.rest, version: row.version, created_at: row.created_at, updated_at: row.updated_at }, values: taken.values };
 }
 
 /** A relation field's value as JSON text, with the embedded records' texts in place of their ids (null: not found or unreadable). */
@@ -283,7 +272,8 @@ export class Relations implements SchemaChangeGuard {
     rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, read: ReadonlyMap<string, readonly ListedRow[]> = new Map(),
   ): Promise<string[]> {
     const fields = [...tree.keys()];
-    const split = rows.map((row) => splitRow(row, fields));
+    const quoted = fields.map((field) => JSON.stringify(field));
+    const taken = rows.map((row) => takeMembers(typeof row.data === 'string' ? row.data : JSON.stringify(row.data), fields, quoted));
     const embedded: Array<Map<string, string>> = [];
     for (const [i, field] of fields.entries()) {
       const r = relationsOf(schema.schema).find((x) => x.field === field)!;
@@ -295,18 +285,20 @@ export class Relations implements SchemaChangeGuard {
       let found = read.get(field);
       if (!found) {
         const ids = new Set<string>();
-        for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
+        for (const cut of taken) if (cut) for (const id of idsIn(cut.values[i])) ids.add(id);
         found = await this.repository.byIds(rc, target, [...ids]);
       }
       const deeper = tree.get(field)!;
       const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
       embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
     }
-    const keys = fields.map((field) => `,${JSON.stringify(field)}:`);
-    return split.map(({ row, values }) => {
+    const keys = quoted.map((key) => `,${key}:`);
+    return rows.map((row, n) => {
+      const cut = taken[n];
+      if (!cut) return recordJson(row);
       let extra = '';
-      for (let i = 0; i < keys.length; i++) if (values[i] !== undefined) extra += keys[i] + embed(values[i], embedded[i]);
-      return recordJson(row, extra);
+      for (let i = 0; i < keys.length; i++) if (cut.values[i] !== undefined) extra += keys[i] + embed(cut.values[i], embedded[i]);
+      return recordJsonOf(row, cut.members, extra);
     });
   }
 
