@@ -73,7 +73,13 @@ function mentions(text: string, quoted: readonly string[], from: number): boolea
  */
 function fieldAt(text: string, keyStart: number, keyEnd: number, fields: readonly string[], quoted: readonly string[]): number {
   const length = keyEnd - keyStart;
-  for (let f = 0; f < quoted.length; f++) if (quoted[f].length === length && text.startsWith(quoted[f], keyStart)) return f;
+  let longer = false;
+  for (let f = 0; f < quoted.length; f++) {
+    if (quoted[f].length === length && text.startsWith(quoted[f], keyStart)) return f;
+    if (length > quoted[f].length) longer = true;
+  }
+  // An escape takes more characters than the letter it stands for: only a longer key may spell a field.
+  if (!longer) return -1;
   for (let j = keyStart + 1; j < keyEnd - 1; j++) {
     if (text.charCodeAt(j) === BACKSLASH) return fields.indexOf(JSON.parse(text.slice(keyStart, keyEnd)) as string);
   }
