@@ -141,10 +141,12 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   let draining = false;
   /** Once shutdown began, every response (also of a request already under way) closes its connection. */
   class DrainingResponse extends ServerResponse {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- writeHead's overloads, passed on as they came
-    override writeHead(statusCode: number, ...rest: any[]): this {
+    // writeHead(status, headers?) or writeHead(status, reason, headers?), passed on as they came (no rest
+    // array per response: Node reads an undefined third argument as absent).
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- writeHead's overloads
+    override writeHead(statusCode: number, reasonOrHeaders?: any, headers?: any): this {
       if (draining && !this.headersSent) this.setHeader('Connection', 'close');
-      return ServerResponse.prototype.writeHead.apply(this, [statusCode, ...rest] as never) as this;
+      return super.writeHead(statusCode, reasonOrHeaders, headers);
     }
   }
   const handle = koa.callback();

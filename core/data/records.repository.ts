@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import type { Dialect } from '../db/dialects/dialect.js';
 import { forUpdateClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../kernel/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -67,6 +68,12 @@ function pageLimit(query: Pick<ListQuery, 'limit' | 'offset'>, filtered: boolean
   if (!Number.isSafeInteger(limit) || limit < 1) throw new Error(`list: bad limit ${query.limit}`);
   if (filtered) return { sql: ' LIMIT ? OFFSET ?', bindings: [limit, Number(query.offset) || 0] };
   return query.offset ? { sql: ` LIMIT ${limit} OFFSET ?`, bindings: [query.offset] } : { sql: ` LIMIT ${limit}`, bindings: [] };
+}
+
+/** The columns of a listed row (ListedRow), in this order, of table `alias` if given: the document as JSON text. */
+function listedColumns(d: Dialect, alias = ''): string {
+  const a = alias ? `${alias}.` : '';
+  return `${a}id, ${d.jsonText(`${a}data`)} AS data, ${a}version, ${a}created_at, ${a}updated_at`;
 }
 
 /** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
@@ -227,32 +234,22 @@ export class RecordsRepository {
     rc: RequestContext, schema: CompiledSchema, query: ListQuery, embeds: readonly EmbeddedExpansion[] = [],
   ): Promise<{ rows: ListedRow[]; referenced: ListedRow[][]; total: number | null; totalEstimated: boolean }> {
     const started = performance.now();
-    const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
-    const filters = new SqlParts();
-    sql.applyFilters(filters, query.filters);
-    const page = new SqlParts();
-    sql.applyFilters(page, query.filters);
-    if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
-    sql.applySort(page, query.sort);
+    const { where, bindings, filters } = this.page(rc, schema, query);
     // The document as JSON text on both engines: the data API splices it into the response as it is.
     const d = this.db.dialect;
-    const limit = pageLimit(query, query.filters.length > 0);
-    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
-    const bindings = [rc.tenantId!, ...page.bindings, ...limit.bindings];
     let rows: Promise<{ rows: ListedRow[]; referenced: ListedRow[][] }>;
     if (!embeds.length) {
-      rows = this.db.sql(rc).rows<ListedRow>(`SELECT id, ${d.jsonText('data')} AS data, version, created_at, updated_at ${where}`, bindings)
+      rows = this.db.sql(rc).rows<ListedRow>(`SELECT ${listedColumns(d)} ${where}`, bindings)
         .then((found) => ({ rows: found, referenced: [] }));
     } else {
       if (!d.embedding) throw new Error('list: this engine reads expansions with queries of their own');
       // The page once (a CTE read twice is materialised), then for each expansion the records its rows
       // refer to, told apart by `k` (0: the page). UNION ALL without ORDER BY gives its branches' rows in
       // turn, and the page's in the CTE's order: nothing here can run in parallel (a CTE scan cannot).
-      const columns = (alias: string) => `${alias}.id, ${d.jsonText(`${alias}.data`)} AS data, ${alias}.version, ${alias}.created_at, ${alias}.updated_at`;
-      const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${columns('e')} FROM ${e.table} AS e `
+      const referenced = embeds.map((e, i) => ` UNION ALL SELECT ${i + 1}, ${listedColumns(d, 'e')} FROM ${e.table} AS e `
         + `WHERE e.tenant_id = ? AND ${d.embedding!.referencedBy('e.id', 'page', e.field, e.many)}`);
       const text = `WITH page AS MATERIALIZED (SELECT id, data, version, created_at, updated_at ${where}) `
-        + `SELECT 0 AS k, ${columns('page')} FROM page${referenced.join('')}`;
+        + `SELECT 0 AS k, ${listedColumns(d, 'page')} FROM page${referenced.join('')}`;
       rows = this.db.sql(rc).rows<ListedRow & { k: number }>(text, [...bindings, ...embeds.map(() => rc.tenantId!)]).then((found) => {
         const split = { rows: [] as ListedRow[], referenced: embeds.map((): ListedRow[] => []) };
         for (const row of found) (row.k === 0 ? split.rows : split.referenced[row.k - 1]).push(row);
@@ -261,12 +258,50 @@ export class RecordsRepository {
     }
     const total = query.count ? this.total(rc, schema, query, filters) : Promise.resolve({ total: null, estimated: false });
     const [found, counted] = await Promise.all([rows, total]);
-    const ms = performance.now() - started;
-    if (ms >= SLOW_LIST_MS) {
-      const advice = slowListAdvice(schema, query, ms);
-      if (advice) rc.logger?.warn(advice.log, advice.message);
-    }
+    this.adviseIfSlow(rc, schema, query, started);
     return { ...found, total: counted.total, totalEstimated: counted.estimated };
+  }
+
+  /**
+   * One page of an export (limit + 1 rows, as `list`), each record handed to `onJson` as its JSON text
+   * (`toRecordJson`) as soon as the driver reads the row, nothing collected (engines with `eachRow`; see
+   * `streamsJsonTexts`). Resolves with the number of rows.
+   */
+  async eachJsonText(rc: RequestContext, schema: CompiledSchema, query: ListQuery, onJson: (json: string) => void): Promise<number> {
+    const started = performance.now();
+    const { where, bindings } = this.page(rc, schema, query);
+    const count = await this.db.eachRow(rc, `SELECT ${listedColumns(this.db.dialect)} ${where}`, bindings, ([id, data, version, created, updated]) => {
+      onJson(recordJson({ id: id as string, data, version: version as number, created_at: created as string, updated_at: updated as string }));
+    });
+    this.adviseIfSlow(rc, schema, query, started);
+    return count;
+  }
+
+  /** Whether `eachJsonText` serves this engine (its driver hands rows over one by one). */
+  get streamsJsonTexts(): boolean {
+    return Boolean(this.db.dialect.eachRow);
+  }
+
+  /** Logs a list slower than SLOW_LIST_MS with the index that would serve it. */
+  private adviseIfSlow(rc: RequestContext, schema: CompiledSchema, query: ListQuery, started: number): void {
+    const ms = performance.now() - started;
+    if (ms < SLOW_LIST_MS) return;
+    const advice = slowListAdvice(schema, query, ms);
+    if (advice) rc.logger?.warn(advice.log, advice.message);
+  }
+
+  /** A list page's FROM ... LIMIT clause and its bindings, and the filters alone (for the total). */
+  private page(rc: RequestContext, schema: CompiledSchema, query: ListQuery): { where: string; bindings: unknown[]; filters: SqlParts } {
+    const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
+    const filters = new SqlParts();
+    sql.applyFilters(filters, query.filters);
+    const page = new SqlParts();
+    sql.applyFilters(page, query.filters);
+    if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
+    sql.applySort(page, query.sort);
+    const limit = pageLimit(query, query.filters.length > 0);
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
+    return { where, bindings: [rc.tenantId!, ...page.bindings, ...limit.bindings], filters };
   }
 
   private async total(rc: RequestContext, schema: CompiledSchema, query: ListQuery, filters: SqlParts): Promise<{ total: number; estimated: boolean }> {

@@ -82,6 +82,15 @@ export class Database {
     return this.dialect.estimateRows(this.connections(rc), sql, bindings);
   }
 
+  /**
+   * Runs a SELECT in rc's transaction (else on the pool), handing each row to `onRow` as the driver reads it
+   * instead of collecting them (engines with Dialect.eachRow).
+   */
+  eachRow(rc: RequestContext | null | undefined, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number> {
+    if (!this.dialect.eachRow) throw new Error(`eachRow: ${this.dialect.name} hands rows over only once all are read`);
+    return this.dialect.eachRow(this.connections(rc), sql, bindings, onRow);
+  }
+
   /** See Dialect.externalChangeToken; read in rc's transaction when there is one. */
   externalChangeToken(rc: RequestContext | null | undefined): Promise<number | null> {
     return this.dialect.externalChangeToken(this.connections(rc));

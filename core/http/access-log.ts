@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { writeInfoLine } from '../logger.js';
 import type { AppContext } from './app-state.js';
 
 /**
@@ -11,7 +12,7 @@ export function logRequest(logger: Logger, ctx: AppContext, status: number, ende
   if (!logger.isLevelEnabled(level)) return;
   const state = ctx.state;
   const ms = Number(endedAt - state.startedAt) / 1e6;
-  logger[level]({
+  const line = {
     requestId: state.requestId,
     method: ctx.method,
     route: state.routePath ?? null,
@@ -20,5 +21,7 @@ export function logRequest(logger: Logger, ctx: AppContext, status: number, ende
     ms: Math.round(ms * 10) / 10,
     tenantId: state.rc?.tenantId ?? state.tenant?.id ?? null,
     userId: state.principal?.userId ?? null,
-  }, 'request');
+  };
+  if (level === 'info') writeInfoLine(logger, line, 'request');
+  else logger.error(line, 'request');
 }

@@ -7,7 +7,7 @@ import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
-import { Forbidden, ModuleDisabled, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
+import { Forbidden, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
@@ -47,6 +47,11 @@ export interface RouteSpec {
   role?: TenantRole;
   /** Licensed module gating this route; defaults to the pack's. A function decides per request (the data API). */
   module?: string | null | ((ctx: AppContext) => string | null);
+  /**
+   * A public route that does not exist for a tenant without its module (the storefront, CRM's public events:
+   * CONTRACT 11.1): answers 404 not_found with this message instead of 403 module_disabled. Needs a fixed `module`.
+   */
+  absentWithoutModule?: string;
   /** Envelope family; defaults to the path's (JSend under /metadata and /data). */
   family?: RouteFamily;
   /** Success status, default 200. */
@@ -150,6 +155,9 @@ export class PackRouter {
     if (spec.auth === 'public' && !spec.tenantParam && spec.module) {
       throw new Error(`${method.toUpperCase()} ${path}: a public route gated by a module needs tenantParam`);
     }
+    if (spec.absentWithoutModule !== undefined && (spec.auth !== 'public' || typeof spec.module !== 'string')) {
+      throw new Error(`${method.toUpperCase()} ${path}: absentWithoutModule is for a public route with a fixed module`);
+    }
     if (spec.tenantParam && !path.includes(`:${spec.tenantParam}`)) {
       throw new Error(`${method.toUpperCase()} ${path}: tenantParam "${spec.tenantParam}" is not a path parameter`);
     }
@@ -234,7 +242,8 @@ async function runHandler(ctx: AppContext, run: RouteRun, family: RouteFamily, b
   }
 
   const result = await run.handler(ctx);
-  if (ctx.body === undefined || ctx.body === null) {
+  // A handler that wrote its body itself, or answered 304 (which has none), is done.
+  if ((ctx.body === undefined || ctx.body === null) && ctx.status !== 304) {
     ctx.status = run.status;
     const envelope = successEnvelope(family, result === undefined ? null : result);
     // The content type goes straight to the response, as Koa would set it (ctx.type looks it up per request):
@@ -292,7 +301,7 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
     if (id !== null) {
       const found = await deps.tenants.lookup(null, id, appCode ?? null);
       if (!found || found.tenant.status !== 'active') throw TenantNotFound(id);
-      if (!found.moduleEnabled) throw ModuleDisabled(appCode!);
+      if (!found.moduleEnabled) throw spec.absentWithoutModule === undefined ? ModuleDisabled(appCode!) : NotFound(spec.absentWithoutModule);
       ctx.state.tenant = found.tenant;
       tenantId = id;
     }

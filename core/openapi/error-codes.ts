@@ -36,7 +36,7 @@ export function routeErrorCodes(spec: RouteSpec, hasBody: boolean, hasModule: bo
     if (!spec.tenantParam) codes.add('tenant_required');
   }
   if (spec.auth === 'public' && spec.tenantParam) codes.add('tenant_not_found');
-  if (hasModule && (tenantScoped || spec.tenantParam)) codes.add('module_disabled');
+  if (hasModule && (tenantScoped || spec.tenantParam)) codes.add(spec.absentWithoutModule === undefined ? 'module_disabled' : 'not_found');
   if (hasBody) codes.add('invalid_json').add('validation_failed').add('payload_too_large').add('unsupported_media_type');
   if (spec.query) codes.add('validation_failed');
   if (spec.idempotent) codes.add('idempotency_key_reused').add('conflict').add('validation_failed');

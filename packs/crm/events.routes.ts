@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
-import { bffSuccess, clientKey, NotFound, pageResponse, RateLimited } from '../../core/pack-api.js';
+import { bffSuccess, clientKey, pageResponse, RateLimited } from '../../core/pack-api.js';
 import type { AppContext, JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
 import { customerRefParamOf } from './customer-ref.js';
 import { eventBodySchema, type EventInput } from './events.service.js';
@@ -76,13 +76,11 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Record a first-party event from a storefront (no authentication; known types only; rate-limited per client address)',
     description: 'A User-Agent that looks like a bot stores the event with bot: true. The client address is never stored. '
       + 'Answers 404 not_found when the tenant has no crm module.',
-    tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: null, status: 201, body: eventBodySchema(true), response: recordedResponse,
+    tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: 'crm', absentWithoutModule: 'This site takes no events', status: 201, body: eventBodySchema(true), response: recordedResponse,
     answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
     errors: ['validation_failed', 'tenant_not_found', 'not_found', 'rate_limited'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
-    const found = await pack.tenants.lookup(null, ctx.params.tenantId, 'crm');
-    if (!found?.moduleEnabled) throw NotFound('This site takes no events');
     const hit = await pack.rateLimits.hit(rc, `crm-events:${clientDigest(pack, ctx.ip)}`, rate);
     if (!hit.allowed) throw RateLimited(hit.retryAfterSeconds, [], { 'Retry-After': String(hit.retryAfterSeconds) });
     const bot = isbot(ctx.get('User-Agent'));

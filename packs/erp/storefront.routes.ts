@@ -1,4 +1,4 @@
-import { NotFound, pageResponse, sendCacheable, sendCacheableTagged, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { pageResponse, sendCacheable, sendCacheableTagged, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { storefrontViewOf } from './catalog.service.js';
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
@@ -19,15 +19,11 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
   const catalog = pack.use('erp.catalog');
   const tags = ['public'];
   // Without `erp` the storefront does not exist for the tenant: 404, not 403 (CONTRACT 11.1).
-  // The tenant look-up (kept in memory, told of changes by every process) answers for the module too.
-  const requireErp = async (tenantId: string) => {
-    if (!(await pack.tenants.lookup(null, tenantId, 'erp'))?.moduleEnabled) throw NotFound('No storefront');
-  };
-  const rcOf = (tenantId: string, requestId: string) => ({ tenantId, principal: null, requestId, logger: pack.logger });
+  const gate = { auth: 'public', tenantParam: 'tenantId', module: 'erp', absentWithoutModule: 'No storefront' } as const;
 
   router.get('/public/tenant/:tenantId/products', {
     summary: 'Active products of a storefront (?sku=, ?q= case-insensitive on name and sku, limit, offset)',
-    tags, auth: 'public', tenantParam: 'tenantId', module: null,
+    tags, ...gate,
     query: {
       type: 'object',
       properties: {
@@ -37,19 +33,15 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
     },
     response: pageResponse(storefrontProduct), errors: ['not_found'],
   }, async (ctx) => {
-    const tenantId = ctx.params.tenantId;
-    await requireErp(tenantId);
-    sendCacheable(ctx, await catalog.storefrontList(rcOf(tenantId, ctx.state.requestId), ctx.state.query), MAX_AGE);
+    sendCacheable(ctx, await catalog.storefrontList(ctx.state.rc, ctx.state.query), MAX_AGE);
   });
 
   router.get('/public/tenant/:tenantId/products/:sku', {
     summary: 'One active product of a storefront by sku, with gross price and stock (ETag; If-None-Match answers 304)',
-    tags, auth: 'public', tenantParam: 'tenantId', module: null, response: storefrontProduct, errors: ['not_found'],
+    tags, ...gate, response: storefrontProduct, errors: ['not_found'],
     answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
-    const tenantId = ctx.params.tenantId;
-    await requireErp(tenantId);
-    const rc = rcOf(tenantId, ctx.state.requestId);
+    const rc = ctx.state.rc;
     const product = await catalog.storefrontRecord(rc, ctx.params.sku);
     const tag = catalog.storefrontTag(product);
     // Known from the stored product (one without images): a matching If-None-Match answers 304 before the

@@ -1,5 +1,7 @@
 import { expect } from 'chai';
 import { as, signToken, bearer, superadmin } from '../helpers/tokens.js';
+import { loadConfig } from '../../config/index.js';
+import { createLogger } from '../../core/logger.js';
 import { startCapturedApp, type CapturedApp } from './captured-app.js';
 
 const productSchema = {
@@ -60,6 +62,19 @@ describe('request and error logs', () => {
     it('logs the status the error handler answers with (404 schema_not_found)', async () => {
       const res = await c.http.get('/api/v1/data/shop/missing').set(as(tenant, 'viewer')).expect(404);
       expect(requestLine(res.headers['x-request-id'])).to.include({ status: 404, route: '/api/v1/data/:ns/:schema', level: 30 });
+    });
+
+    it('writes the request line exactly as pino writes the same fields (keys in order, numbers, nulls, scrubbing)', async () => {
+      // A path with what looks like a credential in it: scrubbed on both paths.
+      const res = await c.http.get('/api/v1/data/shop/product&token=tok-in-path').set(as(tenant, 'viewer'));
+      const raw = c.output.find((l) => l.includes(res.headers['x-request-id']) && l.includes('"msg":"request"'))!;
+      expect(raw).to.contain('&token=[redacted]').and.not.contain('tok-in-path');
+      const { level: _level, time: _time, service: _service, msg: _msg, ...fields } = JSON.parse(raw) as Record<string, unknown>;
+      const written: string[] = [];
+      const plain = createLogger(loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' }), { write: (line: string) => { written.push(line); } });
+      plain.info(fields, 'request');
+      const timeless = (line: string) => line.trimEnd().replace(/"time":\d+/, '"time":0');
+      expect(timeless(raw)).to.equal(timeless(written[0]!));
     });
 
     it('logs an unmatched path without a route', async () => {

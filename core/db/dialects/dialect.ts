@@ -225,6 +225,11 @@ export interface Dialect {
    */
   rows<T = Record<string, unknown>>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]>;
   /**
+   * Runs a SELECT like `rows` but hands each row (its column values in order) to `onRow` as the driver reads
+   * it, collecting nothing; resolves with the number of rows. Absent where the driver gives rows only at once.
+   */
+  eachRow?(conn: PoolClient, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number>;
+  /**
    * A number that changes whenever another connection (another process) commits to the database, or
    * null when the engine offers no cheap way to tell (then nothing derived from table contents may be
    * cached across requests).

@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import type { QueryArrayConfig } from 'pg';
 import { countQuery } from '../query-count.js';
 import {
   assertSafeField, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sumCounters, writeStatement,
@@ -219,6 +220,37 @@ export const postgresDialect: Dialect = {
     const connection = await client.acquireConnection();
     try {
       return (await query(client, connection, sql, bindings)).rows as T[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  },
+  async eachRow(conn: PoolClient, sql: string, bindings: readonly unknown[], onRow: (row: unknown[]) => void): Promise<number> {
+    countQuery();
+    const client = conn as unknown as KnexClient;
+    const { text, name } = numbered(client, sql);
+    const { default: pg } = await import('pg');
+    const connection = await client.acquireConnection();
+    try {
+      return await new Promise<number>((resolve, reject) => {
+        // pg collects no rows for a query that has a row listener. A failing onRow must not break the
+        // protocol's parsing: the rest of the rows are read and dropped, then the query fails with it.
+        const config: QueryArrayConfig = { text, name, values: bindings as unknown[], rowMode: 'array' };
+        const query = new pg.Query(config);
+        let count = 0;
+        let failed: unknown = null;
+        query.on('row', (row: unknown[]) => {
+          if (failed) return;
+          count += 1;
+          try {
+            onRow(row);
+          } catch (err) {
+            failed = err;
+          }
+        });
+        query.on('error', reject);
+        query.on('end', () => (failed ? reject(failed) : resolve(count)));
+        (connection as { query(q: unknown): unknown }).query(query);
+      });
     } finally {
       await client.releaseConnection(connection);
     }
