@@ -7,16 +7,20 @@
  */
 
 /**
- * `text` with the top-level members named in `fields` taken out, and their values (undefined where the
+ * The top-level members named in `fields` taken out of the object `text`: the other members as they are
+ * (`members`: each led by a comma, or empty when none is left) and the fields' values (undefined where the
  * object lacks one); null when it holds none of them, so that the caller keeps the text as it is.
+ * `quoted` is each field as a JSON string (`"category"`), made once per list instead of once per document.
  */
-export function takeMembers(text: string, fields: readonly string[]): { rest: string; values: unknown[] } | null {
+export function takeMembers(
+  text: string, fields: readonly string[], quoted: readonly string[] = fields.map((f) => JSON.stringify(f)),
+): { members: string; values: unknown[] } | null {
   // Fast path: a field that is not even mentioned is not a member (our writers never escape key letters).
-  if (!fields.some((f) => text.includes(`"${f}"`))) return null;
+  if (!mentions(text, quoted, 0)) return null;
   const values: unknown[] = fields.map(() => undefined);
-  // The kept members go into `rest` as runs of the text as it is (members between two taken ones, with
+  // The kept members go into `members` as runs of the text as it is (members between two taken ones, with
   // their own separators), so that a document is cut, not taken apart and joined again.
-  let rest = '';
+  let members = '';
   let runStart = -1;
   let runEnd = -1;
   let left = fields.length;
@@ -24,16 +28,14 @@ export function takeMembers(text: string, fields: readonly string[]): { rest: st
   while (i < text.length && text.charCodeAt(i) !== CLOSE_BRACE) {
     const keyStart = i;
     const keyEnd = endOfString(text, i);
-    const raw = text.slice(keyStart + 1, keyEnd - 1);
-    const key = raw.includes('\\') ? (JSON.parse(text.slice(keyStart, keyEnd)) as string) : raw;
     const valueStart = skipSpace(text, skipSpace(text, keyEnd) + 1);
     const valueEnd = endOfValue(text, valueStart);
-    const at = fields.indexOf(key);
+    const at = fieldAt(text, keyStart, keyEnd, fields, quoted);
     if (at >= 0) {
       // A repeated key is taken out too, its last value kept (as JSON.parse does).
       if (values[at] === undefined) left--;
       values[at] = valueOf(text, valueStart, valueEnd);
-      if (runStart >= 0) rest += (rest ? ',' : '') + text.slice(runStart, runEnd);
+      if (runStart >= 0) members += `,${text.slice(runStart, runEnd)}`;
       runStart = -1;
     } else {
       if (runStart < 0) runStart = keyStart;
@@ -41,9 +43,11 @@ export function takeMembers(text: string, fields: readonly string[]): { rest: st
     }
     i = skipSpace(text, valueEnd);
     if (text.charCodeAt(i) === COMMA) i = skipSpace(text, i + 1);
-    if (left === 0 && !repeats(text, i, fields)) {
+    if (left === 0 && !mentions(text, quoted, i)) {
       // Every field is taken: the members after it are kept whole, without reading them one by one.
-      let end = text.lastIndexOf('}');
+      let end = text.length;
+      while (end > i && text.charCodeAt(end - 1) !== CLOSE_BRACE) end--;
+      end--;
       while (end > i && isSpace(text.charCodeAt(end - 1))) end--;
       if (end > i) {
         if (runStart < 0) runStart = i;
@@ -53,8 +57,33 @@ export function takeMembers(text: string, fields: readonly string[]): { rest: st
     }
   }
   if (left === fields.length) return null;
-  if (runStart >= 0) rest += (rest ? ',' : '') + text.slice(runStart, runEnd);
-  return { rest: `{${rest}}`, values };
+  if (runStart >= 0) members += `,${text.slice(runStart, runEnd)}`;
+  return { members, values };
+}
+
+/** Whether one of the quoted keys occurs in `text` from `from` on (as a key or not). */
+function mentions(text: string, quoted: readonly string[], from: number): boolean {
+  for (let f = 0; f < quoted.length; f++) if (text.indexOf(quoted[f], from) >= 0) return true;
+  return false;
+}
+
+/**
+ * Which of `fields` the key text[keyStart, keyEnd) (quotes included) names, or -1: compared in place,
+ * without cutting the key out; a key with escapes is decoded first.
+ */
+function fieldAt(text: string, keyStart: number, keyEnd: number, fields: readonly string[], quoted: readonly string[]): number {
+  const length = keyEnd - keyStart;
+  let longer = false;
+  for (let f = 0; f < quoted.length; f++) {
+    if (quoted[f].length === length && text.startsWith(quoted[f], keyStart)) return f;
+    if (length > quoted[f].length) longer = true;
+  }
+  // An escape takes more characters than the letter it stands for: only a longer key may spell a field.
+  if (!longer) return -1;
+  for (let j = keyStart + 1; j < keyEnd - 1; j++) {
+    if (text.charCodeAt(j) === BACKSLASH) return fields.indexOf(JSON.parse(text.slice(keyStart, keyEnd)) as string);
+  }
+  return -1;
 }
 
 /** The JSON value text[start, end): a string without escapes is cut out, anything else parsed. */
@@ -64,12 +93,6 @@ function valueOf(text: string, start: number, end: number): unknown {
     if (!inner.includes('\\')) return inner;
   }
   return JSON.parse(text.slice(start, end));
-}
-
-/** Whether one of `fields` may appear again as a key after `from` (then the members are read to the end). */
-function repeats(text: string, from: number, fields: readonly string[]): boolean {
-  for (const f of fields) if (text.indexOf(`"${f}"`, from) >= 0) return true;
-  return false;
 }
 
 function isSpace(c: number): boolean {

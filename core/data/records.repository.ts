@@ -45,8 +45,12 @@ export interface RecordRow {
  */
 export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): string {
   const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
-  const fields = data.length > 2 ? `,${data.slice(1, -1)}` : '';
-  return `{"id":${JSON.stringify(row.id)}${fields}${extra},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
+  return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
+}
+
+/** `recordJson` with the document's members given as text, each led by a comma (empty: none). */
+export function recordJsonOf(row: Omit<RecordRow, 'tenant_id' | 'data'>, members: string, extra = ''): string {
+  return `{"id":${JSON.stringify(row.id)}${members}${extra},"createdAt":${JSON.stringify(row.created_at)},"updatedAt":${JSON.stringify(row.updated_at)},"version":${Number(row.version)}}`;
 }
 
 /**

@@ -21,7 +21,7 @@ export class RelationsRepository {
     if (!ids.length) return new Set();
     const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
     const rows = await this.db.sql(rc).rows<{ id: string }>(
-      `SELECT id FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
+      `SELECT id FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -33,11 +33,15 @@ export class RelationsRepository {
     return rows.map((r) => r.id);
   }
 
-  /** The tenant's records of `target` among `ids`, in one query, each document as JSON text. */
+  /**
+   * The tenant's records of `target` among `ids`, in one query, each document as JSON text. The plan is an
+   * index lookup whatever the tenant: planned once (see Dialect.fixedParameter; on SQLite planning it for
+   * each execution cost a third of the query).
+   */
   async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
     return this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ? AND id IN ${this.idList()}`,
+      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}`,
       [rc.tenantId!, JSON.stringify(ids)]);
   }
 

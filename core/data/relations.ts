@@ -5,7 +5,7 @@ import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
 import { takeMembers } from './json-members.js';
-import { recordJson, type DataRecord, type EmbeddedExpansion, type ListedRow, type RecordRow } from './records.repository.js';
+import { recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type OnDelete = 'restrict' | 'set_null' | 'cascade';
@@ -71,31 +71,16 @@ function parseRelations(schema: Record<string, any>): Relation[] {
 /** Whether the caller may read the records of a schema (the data API's read check, as a function). */
 export type ReadAccess = (rc: RequestContext, schema: RegisteredSchema) => Promise<boolean>;
 
-/** Expansion paths as a tree: `expand=category.parent,tags` is { category: { parent: {} }, tags: {} }. */
-export type ExpandTree = Map<string, ExpandTree>;
-
-export function expandTree(paths: readonly string[][]): ExpandTree {
-  const tree: ExpandTree = new Map();
-  for (const path of paths) {
-    let at = tree;
-    for (const field of path) {
-      let next = at.get(field);
-      if (!next) at.set(field, (next = new Map()));
-      at = next;
-    }
-  }
-  return tree;
-}
-
 /**
- * A row with `fields` taken out of its document: the document's JSON text without them, and their values
- * (undefined where the document lacks one), found without parsing the rest of the document.
+ * Expansion paths as a tree: `expand=category.parent,tags` is { category: { parent: {} }, tags: {} }, each
+ * field with the relation and the schema it refers to, as parseExpand resolved them for the request.
  */
-function splitRow(row: Omit<RecordRow, 'tenant_id'>, fields: readonly string[]): { row: Omit<RecordRow, 'tenant_id'>; values: unknown[] } {
-  const text = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
-  const taken = takeMembers(text, fields);
-  if (!taken) return { row, values: [] };
-  return { row: { id: row.id, data: taken.rest, version: row.version, created_at: row.created_at, updated_at: row.updated_at }, values: taken.values };
+export type ExpandTree = Map<string, ExpandStep>;
+
+export interface ExpandStep {
+  relation: Relation;
+  target: CompiledSchema;
+  next: ExpandTree;
 }
 
 /** A relation field's value as JSON text, with the embedded records' texts in place of their ids (null: not found or unreadable). */
@@ -241,17 +226,24 @@ export class Relations implements SchemaChangeGuard {
     if (typeof raw !== 'string') throw InvalidFilter('expand was given more than once');
     const paths = raw.split(',').map((p) => p.trim()).filter(Boolean).map((p) => p.split('.'));
     if (paths.length > EXPAND_LIMITS.maxPaths) throw InvalidFilter(`At most ${EXPAND_LIMITS.maxPaths} expand paths are allowed`);
+    const tree: ExpandTree = new Map();
     for (const path of paths) {
       if (path.length > EXPAND_LIMITS.maxDepth) throw InvalidFilter(`expand goes at most ${EXPAND_LIMITS.maxDepth} levels deep, not "${path.join('.').slice(0, 80)}"`);
       let at: CompiledSchema = schema;
+      let level = tree;
       for (const field of path) {
-        const r = relationsOf(at.schema).find((x) => x.field === field);
-        // A relation whose name SQL cannot carry is never expanded (the stored schema predates the check).
-        if (!r || !SAFE_FIELD.test(field)) throw InvalidFilter(`Cannot expand "${field.slice(0, 64)}": it is not a relation of ${at.namespace}.${at.name}`);
-        at = await this.target(rc, r, at);
+        let step = level.get(field);
+        if (!step) {
+          const r = relationsOf(at.schema).find((x) => x.field === field);
+          // A relation whose name SQL cannot carry is never expanded (the stored schema predates the check).
+          if (!r || !SAFE_FIELD.test(field)) throw InvalidFilter(`Cannot expand "${field.slice(0, 64)}": it is not a relation of ${at.namespace}.${at.name}`);
+          level.set(field, (step = { relation: r, target: await this.target(rc, r, at), next: new Map() }));
+        }
+        at = step.target;
+        level = step.next;
       }
     }
-    return paths.length ? expandTree(paths) : null;
+    return tree.size ? tree : null;
   }
 
   /**
@@ -262,10 +254,8 @@ export class Relations implements SchemaChangeGuard {
   async embeddable(rc: RequestContext, schema: CompiledSchema, tree: ExpandTree): Promise<EmbeddedExpansion[]> {
     const embeds: EmbeddedExpansion[] = [];
     if (!this.repository.embedsInList) return embeds;
-    for (const field of tree.keys()) {
-      const r = relationsOf(schema.schema).find((x) => x.field === field)!;
-      const target = await this.target(rc, r, schema);
-      if (await this.readable(rc, target)) embeds.push({ field, table: target.tableName, many: r.many });
+    for (const [field, { relation, target }] of tree) {
+      if (await this.readable(rc, target)) embeds.push({ field, table: target.tableName, many: relation.many });
     }
     return embeds;
   }
@@ -283,30 +273,32 @@ export class Relations implements SchemaChangeGuard {
     rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, read: ReadonlyMap<string, readonly ListedRow[]> = new Map(),
   ): Promise<string[]> {
     const fields = [...tree.keys()];
-    const split = rows.map((row) => splitRow(row, fields));
+    const quoted = fields.map((field) => JSON.stringify(field));
+    const taken = rows.map((row) => takeMembers(typeof row.data === 'string' ? row.data : JSON.stringify(row.data), fields, quoted));
     const embedded: Array<Map<string, string>> = [];
     for (const [i, field] of fields.entries()) {
-      const r = relationsOf(schema.schema).find((x) => x.field === field)!;
-      const target = await this.target(rc, r, schema);
-      if (!(await this.readable(rc, target))) {
-        embedded.push(new Map());
-        continue;
-      }
+      const { target, next: deeper } = tree.get(field)!;
+      // Records read with the page are of a target the caller may read (see embeddable).
       let found = read.get(field);
       if (!found) {
+        if (!(await this.readable(rc, target))) {
+          embedded.push(new Map());
+          continue;
+        }
         const ids = new Set<string>();
-        for (const { values } of split) for (const id of idsIn(values[i])) ids.add(id);
+        for (const cut of taken) if (cut) for (const id of idsIn(cut.values[i])) ids.add(id);
         found = await this.repository.byIds(rc, target, [...ids]);
       }
-      const deeper = tree.get(field)!;
       const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
       embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
     }
-    const keys = fields.map((field) => `,${JSON.stringify(field)}:`);
-    return split.map(({ row, values }) => {
+    const keys = quoted.map((key) => `,${key}:`);
+    return rows.map((row, n) => {
+      const cut = taken[n];
+      if (!cut) return recordJson(row);
       let extra = '';
-      for (let i = 0; i < keys.length; i++) if (values[i] !== undefined) extra += keys[i] + embed(values[i], embedded[i]);
-      return recordJson(row, extra);
+      for (let i = 0; i < keys.length; i++) if (cut.values[i] !== undefined) extra += keys[i] + embed(cut.values[i], embedded[i]);
+      return recordJsonOf(row, cut.members, extra);
     });
   }
 

@@ -28,24 +28,24 @@ export function sendCacheableTagged(ctx: AppContext, tag: string, build: () => u
 }
 
 /**
- * Sets the cache headers and the content type; true (and a 304 with no body) when If-None-Match matches
- * `etag`. The headers go straight to the response (Koa's ctx.set and ctx.type check and look up what is
- * known here); Koa strips the content type and length of a 304 itself.
+ * Sets the cache headers; true (and a 304) when If-None-Match matches `etag`. The headers go straight to the
+ * response (Koa's ctx.set checks and looks up what is known here). A 304 gets no body and no content type
+ * (Koa ends it without them; the route wrapper leaves a 304 without a body as it is).
  */
 function answerNotModified(ctx: AppContext, etag: string, maxAgeSeconds: number): boolean {
   const res = ctx.res;
   res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
   res.setHeader('ETag', etag);
   res.setHeader('Vary', 'Accept-Encoding');
-  res.setHeader('Content-Type', JSON_TYPE);
   const ifNoneMatch = ctx.req.headers['if-none-match'];
   if (ifNoneMatch === undefined || !matchesEtag(ifNoneMatch, etag)) return false;
   ctx.status = 304;
-  ctx.body = '';
   return true;
 }
 
+/** The JSON body, its type set straight on the response (ctx.type looks it up per request). */
 function sendBody(ctx: AppContext, body: string): void {
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
   ctx.status = 200;
   ctx.body = body;
 }

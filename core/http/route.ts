@@ -242,7 +242,8 @@ async function runHandler(ctx: AppContext, run: RouteRun, family: RouteFamily, b
   }
 
   const result = await run.handler(ctx);
-  if (ctx.body === undefined || ctx.body === null) {
+  // A handler that wrote its body itself, or answered 304 (which has none), is done.
+  if ((ctx.body === undefined || ctx.body === null) && ctx.status !== 304) {
     ctx.status = run.status;
     const envelope = successEnvelope(family, result === undefined ? null : result);
     // The content type goes straight to the response, as Koa would set it (ctx.type looks it up per request):

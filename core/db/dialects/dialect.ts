@@ -206,6 +206,13 @@ export interface Dialect {
   fromJson<T = unknown>(value: unknown): T;
   /** Case-insensitive LIKE operator (`%` and `_` wildcards, `\\` escapes). */
   likeOperator: string;
+  /**
+   * A bound parameter whose value the planner does not look at, for statements whose plan never depends on
+   * it (records by id): SQLite with STAT4 statistics (after ANALYZE) prepares a statement again on every
+   * execution that binds anew a parameter compared with an analysed index column (`tenant_id = ?`), so as
+   * to plan for the value; `+?` it does not look into. PostgreSQL: `?`.
+   */
+  fixedParameter: string;
   /** Whether the driver raised a unique violation. */
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */

@@ -173,6 +173,7 @@ export const postgresDialect: Dialect = {
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'ILIKE',
+  fixedParameter: '?',
   isUniqueViolation: (error) => (error as { code?: string })?.code === '23505',
   isForeignKeyViolation: (error) => (error as { code?: string })?.code === '23503',
   isUnavailable(error) {

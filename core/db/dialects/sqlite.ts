@@ -183,6 +183,7 @@ export const sqliteDialect: Dialect = {
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'LIKE',
+  fixedParameter: '+?',
   isUniqueViolation(error) {
     const code = (error as { code?: string })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

@@ -47,6 +47,10 @@ describe('Storefront catalogue (public)', () => {
       expect(first.body.data).to.include({ grossPriceCents: 179, inStock: true, availableStock: 1 });
       const again = await t.http.get(`${base()}/PEN`).set('If-None-Match', first.headers.etag);
       expect(again.status).to.equal(304);
+      // A 304 repeats the validator and cache lifetime, and has no body.
+      expect(again.headers).to.include({ etag: first.headers.etag, 'cache-control': 'public, max-age=5' });
+      expect(again.headers).to.not.have.property('content-type');
+      expect(again.text ?? '').to.equal('');
       expect((await shop.order([{ productId: p.number, quantity: 1, unitPrice: 150 }])).status).to.equal(201);
       const after = await t.http.get(`${base()}/PEN`).set('If-None-Match', first.headers.etag);
       expect(after.status).to.equal(200);
