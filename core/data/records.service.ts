@@ -70,7 +70,7 @@ export class RecordsService {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
     const record = await this.require(rc, schema, id);
-    return expand ? (await this.relations.expandRecords(rc, schema, [record], expand))[0] : record;
+    return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
 
   /** A record or null, without throwing (for packs). */
@@ -205,7 +205,7 @@ export class RecordsService {
     let text: string;
     if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
-    else if (expand) text = `[${(await this.relations.expandJson(rc, schema, rows, expand, read)).join(',')}]`;
+    else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
     return { items: new RawJson(text), pagination };
   }
@@ -215,7 +215,7 @@ export class RecordsService {
     rc: RequestContext, schema: CompiledSchema, rows: ListedRow[], fields: string[] | null, expand: ExpandTree | null, read: ReadonlyMap<string, ListedRow[]>,
   ): Promise<Array<Record<string, unknown>>> {
     const records = expand
-      ? (await this.relations.expandJson(rc, schema, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
+      ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
       : rows.map((r) => this.repository.toRecord(r));
     return fields ? records.map((r) => project(r, fields)) : records;
   }
@@ -225,7 +225,7 @@ export class RecordsService {
     const parsed = checkQuery(query, schema.types, this.relations.manyFields(schema));
     const expand = query.expand?.length ? await this.relations.parseExpand(rc, schema, query.expand.join(',')) : null;
     // The first level of expansions is read in the page's own statement where the engine can.
-    const embeds = expand ? await this.relations.embeddable(rc, schema, expand) : [];
+    const embeds = expand ? await this.relations.embeddable(rc, expand) : [];
     const { rows, referenced, total, totalEstimated } = await this.repository.list(rc, schema, parsed, embeds);
     const hasMore = rows.length > parsed.limit;
     const page = hasMore ? rows.slice(0, parsed.limit) : rows;

@@ -251,7 +251,7 @@ export class Relations implements SchemaChangeGuard {
    * own (RecordsRepository.list's `embeds`, on engines where that pays): each top-level path whose target
    * the caller may read (an unreadable one needs no query: its records expand to null).
    */
-  async embeddable(rc: RequestContext, schema: CompiledSchema, tree: ExpandTree): Promise<EmbeddedExpansion[]> {
+  async embeddable(rc: RequestContext, tree: ExpandTree): Promise<EmbeddedExpansion[]> {
     const embeds: EmbeddedExpansion[] = [];
     if (!this.repository.embedsInList) return embeds;
     for (const [field, { relation, target }] of tree) {
@@ -270,7 +270,7 @@ export class Relations implements SchemaChangeGuard {
    * caller's role is below the read role), becomes null.
    */
   async expandJson(
-    rc: RequestContext, schema: CompiledSchema, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, read: ReadonlyMap<string, readonly ListedRow[]> = new Map(),
+    rc: RequestContext, rows: ReadonlyArray<ListedRow>, tree: ExpandTree, read: ReadonlyMap<string, readonly ListedRow[]> = new Map(),
   ): Promise<string[]> {
     const fields = [...tree.keys()];
     const quoted = fields.map((field) => JSON.stringify(field));
@@ -289,7 +289,7 @@ export class Relations implements SchemaChangeGuard {
         for (const cut of taken) if (cut) for (const id of idsIn(cut.values[i])) ids.add(id);
         found = await this.repository.byIds(rc, target, [...ids]);
       }
-      const texts = deeper.size ? await this.expandJson(rc, target, found, deeper) : found.map((row) => recordJson(row));
+      const texts = deeper.size ? await this.expandJson(rc, found, deeper) : found.map((row) => recordJson(row));
       embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
     }
     const keys = quoted.map((key) => `,${key}:`);
@@ -303,9 +303,9 @@ export class Relations implements SchemaChangeGuard {
   }
 
   /** `expandJson` for records already read as objects (a single read): the same records, parsed. */
-  async expandRecords(rc: RequestContext, schema: CompiledSchema, records: readonly DataRecord[], tree: ExpandTree): Promise<DataRecord[]> {
+  async expandRecords(rc: RequestContext, records: readonly DataRecord[], tree: ExpandTree): Promise<DataRecord[]> {
     const rows = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({ id, created_at: createdAt, updated_at: updatedAt, version, data }));
-    return (await this.expandJson(rc, schema, rows, tree)).map((text) => JSON.parse(text) as DataRecord);
+    return (await this.expandJson(rc, rows, tree)).map((text) => JSON.parse(text) as DataRecord);
   }
 
   /** Whether the caller may read `target`'s records (see ReadAccess); true when no check is configured. */
