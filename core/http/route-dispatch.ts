@@ -32,8 +32,28 @@ function keyOfRoute(path: string): string | null {
   return parts.some((p) => /[:*(?{]/.test(p)) ? null : keyOfPath(path);
 }
 
+/**
+ * The segments of a path: its slashes, a trailing one not counted (the router matches a path with or
+ * without it alike).
+ */
+function depthOf(path: string): number {
+  let n = 0;
+  for (let i = 0; i < path.length - 1; i++) if (path.charCodeAt(i) === 0x2f) n++;
+  return n;
+}
+
+/**
+ * The depth of every path a declared route can match (see depthOf), or null when it may match any depth (a
+ * wildcard or an optional part). A plain route's parameters match no slash.
+ */
+function depthOfRoute(path: string): number | null {
+  return /[*{}()?\\]/.test(path) ? null : depthOf(path);
+}
+
 interface Route {
   key: string | null;
+  /** See depthOfRoute. */
+  depth: number | null;
   regexp: RegExp;
   methods: Set<string>;
   paramNames: string[];
@@ -52,10 +72,11 @@ function safeDecode(text: string): string {
  * Finds the route of a request and runs its handler, as `koa.use(router.routes())` of every router in
  * their order would (the first route, in router and declaration order, whose path and method match; its
  * parameters decoded into ctx.params), but testing only the routes that can match the request's first
- * path segments (a request for `/api/v1/erp/...` never tests the routes of `/api/v1/crm/...`), and with
- * no promise layer per router. A path some route serves with other methods answers 405 method_not_allowed
- * with `Allow`, and so does a fixed path (no parameters) for a method only a parameterised route would
- * match (PATCH /admin/tenants/provision is 405, never PATCH /admin/tenants/:id with the id "provision").
+ * path segments (a request for `/api/v1/erp/...` never tests the routes of `/api/v1/crm/...`) and its
+ * number of segments (see depthOfRoute), and with no promise layer per router. A path some route serves
+ * with other methods answers 405 method_not_allowed with `Allow`, and so does a fixed path (no parameters)
+ * for a method only a parameterised route would match (PATCH /admin/tenants/provision is 405, never
+ * PATCH /admin/tenants/:id with the id "provision").
  * The routers hold routes only (PackRouter), each with one handler.
  */
 export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Middleware<AppState> {
@@ -65,6 +86,7 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     }
     return {
       key: typeof layer.path === 'string' ? keyOfRoute(layer.path) : null,
+      depth: typeof layer.path === 'string' ? depthOfRoute(layer.path) : null,
       regexp: layer.regexp,
       methods: new Set(layer.methods),
       paramNames: layer.paramNames.map((p) => p.name),
@@ -88,8 +110,11 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     const fixed = fixedPaths.get(path);
     if (fixed && !fixed.includes(method)) throw MethodNotAllowed(method, [], { Allow: fixed.join(', ') });
     const candidates = byKey.get(keyOfPath(path)) ?? anyKey;
+    const depth = depthOf(path);
     for (const route of candidates) {
       if (!route.methods.has(method)) continue;
+      // A route that cannot match this many path segments is not tried (its regular expression would fail).
+      if (route.depth !== null && route.depth !== depth) continue;
       const match = route.regexp.exec(path);
       if (!match) continue;
       const params: Record<string, string> = {};

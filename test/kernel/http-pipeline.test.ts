@@ -100,6 +100,25 @@ describe('HTTP pipeline', () => {
       expect(bff.status).to.equal(405);
       expect(bff.body.error.code).to.equal('method_not_allowed');
     });
+
+    it('matches a path with a trailing slash as without, and one segment more or less as no route', async () => {
+      const note = (await t.http.post('/api/v1/data/pipe/note').set(as(tenant, 'editor')).send({ text: 'hi' }).expect(201)).body.data.item;
+      for (const path of [`/api/v1/data/pipe/note/${note.id}`, `/api/v1/data/pipe/note/${note.id}/`]) {
+        const res = await t.http.get(path).set(as(tenant, 'viewer'));
+        expect(res.status, path).to.equal(200);
+        expect(res.body.data.item.text).to.equal('hi');
+      }
+      expect((await t.http.get('/api/v1/health/')).status).to.equal(200);
+      for (const path of [`/api/v1/data/pipe/note/${note.id}/more`, `/api/v1/data/pipe/note/${note.id}//`]) {
+        const res = await t.http.get(path).set(as(tenant, 'viewer'));
+        expect(res.status, path).to.equal(404);
+        expect(res.body.data.code).to.equal('not_found');
+      }
+      // Routes with a wildcard take any number of segments: the console's deep links, public assets.
+      const console = await t.http.get('/admin/schemas/pipe/note/edit');
+      expect(console.status).to.equal(200);
+      expect(console.headers['content-type']).to.match(/^text\/html/);
+    });
   });
 
   describe('JSON bodies', () => {
