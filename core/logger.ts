@@ -133,6 +133,14 @@ const lineWriters = new WeakMap<Logger, { write(line: string): unknown }>();
 /** The line pino would begin an info line with: level and time come first, then the logger's bindings. */
 const INFO_PREFIX = '{"level":30,"time":';
 
+/** Text JSON writes as it is between quotes: printable ASCII without `"` or `\`. */
+const PLAIN_TEXT = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** JSON.stringify of a string, without the call into V8's serializer for the usual plain text (ids, paths, names). */
+function jsonText(text: string): string {
+  return PLAIN_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
+}
+
 /**
  * Logs `fields` (flat: strings, finite numbers, null) with `msg` at info, as `logger.info(fields, msg)` would
  * write it (key order, secrets censored and scrubbed), for lines written on every request (the access log).
@@ -150,10 +158,10 @@ export function writeInfoLine(logger: Logger, fields: Record<string, string | nu
     const value = fields[key]!;
     line += `,"${key}":`;
     if (REDACTED_KEYS.has(key.toLowerCase())) line += `"${CENSOR}"`;
-    else if (typeof value === 'string') line += JSON.stringify(scrubSecrets(value));
+    else if (typeof value === 'string') line += jsonText(scrubSecrets(value));
     else line += value === null || !Number.isFinite(value) ? 'null' : value;
   }
-  out.write(`${line},"msg":${JSON.stringify(msg)}}\n`);
+  out.write(`${line},"msg":${jsonText(msg)}}\n`);
 }
 
 /** Batched lines still waiting at exit are written then (pino registers this only for asynchronous streams). */

@@ -16,6 +16,8 @@ import { probePack } from './probe-pack.js';
 export interface CapturedApp {
   app: App;
   http: ReturnType<typeof supertest>;
+  /** Where the app listens (http://127.0.0.1:port). */
+  url: string;
   database: TestDatabase;
   /** Everything logged so far, one string per line. */
   output: string[];
@@ -34,6 +36,7 @@ export async function startCapturedApp(env: Record<string, string> = {}, databas
   return {
     app, database: db, output,
     http: supertest(`http://127.0.0.1:${port}`),
+    url: `http://127.0.0.1:${port}`,
     lines: () => output.map((line) => JSON.parse(line) as Record<string, any>),
     async close() {
       await app.close();

@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { expect } from 'chai';
 import { as, signToken, bearer, superadmin } from '../helpers/tokens.js';
 import { loadConfig } from '../../config/index.js';
@@ -75,6 +76,18 @@ describe('request and error logs', () => {
       plain.info(fields, 'request');
       const timeless = (line: string) => line.trimEnd().replace(/"time":\d+/, '"time":0');
       expect(timeless(raw)).to.equal(timeless(written[0]!));
+      // A path JSON has to escape (a backslash, sent as it is: URL parsers would make it a slash) is written as pino writes it too.
+      const escapedId = await new Promise<string>((resolve, reject) => {
+        request(`${c.url}/`, { path: '/api/v1/data/shop/back\\slash', headers: as(tenant, 'viewer') }, (r) => {
+          r.resume();
+          r.on('end', () => resolve(String(r.headers['x-request-id'])));
+        }).on('error', reject).end();
+      });
+      const escapedRaw = c.output.find((l) => l.includes(escapedId) && l.includes('"msg":"request"'))!;
+      expect(escapedRaw).to.contain('"path":"/api/v1/data/shop/back\\\\slash"');
+      const { level: _l, time: _t, service: _s, msg: _m, ...escapedFields } = JSON.parse(escapedRaw) as Record<string, unknown>;
+      plain.info(escapedFields, 'request');
+      expect(timeless(escapedRaw)).to.equal(timeless(written[1]!));
     });
 
     it('logs an unmatched path without a route', async () => {
