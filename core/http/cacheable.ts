@@ -8,23 +8,20 @@ import { matchesEtag } from './conditional.js';
  * matching `If-None-Match` with 304 and no body.
  */
 export function sendCacheable(ctx: AppContext, data: unknown, maxAgeSeconds: number): void {
-  const body = JSON.stringify(bffSuccess(data));
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  if (answerNotModified(ctx, etag, maxAgeSeconds)) return;
-  sendBody(ctx, body);
+  sendCacheableBody(ctx, JSON.stringify(bffSuccess(data)), null, maxAgeSeconds);
 }
 
 /**
- * Like sendCacheable, for a resource whose ETag is known before its body: `tag` must change whenever the
- * body would (a record's number and version, say). A matching `If-None-Match` answers 304 without
- * building the body; else `build` makes the data. A promise only when `build` returns one.
+ * Like sendCacheable, for a body rendered before (the JSON of the whole envelope). `tag` is its ETag when
+ * known without the body (it must change whenever the body would: a record's number and version, say);
+ * null hashes the body.
  */
-export function sendCacheableTagged(ctx: AppContext, tag: string, build: () => unknown, maxAgeSeconds: number): Promise<void> | void {
-  const etag = `"${tag}"`;
+export function sendCacheableBody(ctx: AppContext, body: string, tag: string | null, maxAgeSeconds: number): void {
+  const etag = tag === null ? `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` : `"${tag}"`;
   if (answerNotModified(ctx, etag, maxAgeSeconds)) return;
-  const data = build();
-  if (data instanceof Promise) return data.then((built) => sendBody(ctx, JSON.stringify(bffSuccess(built))));
-  sendBody(ctx, JSON.stringify(bffSuccess(data)));
+  ctx.res.setHeader('Content-Type', JSON_TYPE);
+  ctx.status = 200;
+  ctx.body = body;
 }
 
 /**
@@ -41,11 +38,4 @@ function answerNotModified(ctx: AppContext, etag: string, maxAgeSeconds: number)
   if (ifNoneMatch === undefined || !matchesEtag(ifNoneMatch, etag)) return false;
   ctx.status = 304;
   return true;
-}
-
-/** The JSON body, its type set straight on the response (ctx.type looks it up per request). */
-function sendBody(ctx: AppContext, body: string): void {
-  ctx.res.setHeader('Content-Type', JSON_TYPE);
-  ctx.status = 200;
-  ctx.body = body;
 }

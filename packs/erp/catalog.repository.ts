@@ -27,8 +27,8 @@ type RecordRowOut = Parameters<RecordsRepository['toRecord']>[0];
 
 /** SQL of the catalogue: number sequences, the stock ledger and the product look-ups by number and sku. */
 export class CatalogRepository {
-  /** findActiveBySku's statement per record table. */
-  private readonly activeBySku = new Map<string, string>();
+  /** The storefront's statements per record table: findActiveBySku's and versionBySku's. */
+  private readonly bySku = new Map<string, { active: string; version: string }>();
 
   constructor(private readonly db: Database, private readonly records: RecordsRepository) {}
 
@@ -88,23 +88,42 @@ export class CatalogRepository {
   }
 
   /**
-   * The stored fields and version of the active product with this sku (the storefront's read, on the unique
-   * sku index): only the two columns it shows, its statement made once per table.
+   * The stored fields, id and version of the active product with this sku (the storefront's read, on the
+   * unique sku index): only the columns it needs, its statement made once per table.
    */
-  async findActiveBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<(Record<string, unknown> & { version: number }) | null> {
-    let sql = this.activeBySku.get(schema.tableName);
-    if (sql === undefined) {
-      const d = this.db.dialect;
-      sql = `SELECT data, version FROM ${schema.tableName} WHERE tenant_id = ? AND ${d.jsonField('sku', 'string')} = ? `
-        + `AND ${d.jsonField('status', 'string')} = 'active'`;
-      this.activeBySku.set(schema.tableName, sql);
-    }
-    const rows = await this.db.sql(rc).rows<{ data: unknown; version: number | string }>(sql, [rc.tenantId!, sku]);
+  async findActiveBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<(Record<string, unknown> & { id: string; version: number }) | null> {
+    const rows = await this.db.sql(rc).rows<{ id: string; data: unknown; version: number | string }>(this.skuStatements(schema).active, [rc.tenantId!, sku]);
     const row = rows[0];
     if (!row) return null;
-    const product = this.db.dialect.fromJson<Record<string, unknown> & { version: number }>(row.data);
+    const product = this.db.dialect.fromJson<Record<string, unknown> & { id: string; version: number }>(row.data);
+    product.id = row.id;
     product.version = Number(row.version);
     return product;
+  }
+
+  /**
+   * The id and version of the product with this sku, whatever its status: all a storefront needs to know that
+   * an answer it rendered before is still the product's (every write raises the version). The sku index and
+   * the row's header only: its JSON is not read.
+   */
+  async versionBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<{ id: string; version: number } | null> {
+    const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(this.skuStatements(schema).version, [rc.tenantId!, sku]);
+    const row = rows[0];
+    return row ? { id: row.id, version: Number(row.version) } : null;
+  }
+
+  private skuStatements(schema: CompiledSchema): { active: string; version: string } {
+    let statements = this.bySku.get(schema.tableName);
+    if (statements === undefined) {
+      const d = this.db.dialect;
+      const bySku = `FROM ${schema.tableName} WHERE tenant_id = ? AND ${d.jsonField('sku', 'string')} = ?`;
+      statements = {
+        active: `SELECT id, data, version ${bySku} AND ${d.jsonField('status', 'string')} = 'active'`,
+        version: `SELECT id, version ${bySku}`,
+      };
+      this.bySku.set(schema.tableName, statements);
+    }
+    return statements;
   }
 
   /** Active products by number: `sku` exact, `q` a case-insensitive substring of name or sku. */

@@ -1,4 +1,5 @@
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { LRUCache } from 'lru-cache';
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 
@@ -36,8 +37,8 @@ export interface StorefrontProduct {
   imageUrls: string[];
 }
 
-/** What the storefront reads of a product: its stored fields and version. */
-export type StorefrontSource = Pick<Product, 'number' | 'sku' | 'name' | 'description' | 'priceCents' | 'currency' | 'physicalStock' | 'taxRateBasisPoints' | 'status' | 'imageKeys' | 'version'>;
+/** What the storefront reads of a product: its stored fields, id and version. */
+export type StorefrontSource = Pick<Product, 'id' | 'number' | 'sku' | 'name' | 'description' | 'priceCents' | 'currency' | 'physicalStock' | 'taxRateBasisPoints' | 'status' | 'imageKeys' | 'version'>;
 
 /** The storefront view of a product whose image URLs are known (none for a product without images). */
 export function storefrontViewOf(p: StorefrontSource, imageUrls: string[]): StorefrontProduct {
@@ -52,6 +53,21 @@ export function storefrontViewOf(p: StorefrontSource, imageUrls: string[]): Stor
 /** Names the shape of the storefront view in its ETags: change it when the view's fields change. */
 const STOREFRONT_VIEW = 'sf1';
 
+/** A storefront answer: its ETag (null: hash the body) and its JSON body, the envelope included. */
+export interface StorefrontAnswer {
+  tag: string | null;
+  body: string;
+}
+
+/** A storefront answer kept for the product's id and version it was rendered from. */
+interface KeptAnswer extends StorefrontAnswer {
+  id: string;
+  version: number;
+}
+
+/** What the kept storefront answers of a process may take (their bodies' characters): ~10,000 products of ~350. */
+const KEPT_ANSWERS_SIZE = 4 * 1024 * 1024;
+
 /** The fields whose change (or the creation) is announced as `erp.inventory.updated`. */
 const INVENTORY_FIELDS = ['physicalStock', 'priceCents', 'taxRateBasisPoints', 'status'] as const;
 
@@ -62,6 +78,11 @@ const INVENTORY_FIELDS = ['physicalStock', 'priceCents', 'taxRateBasisPoints', '
  */
 export class Catalog {
   readonly repository: CatalogRepository;
+  /**
+   * Storefront answers rendered before, by tenant and sku, each valid while the product keeps the id and
+   * version it was rendered from: every write raises the version (the ETag stands on the same rule).
+   */
+  private readonly keptAnswers = new LRUCache<string, KeptAnswer>({ maxSize: KEPT_ANSWERS_SIZE, sizeCalculation: (a) => a.body.length + 64 });
 
   constructor(private readonly pack: PackContext) {
     this.repository = new CatalogRepository(pack.db, pack.records.repository);
@@ -226,7 +247,7 @@ export class Catalog {
     return this.storefrontView(rc, await this.storefrontRecord(rc, sku));
   }
 
-  /** The active product with this sku, its stored fields and version; 404 not_found. */
+  /** The active product with this sku, its stored fields, id and version; 404 not_found. */
   async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
     const product = await this.repository.findActiveBySku(rc, await this.schema(rc), sku);
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
@@ -234,12 +255,30 @@ export class Catalog {
   }
 
   /**
-   * An ETag for the product's storefront view known without building it: its number (never reused) and
-   * version (raised by every write, so a stock or price change shows at once). Null for a product with
-   * images: their URLs depend on the storage objects too (hash the view instead).
+   * The storefront's answer for the active product with this sku; 404 not_found. The answer of a product
+   * without images is rendered once per version: a later request reads only the product's id and version (the
+   * sku index and the row's header, never its JSON) and, when they are still those it was rendered from,
+   * answers what it rendered then; so a stock or price change shows on the next request, here or in any other
+   * process. Its ETag is known from the version too. A product with images is rendered on every request: the
+   * URLs depend on its storage objects, which its version does not follow (its ETag is a hash of the body).
    */
-  storefrontTag(p: StorefrontSource): string | null {
-    return p.imageKeys?.length ? null : `${STOREFRONT_VIEW}.${p.number}.${p.version}`;
+  async storefrontAnswer(rc: RequestContext, sku: string): Promise<StorefrontAnswer> {
+    const key = `${rc.tenantId}/${sku}`;
+    const kept = this.keptAnswers.get(key);
+    if (kept) {
+      const now = await this.repository.versionBySku(rc, await this.schema(rc), sku);
+      if (now && now.id === kept.id && now.version === kept.version) return kept;
+      this.keptAnswers.delete(key);
+    }
+    const product = await this.storefrontRecord(rc, sku);
+    if (product.imageKeys?.length) return { tag: null, body: JSON.stringify(bffSuccess(await this.storefrontView(rc, product))) };
+    const answer: KeptAnswer = {
+      id: product.id, version: product.version,
+      tag: `${STOREFRONT_VIEW}.${product.number}.${product.version}`,
+      body: JSON.stringify(bffSuccess(storefrontViewOf(product, []))),
+    };
+    this.keptAnswers.set(key, answer);
+    return answer;
   }
 
   async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {

@@ -1,5 +1,4 @@
-import { pageResponse, sendCacheable, sendCacheableTagged, type PackContext, type PackRouter } from '../../core/pack-api.js';
-import { storefrontViewOf } from './catalog.service.js';
+import { pageResponse, sendCacheable, sendCacheableBody, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
@@ -41,12 +40,7 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
     tags, ...gate, response: storefrontProduct, errors: ['not_found'],
     answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
-    const rc = ctx.state.rc;
-    const product = await catalog.storefrontRecord(rc, ctx.params.sku);
-    const tag = catalog.storefrontTag(product);
-    // Known from the stored product (one without images): a matching If-None-Match answers 304 before the
-    // view is built.
-    if (tag) sendCacheableTagged(ctx, tag, () => storefrontViewOf(product, []), MAX_AGE);
-    else sendCacheable(ctx, await catalog.storefrontView(rc, product), MAX_AGE);
+    const answer = await catalog.storefrontAnswer(ctx.state.rc, ctx.params.sku);
+    sendCacheableBody(ctx, answer.body, answer.tag, MAX_AGE);
   });
 }

@@ -91,10 +91,15 @@ describe('Storefront catalogue (public)', () => {
     });
 
     it('never shows another tenant\'s product, and 404 tenant_not_found for an unknown tenant', async () => {
-      await shop.product({ sku: 'MINE' });
+      await shop.product({ sku: 'MINE', name: 'Mine' });
+      expect((await t.http.get(`${base()}/MINE`)).body.data).to.include({ name: 'Mine' });
       const other = await createTenant(t, 'store');
       expect((await t.http.get(`/api/v1/public/tenant/${other}/products/MINE`)).status).to.equal(404);
       expect((await t.http.get(`/api/v1/public/tenant/${other}/products`)).body.data.items).to.deep.equal([]);
+      // The same sku in the other tenant, after this tenant's answer was shown: each tenant sees its own.
+      await t.http.post(PRODUCTS).set(superadmin(other)).send({ sku: 'MINE', name: 'Theirs', priceCents: 100 }).expect(201);
+      expect((await t.http.get(`/api/v1/public/tenant/${other}/products/MINE`)).body.data).to.include({ name: 'Theirs' });
+      expect((await t.http.get(`${base()}/MINE`)).body.data).to.include({ name: 'Mine' });
       expect((await t.http.get('/api/v1/public/tenant/no-such-tenant/products/MINE')).body.error.code).to.equal('tenant_not_found');
     });
   });
