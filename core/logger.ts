@@ -15,6 +15,8 @@ const MAX_DEPTH = 3;
 
 /** Log lines wait in memory until this many bytes are pending, or LOG_FLUSH_MS passed. */
 const LOG_BATCH_BYTES = 16 * 1024;
+/** A batch's buffer: a batch, and room for the line that completes it. */
+const LOG_BUFFER_BYTES = 2 * LOG_BATCH_BYTES;
 const LOG_FLUSH_MS = 100;
 
 const CENSOR = '[redacted]';
@@ -78,7 +80,7 @@ export function createLogger(config: Config, destination?: DestinationStream): L
     return logger;
   }
   if (pretty) return pino(options);
-  const batch = new LineBatch(pino.destination({ dest: 1, sync: true }));
+  const batch = new LineBatch(pino.destination({ dest: 1, sync: true, contentMode: 'buffer' }) as unknown as ConstructorParameters<typeof LineBatch>[0]);
   flushOnExit(batch);
   const logger = pino(options, batch);
   lineWriters.set(logger, batch);
@@ -91,16 +93,28 @@ export function createLogger(config: Config, destination?: DestinationStream): L
  * synchronously (an asynchronous write through the thread pool and its callback cost the storefront read about
  * a microsecond per line more). The batching is ours, not sonic-boom's `minLength`: that one measures the byte
  * length of its whole pending buffer again for every line it adds (flattening the growing string each time).
+ * Each line is encoded into the batch's buffer as it comes, so it dies young: lines kept as a string until the
+ * flush were copied by every minor GC in between, then flattened, measured and encoded twice by sonic-boom.
+ * A batch's buffer goes to sonic-boom (in buffer mode, which keeps it while a write waits) and a new one begins.
  */
 class LineBatch {
-  private pending = '';
+  private buffer = Buffer.allocUnsafe(LOG_BUFFER_BYTES);
+  private used = 0;
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly out: { write(text: string): boolean; flushSync(): void }) {}
+  constructor(private readonly out: { write(data: Buffer): boolean; flushSync(): void }) {}
 
   write(line: string): boolean {
-    this.pending += line;
-    if (this.pending.length >= LOG_BATCH_BYTES) this.flush();
+    // At most 3 bytes per UTF-16 unit.
+    if (this.used + line.length * 3 > LOG_BUFFER_BYTES) {
+      this.flush();
+      if (line.length * 3 > LOG_BUFFER_BYTES) {
+        this.out.write(Buffer.from(line, 'utf8'));
+        return true;
+      }
+    }
+    this.used += this.buffer.write(line, this.used, 'utf8');
+    if (this.used >= LOG_BATCH_BYTES) this.flush();
     else if (!this.timer) {
       this.timer = setTimeout(() => {
         this.timer = null;
@@ -113,10 +127,11 @@ class LineBatch {
 
   /** pino's logger.flush(cb). */
   flush(done?: (err?: Error) => void): void {
-    if (this.pending) {
-      const text = this.pending;
-      this.pending = '';
-      this.out.write(text);
+    if (this.used > 0) {
+      const batch = this.buffer.subarray(0, this.used);
+      this.buffer = Buffer.allocUnsafe(LOG_BUFFER_BYTES);
+      this.used = 0;
+      this.out.write(batch);
     }
     done?.();
   }
@@ -141,27 +156,40 @@ function jsonText(text: string): string {
   return PLAIN_TEXT.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
+/** A line of fixed keys and message that a hot path writes at info (see infoLine). */
+export type InfoLineWriter = (logger: Logger, values: ReadonlyArray<string | number | null>) => void;
+
 /**
- * Logs `fields` (flat: strings, finite numbers, null) with `msg` at info, as `logger.info(fields, msg)` would
- * write it (key order, secrets censored and scrubbed), for lines written on every request (the access log).
- * A logger createLogger made gets the line built here: pino's general path (its loop over serializers and
- * stringifiers per key, the log formatter's copy) cost the storefront read more than the rest of the line.
+ * The writer of info lines with `keys` (flat values: strings, finite numbers, null, given in the order of
+ * `keys`) and `msg`, as `logger.info(fields, msg)` would write them (key order, secret keys censored, secrets
+ * scrubbed from strings), for lines written on every request (the access log). Each key's text and whether
+ * it is censored are decided here, once: pino's general path (its loop over serializers and stringifiers per
+ * key, the log formatter's copy), and even a per-line check of each key, cost the storefront read more than
+ * the rest of the line. A logger createLogger did not make (tests' own) gets `logger.info`.
  */
-export function writeInfoLine(logger: Logger, fields: Record<string, string | number | null>, msg: string): void {
-  const out = lineWriters.get(logger);
-  if (!out) {
-    logger.info(fields, msg);
-    return;
-  }
-  let line = INFO_PREFIX + Date.now() + (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
-  for (const key in fields) {
-    const value = fields[key]!;
-    line += `,"${key}":`;
-    if (REDACTED_KEYS.has(key.toLowerCase())) line += `"${CENSOR}"`;
-    else if (typeof value === 'string') line += jsonText(scrubSecrets(value));
-    else line += value === null || !Number.isFinite(value) ? 'null' : value;
-  }
-  out.write(`${line},"msg":${jsonText(msg)}}\n`);
+export function infoLine(keys: readonly string[], msg: string): InfoLineWriter {
+  const prefixes = keys.map((key) => `,${JSON.stringify(key)}:`);
+  const censored = keys.map((key) => REDACTED_KEYS.has(key.toLowerCase()));
+  const end = `,"msg":${jsonText(msg)}}\n`;
+  const count = keys.length;
+  return (logger, values) => {
+    const out = lineWriters.get(logger);
+    if (!out) {
+      const fields: Record<string, string | number | null> = {};
+      for (let i = 0; i < count; i++) fields[keys[i]!] = values[i]!;
+      logger.info(fields, msg);
+      return;
+    }
+    let line = INFO_PREFIX + Date.now() + (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
+    for (let i = 0; i < count; i++) {
+      const value = values[i]!;
+      line += prefixes[i]!;
+      if (censored[i]) line += `"${CENSOR}"`;
+      else if (typeof value === 'string') line += jsonText(scrubSecrets(value));
+      else line += value === null || !Number.isFinite(value) ? 'null' : value;
+    }
+    out.write(line + end);
+  };
 }
 
 /** Batched lines still waiting at exit are written then (pino registers this only for asynchronous streams). */

@@ -20,7 +20,7 @@ export function isUnstorable(value: string): boolean {
  * Refuses a request whose path parameters or query values hold a NUL or a lone surrogate, before any
  * query: invalid_identifier for a namespace, schema or content type, else validation_failed naming each.
  */
-export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] = []): void {
+export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] = [], hasQuery = ctx.querystring !== ''): void {
   const issues: ErrorDetail[] = [];
   const params: Record<string, unknown> | undefined = ctx.params;
   for (const name in params) {
@@ -30,7 +30,7 @@ export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] =
     issues.push({ path: `path/${name}`, message: 'must not contain a NUL character or a lone surrogate' });
   }
   // Without a query string there is nothing to parse or check.
-  if (ctx.querystring !== '') {
+  if (hasQuery) {
     for (const [name, value] of Object.entries(ctx.query)) {
       const values = Array.isArray(value) ? value : [value];
       if (!isUnstorable(name) && !values.some((v) => typeof v === 'string' && isUnstorable(v))) continue;

@@ -173,6 +173,7 @@ export class PackRouter {
       readsJson: spec.body !== 'raw' && method !== 'get' && method !== 'delete',
       validateBody, handler, status: spec.status ?? 200,
     };
+    const idempotent = Boolean(spec.idempotent && deps.idempotency);
     const sensitive = spec.sensitiveParams;
     const ownParamChecks = spec.ownParamChecks ?? NO_PARAMS;
 
@@ -184,29 +185,22 @@ export class PackRouter {
       if (sensitive) state.logPath = maskedPath(fullPath, ctx.params, sensitive);
       const family = spec.family ?? state.family;
       state.family = family;
-      assertCleanParamsAndQuery(ctx, ownParamChecks);
+      // Without a query string (the usual case) there is nothing to parse (Koa's ctx.query would parse '').
+      const hasQuery = ctx.req.url!.includes('?');
+      assertCleanParamsAndQuery(ctx, ownParamChecks, hasQuery);
       await resolveCaller(ctx, spec, module, deps);
 
       if (validateQuery) {
-        const query = { ...ctx.query };
+        const query = hasQuery ? { ...ctx.query } : {};
         if (!validateQuery(query)) throw ValidationFailed('Invalid query parameters', prefixIssues('query', toIssues(validateQuery.errors)));
         state.query = query;
       } else {
-        state.query = ctx.query;
+        state.query = hasQuery ? ctx.query : {};
       }
       const body = run.readsJson ? await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT) : undefined;
-      if (!spec.idempotent || !deps.idempotency) return runHandler(ctx, run, family, body);
-      const claim = await deps.idempotency.begin(ctx, spec.body === 'raw' ? rawRequestFingerprint(ctx) : body);
-      if (claim === 'replayed') return;
-      if (!claim) return runHandler(ctx, run, family, body);
-      try {
-        if (spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, () => runHandler(ctx, run, family, body));
-        else await runHandler(ctx, run, family, body);
-      } catch (err) {
-        await claim.finish(ctx, err).catch((e: unknown) => deps.logger.error({ err: e }, 'idempotency: keeping the answer failed'));
-        throw err;
-      }
-      await claim.finish(ctx, undefined);
+      // Awaited, not returned: an async function that returns a promise settles two microtasks later.
+      if (idempotent) await runIdempotent(ctx, run, family, body, spec, deps.idempotency!, deps.logger);
+      else await runHandler(ctx, run, family, body);
     };
     Object.defineProperty(route, 'name', { value: `${method}:${path}` });
     this.router[method](path, route);
@@ -223,6 +217,27 @@ interface RouteRun {
   handler: (ctx: any) => unknown;
   /** Success status. */
   status: number;
+}
+
+/**
+ * Runs the handler of a route declared `idempotent` under its Idempotency-Key (core/http/idempotency.ts): a
+ * replay answers what the first request answered, and the answer is kept when the handler ends.
+ */
+async function runIdempotent(ctx: AppContext, run: RouteRun, family: RouteFamily, body: unknown, spec: RouteSpec, idempotency: IdempotencyKeys, logger: Logger): Promise<void> {
+  const claim = await idempotency.begin(ctx, spec.body === 'raw' ? rawRequestFingerprint(ctx) : body);
+  if (claim === 'replayed') return;
+  if (!claim) {
+    await runHandler(ctx, run, family, body);
+    return;
+  }
+  try {
+    if (spec.idempotent === 'in-transaction') await claim.inTransaction(ctx, () => runHandler(ctx, run, family, body));
+    else await runHandler(ctx, run, family, body);
+  } catch (err) {
+    await claim.finish(ctx, err).catch((e: unknown) => logger.error({ err: e }, 'idempotency: keeping the answer failed'));
+    throw err;
+  }
+  await claim.finish(ctx, undefined);
 }
 
 /**

@@ -230,7 +230,7 @@ export class SchemaRegistry {
   async resolve(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
     assertIdentifier('namespace', namespace);
     assertIdentifier('schema', name);
-    await this.forgetOnExternalChange(rc);
+    if (Date.now() - this.tokenReadAt >= TOKEN_READ_EVERY_MS) await this.forgetOnExternalChange(rc);
     const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
     // While the change feed is down, changes made by other processes go unheard: the stored version decides.
     if (cached && this.db.changes.live) return cached;

@@ -4,6 +4,7 @@ import { as, signToken, bearer, superadmin } from '../helpers/tokens.js';
 import { loadConfig } from '../../config/index.js';
 import { createLogger } from '../../core/logger.js';
 import { startCapturedApp, type CapturedApp } from './captured-app.js';
+import { startServiceProcess } from '../helpers/service-process.js';
 
 const productSchema = {
   namespace: 'shop', name: 'product',
@@ -129,6 +130,33 @@ describe('request and error logs', () => {
         expect(line).to.not.contain(secret);
       }
       expect(JSON.parse(line).smtp.host).to.equal('smtp.example');
+    });
+  });
+
+  describe('the service process on stdout', () => {
+    it('writes every line whole, in order and in UTF-8 (also one longer than a batch), none lost at exit', async function () {
+      this.timeout(90_000);
+      const service = await startServiceProcess(c.database.url, { LOG_LEVEL: 'info', MIGRATE_ON_START: 'false' });
+      try {
+        const viewer = (sub: string) => bearer(signToken({ tenantId: tenant, role: 'viewer', sub }));
+        const sent: string[] = [];
+        for (let i = 0; i < 120; i++) {
+          // A user id beyond ASCII, and one path of 12,000 characters (more than a batch holds at 3 bytes each).
+          const path = i === 60 ? `/api/v1/data/shop/${'x'.repeat(12_000)}` : '/api/v1/data/shop/product';
+          const res = await service.http.get(path).set(viewer(`usér-${i}-✓`));
+          sent.push(res.headers['x-request-id']);
+        }
+        service.kill('SIGTERM');
+        expect(await service.exited).to.equal(0);
+        const lines = service.output().split('\n').filter((l) => l.startsWith('{'));
+        const requests = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.msg === 'request' && sent.includes(l.requestId as string));
+        expect(requests.map((l) => l.requestId)).to.deep.equal(sent);
+        expect(requests[7]).to.include({ userId: 'usér-7-✓', status: 200, path: '/api/v1/data/shop/product' });
+        expect(requests[60]!.path).to.have.length('/api/v1/data/shop/'.length + 12_000);
+        expect(requests[119]).to.include({ userId: 'usér-119-✓', status: 200 });
+      } finally {
+        service.kill('SIGKILL');
+      }
     });
   });
 

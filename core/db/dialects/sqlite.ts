@@ -151,14 +151,26 @@ function eachRowOf(connection: BetterSqliteConnection, sql: string, bindings: re
  * releasing it through tarn (a pending operation with its timeout timer and a handful of promises, per
  * statement) would change nothing but the cost.
  */
-async function rowsOf<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+function rowsOf<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
   return onConnection(conn, (connection) => runStatement<T>(connection, sql, bindings));
 }
 
-/** Runs `use` on the pool's connection at once if it is idle (see rowsOf), else on one acquired from `conn`. */
-async function onConnection<T>(conn: PoolClient, use: (connection: BetterSqliteConnection) => T): Promise<T> {
+/**
+ * Runs `use` on the pool's connection at once if it is idle (see rowsOf), else on one acquired from `conn`.
+ * The answer is a settled promise when the connection was idle: no async function layers per statement (each
+ * returned promise one of them resolves with costs the request further microtasks).
+ */
+function onConnection<T>(conn: PoolClient, use: (connection: BetterSqliteConnection) => T): Promise<T> {
   const idle = idleConnection(conn);
-  if (idle) return use(idle);
+  if (!idle) return onAcquired(conn, use);
+  try {
+    return Promise.resolve(use(idle));
+  } catch (err) {
+    return Promise.reject(err);
+  }
+}
+
+async function onAcquired<T>(conn: PoolClient, use: (connection: BetterSqliteConnection) => T): Promise<T> {
   const client = conn as unknown as KnexClient;
   const connection = await client.acquireConnection();
   try {
@@ -196,7 +208,7 @@ export const sqliteDialect: Dialect = {
     const code = (error as { code?: unknown })?.code;
     return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED|CANTOPEN|IOERR)/.test(code);
   },
-  async rows<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
+  rows<T>(conn: PoolClient, sql: string, bindings: readonly unknown[]): Promise<T[]> {
     countQuery();
     return rowsOf<T>(conn, sql, bindings);
   },
