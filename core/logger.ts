@@ -165,13 +165,20 @@ export type InfoLineWriter = (logger: Logger, values: ReadonlyArray<string | num
  * scrubbed from strings), for lines written on every request (the access log). Each key's text and whether
  * it is censored are decided here, once: pino's general path (its loop over serializers and stringifiers per
  * key, the log formatter's copy), and even a per-line check of each key, cost the storefront read more than
- * the rest of the line. A logger createLogger did not make (tests' own) gets `logger.info`.
+ * the rest of the line. `plainKeys` are those whose values are checked before to be printable ASCII without
+ * `"`, a backslash or secrets (a validated request id): written as they are. A logger createLogger did not make
+ * (tests' own) gets `logger.info`.
  */
-export function infoLine(keys: readonly string[], msg: string): InfoLineWriter {
+export function infoLine(keys: readonly string[], msg: string, plainKeys: readonly string[] = []): InfoLineWriter {
   const prefixes = keys.map((key) => `,${JSON.stringify(key)}:`);
   const censored = keys.map((key) => REDACTED_KEYS.has(key.toLowerCase()));
+  const plain = keys.map((key) => plainKeys.includes(key));
   const end = `,"msg":${jsonText(msg)}}\n`;
   const count = keys.length;
+  // The line's beginning changes once a millisecond: its text is made once for all lines of that millisecond.
+  let startedAt = -1;
+  let startedBy: Logger | null = null;
+  let start = '';
   return (logger, values) => {
     const out = lineWriters.get(logger);
     if (!out) {
@@ -180,12 +187,18 @@ export function infoLine(keys: readonly string[], msg: string): InfoLineWriter {
       logger.info(fields, msg);
       return;
     }
-    let line = INFO_PREFIX + Date.now() + (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
+    const now = Date.now();
+    if (now !== startedAt || logger !== startedBy) {
+      startedAt = now;
+      startedBy = logger;
+      start = INFO_PREFIX + now + (logger as unknown as Record<symbol, string>)[pino.symbols.chindingsSym];
+    }
+    let line = start;
     for (let i = 0; i < count; i++) {
       const value = values[i]!;
       line += prefixes[i]!;
       if (censored[i]) line += `"${CENSOR}"`;
-      else if (typeof value === 'string') line += jsonText(scrubSecrets(value));
+      else if (typeof value === 'string') line += plain[i] ? `"${value}"` : jsonText(scrubSecrets(value));
       else line += value === null || !Number.isFinite(value) ? 'null' : value;
     }
     out.write(line + end);

@@ -4,7 +4,8 @@ import type { AppContext } from './app-state.js';
 
 /** The access log line's fields, in the order they are written. */
 const FIELDS = ['requestId', 'method', 'route', 'path', 'status', 'ms', 'tenantId', 'userId'] as const;
-const writeLine = infoLine(FIELDS, 'request');
+// The request id is checked as it comes in (core/http/request-id.ts) or is a UUID; Node's parser takes only known methods.
+const writeLine = infoLine(FIELDS, 'request', ['requestId', 'method']);
 
 /**
  * Writes the one log line of a finished request (called by core/http/request-pipeline.ts): request id,

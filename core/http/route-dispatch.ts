@@ -112,9 +112,9 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     const candidates = byKey.get(keyOfPath(path)) ?? anyKey;
     const depth = depthOf(path);
     for (const route of candidates) {
-      if (!route.methods.has(method)) continue;
       // A route that cannot match this many path segments is not tried (its regular expression would fail).
       if (route.depth !== null && route.depth !== depth) continue;
+      if (!route.methods.has(method)) continue;
       const match = route.regexp.exec(path);
       if (!match) continue;
       const params: Record<string, string> = {};

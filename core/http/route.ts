@@ -9,7 +9,7 @@ import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
 import { Forbidden, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
 import type { Authenticator } from './auth.js';
-import type { TenantsService } from '../tenants/tenants.service.js';
+import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
@@ -188,7 +188,9 @@ export class PackRouter {
       // Without a query string (the usual case) there is nothing to parse (Koa's ctx.query would parse '').
       const hasQuery = ctx.req.url!.includes('?');
       assertCleanParamsAndQuery(ctx, ownParamChecks, hasQuery);
-      await resolveCaller(ctx, spec, module, deps);
+      // A public request whose tenant is known at once goes on without waiting on a promise.
+      const resolving = spec.auth === 'public' ? publicCaller(ctx, spec, module, deps) : resolveCaller(ctx, spec, module, deps);
+      if (resolving) await resolving;
 
       if (validateQuery) {
         const query = hasQuery ? { ...ctx.query } : {};
@@ -299,28 +301,50 @@ function prefixIssues(prefix: string, issues: Array<{ path: string; message: str
 }
 
 /**
+ * resolveCaller for a public route: no principal; the tenant of the path (if the route has one) must be
+ * active and have the route's module; sets ctx.state.rc. Synchronous when the tenant is known at once.
+ */
+function publicCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec['module'], deps: RouteDeps): Promise<void> | void {
+  ctx.state.principal = null;
+  const id = ctx.params[spec.tenantParam ?? ''] ?? null;
+  if (id === null) {
+    setPublicContext(ctx, null, deps);
+    return;
+  }
+  const appCode = (typeof module === 'function' ? module(ctx) : module) ?? null;
+  const known = deps.tenants.lookupKnown(id, appCode);
+  if (known !== undefined) {
+    admitPublic(ctx, spec, id, appCode, known, deps);
+    return;
+  }
+  return deps.tenants.lookup(null, id, appCode).then((found) => admitPublic(ctx, spec, id, appCode, found, deps));
+}
+
+function admitPublic(ctx: AppContext, spec: RouteSpec, id: string, appCode: string | null, found: TenantLookup | null, deps: RouteDeps): void {
+  if (!found || found.tenant.status !== 'active') throw TenantNotFound(id);
+  if (!found.moduleEnabled) throw spec.absentWithoutModule === undefined ? ModuleDisabled(appCode!) : NotFound(spec.absentWithoutModule);
+  ctx.state.tenant = found.tenant;
+  setPublicContext(ctx, id, deps);
+}
+
+function setPublicContext(ctx: AppContext, tenantId: string | null, deps: RouteDeps): void {
+  ctx.state.rc = { tenantId, principal: null, requestId: ctx.state.requestId, logger: deps.logger };
+}
+
+/**
  * Authenticates, resolves the tenant and checks role, suspension and module; sets ctx.state.rc.
  * The tenant and its module flag come from one query per request (no cache), so a module disabled
  * in any process is refused at once everywhere.
  */
 async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec['module'], deps: RouteDeps): Promise<void> {
-  const principal = spec.auth === 'public' ? null : await deps.authenticator.require(ctx.get('Authorization') || undefined);
+  const principal = await deps.authenticator.require(ctx.get('Authorization') || undefined);
   ctx.state.principal = principal;
 
   let tenantId: string | null = null;
   if (spec.auth === 'superadmin' && !principal!.isSuperadmin) throw SuperadminRequired();
   const appCode = typeof module === 'function' ? module(ctx) : module;
 
-  if (spec.auth === 'public') {
-    const id = ctx.params[spec.tenantParam ?? ''] ?? null;
-    if (id !== null) {
-      const found = await deps.tenants.lookup(null, id, appCode ?? null);
-      if (!found || found.tenant.status !== 'active') throw TenantNotFound(id);
-      if (!found.moduleEnabled) throw spec.absentWithoutModule === undefined ? ModuleDisabled(appCode!) : NotFound(spec.absentWithoutModule);
-      ctx.state.tenant = found.tenant;
-      tenantId = id;
-    }
-  } else if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
+  if (spec.auth === 'tenant' || (spec.auth === 'superadmin' && spec.tenantParam)) {
     let p = principal!;
     if (spec.tenantParam) {
       tenantId = ctx.params[spec.tenantParam] ?? null;

@@ -123,7 +123,25 @@ export class TenantsService {
    * down, and inside transactions, the database answers. A module disabled anywhere is refused at once here and, in other processes, as soon as the
    * notification arrives (milliseconds).
    */
-  async lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
+  lookup(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
+    const known = rc?.trx ? undefined : this.lookupKnown(id, appCode);
+    return known !== undefined ? Promise.resolve(known) : this.lookupChecked(rc, id, appCode);
+  }
+
+  /**
+   * What lookup (outside a transaction) answers, when that is known at once: no token to read, the answer
+   * kept; else undefined (then lookup asks). The request pipeline asks this first, so that the usual request
+   * does not wait on a promise for it.
+   */
+  lookupKnown(id: string, appCode: string | null): TenantLookup | null | undefined {
+    const now = Date.now();
+    if (!this.db.changes.live || now - this.tokenReadAt >= TOKEN_READ_EVERY_MS) return undefined;
+    if (!TENANT_ID.test(id)) return null;
+    const known = this.known.get(id)?.get(appCode ?? '');
+    return known && known.until > now ? known.value : undefined;
+  }
+
+  private async lookupChecked(rc: RequestContext | null, id: string, appCode: string | null): Promise<TenantLookup | null> {
     if (!TENANT_ID.test(id)) return null;
     if (rc?.trx || !this.db.changes.live) return this.read(rc, id, appCode);
     const now = Date.now();
