@@ -18,7 +18,7 @@ export function logRequest(logger: Logger, ctx: AppContext, status: number, ende
   const state = ctx.state;
   const ms = Math.round(Number(endedAt - state.startedAt) / 1e5) / 10;
   const values = [
-    state.requestId, ctx.method, state.routePath ?? null, state.logPath ?? ctx.path, status, ms,
+    state.requestId, ctx.method, state.routePath ?? null, state.logPath ?? state.path, status, ms,
     state.rc?.tenantId ?? state.tenant?.id ?? null, state.principal?.userId ?? null,
   ];
   if (level === 'info') writeLine(logger, values);

@@ -8,6 +8,8 @@ export interface AppState {
   requestId: string;
   family: RouteFamily;
   startedAt: bigint;
+  /** ctx.path, read once (Koa's getter parses the URL's cached parts again on every read). */
+  path: string;
   principal?: Principal | null;
   tenant?: TenantRecord | null;
   rc: RequestContext;

@@ -24,6 +24,9 @@ export function sendCacheableBody(ctx: AppContext, body: string, tag: string | n
   ctx.body = body;
 }
 
+/** Cache-Control per max-age (the few lifetimes routes declare), made once. */
+const CACHE_CONTROL = new Map<number, string>();
+
 /**
  * Sets the cache headers; true (and a 304) when If-None-Match matches `etag`. The headers go straight to the
  * response (Koa's ctx.set checks and looks up what is known here). A 304 gets no body and no content type
@@ -31,7 +34,9 @@ export function sendCacheableBody(ctx: AppContext, body: string, tag: string | n
  */
 function answerNotModified(ctx: AppContext, etag: string, maxAgeSeconds: number): boolean {
   const res = ctx.res;
-  res.setHeader('Cache-Control', `public, max-age=${maxAgeSeconds}`);
+  let cacheControl = CACHE_CONTROL.get(maxAgeSeconds);
+  if (cacheControl === undefined) CACHE_CONTROL.set(maxAgeSeconds, (cacheControl = `public, max-age=${maxAgeSeconds}`));
+  res.setHeader('Cache-Control', cacheControl);
   res.setHeader('ETag', etag);
   res.setHeader('Vary', 'Accept-Encoding');
   const ifNoneMatch = ctx.req.headers['if-none-match'];

@@ -14,7 +14,9 @@ export function startRequest(ctx: AppContext): void {
   const id = typeof incoming === 'string' && INCOMING_ID.test(incoming) ? incoming : randomUUID();
   const state = ctx.state;
   state.requestId = id;
-  state.family = familyOf(ctx.path);
+  const path = ctx.path;
+  state.path = path;
+  state.family = familyOf(path);
   state.startedAt = process.hrtime.bigint();
   ctx.res.setHeader('X-Request-Id', id);
 }

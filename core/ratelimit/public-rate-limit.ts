@@ -48,7 +48,7 @@ export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): 
   if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error('publicRateLimit: perMinute must be a positive integer');
   const limiter = new LocalRateLimiter(perMinute, 60_000);
   return function publicRateLimit(ctx) {
-    if (!ctx.path.startsWith(prefix)) return;
+    if (!ctx.state.path.startsWith(prefix)) return;
     const retryAfter = limiter.hit(clientKey(ctx.ip));
     if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };
