@@ -69,14 +69,14 @@ export async function startCommerce(url: string, products: number, serviceExtraE
   const tables = await load(url, products);
   const bPort = await freePort();
   const baseline = await startProcess('scripts/bench/commerce-baseline-server.ts', {
-    ...serviceEnv(url, bPort), BENCH_DATABASE_URL: url, PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders,
+    ...serviceEnv(url, bPort), BENCH_DATABASE_URL: url, ...baselineTables(tables),
   }, bPort, nodeArgs);
   const kPort = await freePort();
   const kernel = await startProcess('core/main.ts', { ...serviceEnv(url, kPort), ...serviceExtraEnv }, kPort, nodeArgs);
   const token = jwt.sign({ sub: 'bench-user', tenant_id: SERVICE_TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
   const sku = `SKU-${Math.floor(products / 2)}`;
   return {
-    baseline, kernel, bPort, kPort, token,
+    baseline, kernel, bPort, kPort, token, tables,
     json: { 'Content-Type': 'application/json' },
     order: JSON.stringify({ clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n) => ({ productId: n, quantity: 1, unitPrice: 1999 })) }),
     bh: { 'X-Tenant-Id': BASELINE_TENANT },
@@ -84,6 +84,11 @@ export async function startCommerce(url: string, products: number, serviceExtraE
     bStore: `http://127.0.0.1:${bPort}/products/${sku}`,
     etagOf: async (u: string, headers: Record<string, string> = {}) => (await fetch(u, { headers })).headers.get('etag')!,
   };
+}
+
+/** The twin's environment naming the record tables it works on. */
+export function baselineTables(tables: { products: string; orders: string }): Record<string, string> {
+  return { PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders };
 }
 
 /** Two tenants with `count` products each (numbers 1..count; the first three carry the orders' stock). */
