@@ -31,6 +31,8 @@ describe('tenants', () => {
   describe('GET /api/v1/admin/tenants', () => {
     it('pages the tenants, newest first', async () => {
       const a = await createTenant(t, 'page');
+      // Creation times have millisecond resolution: two tenants made within one millisecond have no order by age.
+      await new Promise((r) => setTimeout(r, 5));
       const b = await createTenant(t, 'page');
       const res = await t.http.get('/api/v1/admin/tenants?limit=2&offset=0').set(superadmin());
       expect(res.status).to.equal(200);
