@@ -105,7 +105,7 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
   }
 
   return function routeDispatch(ctx, next) {
-    const path = ctx.state.path ?? ctx.path;
+    const path = ctx.state.path;
     const method = ctx.method;
     const fixed = fixedPaths.get(path);
     if (fixed && !fixed.includes(method)) throw MethodNotAllowed(method, [], { Allow: fixed.join(', ') });

@@ -246,12 +246,10 @@ export class SchemaRegistry {
 
   /**
    * SQLite: another process on the same file (rare; they hear no notifications) changed something; its
-   * data_version is read at most every 10 ms, as tenant lookups do. PostgreSQL gives no token (null).
+   * data_version is read at most every 10 ms (resolve calls this once they passed), as tenant lookups do. PostgreSQL gives no token (null).
    */
   private async forgetOnExternalChange(rc: RequestContext): Promise<void> {
-    const now = Date.now();
-    if (now - this.tokenReadAt < TOKEN_READ_EVERY_MS) return;
-    this.tokenReadAt = now;
+    this.tokenReadAt = Date.now();
     // Through rc's transaction when there is one: SQLite's pool has one connection, which it holds.
     const token = await this.db.externalChangeToken(rc);
     if (token === null || token === this.seenToken) return;

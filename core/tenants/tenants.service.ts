@@ -137,7 +137,12 @@ export class TenantsService {
     const now = Date.now();
     if (!this.db.changes.live || now - this.tokenReadAt >= TOKEN_READ_EVERY_MS) return undefined;
     if (!TENANT_ID.test(id)) return null;
-    const known = this.known.get(id)?.get(appCode ?? '');
+    return this.kept(id, appCode ?? '', now);
+  }
+
+  /** The answer kept for the tenant and module key, while it is fresh; else undefined. */
+  private kept(id: string, key: string, now: number): TenantLookup | null | undefined {
+    const known = this.known.get(id)?.get(key);
     return known && known.until > now ? known.value : undefined;
   }
 
@@ -154,8 +159,8 @@ export class TenantsService {
       }
     }
     const key = appCode ?? '';
-    const known = this.known.get(id)?.get(key);
-    if (known && known.until > now) return known.value;
+    const known = this.kept(id, key, now);
+    if (known !== undefined) return known;
     const generation = this.generation;
     const found = await this.read(rc, id, appCode);
     // Kept only if no change was heard while the query ran (it may have read the state before it).
