@@ -19,8 +19,9 @@ export function isUnstorable(value: string): boolean {
 /**
  * Refuses a request whose path parameters or query values hold a NUL or a lone surrogate, before any
  * query: invalid_identifier for a namespace, schema or content type, else validation_failed naming each.
+ * `hasQuery`: whether the URL has a query string (the route wrapper knows it from the raw URL).
  */
-export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[] = [], hasQuery = ctx.querystring !== ''): void {
+export function assertCleanParamsAndQuery(ctx: AppContext, ownChecks: string[], hasQuery: boolean): void {
   const issues: ErrorDetail[] = [];
   const params: Record<string, unknown> | undefined = ctx.params;
   for (const name in params) {
