@@ -5,6 +5,7 @@ import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
 import { takeMembers } from './json-members.js';
+import { isPlainObject } from './merge-patch.js';
 import { recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
@@ -37,26 +38,38 @@ const CHECK_BATCH = 1000;
 /** Relations by JSON Schema document: a registered schema's document is never changed, only replaced. */
 const declared = new WeakMap<object, Relation[]>();
 
-/** The relations a JSON Schema declares: `x-ref` on a top-level string property or array of strings. */
+/**
+ * The relations a JSON Schema declares: `x-ref` on a top-level string property, or on an array of strings
+ * (on the array or on its `items`: both mean a many-relation).
+ */
 export function relationsOf(schema: Record<string, any>): Relation[] {
   let relations = declared.get(schema);
   if (!relations) declared.set(schema, (relations = parseRelations(schema)));
   return relations;
 }
 
+const RELATION_KEYWORDS = ['x-ref', 'x-on-delete'] as const;
+
 function parseRelations(schema: Record<string, any>): Relation[] {
   const relations: Relation[] = [];
-  for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, any>)) {
-    if (!prop || typeof prop !== 'object' || prop['x-ref'] === undefined) continue;
-    const target = prop['x-ref'];
-    const onDelete = prop['x-on-delete'] ?? 'restrict';
+  for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, Record<string, any>>)) {
+    if (!isPlainObject(prop)) continue;
+    const items: Record<string, any> = isPlainObject(prop.items) ? prop.items : {};
+    // Declared on the array or on its items; the two places, when both are used, must agree.
+    const [target, onDelete = 'restrict'] = RELATION_KEYWORDS.map((keyword) => {
+      if (prop[keyword] !== undefined && items[keyword] !== undefined && prop[keyword] !== items[keyword]) {
+        throw InvalidSchema(`"${keyword}" of ${field} and of its items differ; declare it once`);
+      }
+      return prop[keyword] ?? items[keyword];
+    });
+    if (target === undefined) continue;
     if (typeof target !== 'string' || !/^[a-z][a-z0-9_]{0,39}\.[a-z][a-z0-9_]{0,39}$/.test(target)) {
       throw InvalidSchema(`"x-ref" of ${field} must name a schema as "<namespace>.<name>"`);
     }
     if (!ON_DELETE.includes(onDelete)) throw InvalidSchema(`"x-on-delete" of ${field} must be one of ${ON_DELETE.join(', ')}`);
     const types = (t: unknown) => (Array.isArray(t) ? t : [t]).filter((x) => x !== 'null');
-    const one = types(prop.type).length === 1 && types(prop.type)[0] === 'string';
-    const many = types(prop.type).length === 1 && types(prop.type)[0] === 'array' && types(prop.items?.type)[0] === 'string';
+    const one = types(prop.type).length === 1 && types(prop.type)[0] === 'string' && items['x-ref'] === undefined;
+    const many = types(prop.type).length === 1 && types(prop.type)[0] === 'array' && types(items.type)[0] === 'string';
     if (!one && !many) throw InvalidSchema(`"x-ref" of ${field} needs a string property or an array of strings`);
     relations.push({ field, target, many, onDelete });
   }
@@ -66,6 +79,55 @@ function parseRelations(schema: Record<string, any>): Relation[] {
     }
   }
   return relations;
+}
+
+/**
+ * What relationsOf lets pass in stored schemas but a new registration or version may not declare: relation
+ * keywords where nothing reads them, `x-on-delete` without `x-ref`, and `set_null` on a many-relation that
+ * must keep a number of items.
+ */
+function declarationIssue(schema: Record<string, any>): string | null {
+  const stray = strayRelationKeyword(schema, '', 0);
+  if (stray) return `"x-ref" and "x-on-delete" are read on a top-level property or its items only, not at ${stray.slice(0, 120)}`;
+  const relations = relationsOf(schema);
+  for (const [field, prop] of Object.entries((schema.properties ?? {}) as Record<string, any>)) {
+    const r = relations.find((x) => x.field === field);
+    if (!r && isPlainObject(prop) && (prop['x-on-delete'] !== undefined || (isPlainObject(prop.items) && prop.items['x-on-delete'] !== undefined))) {
+      return `"x-on-delete" of ${field} needs an "x-ref" beside it`;
+    }
+    if (r?.many && r.onDelete === 'set_null' && Number(prop.minItems) > 0) {
+      return `${field} needs at least ${prop.minItems} items, so "x-on-delete": "set_null" cannot take an id out of it`;
+    }
+  }
+  return null;
+}
+
+/** Keywords whose value is a subschema, a list of subschemas, or a map of them (JSON Schema 2020-12). */
+const SUBSCHEMA = new Set(['additionalProperties', 'items', 'contains', 'not', 'if', 'then', 'else', 'propertyNames', 'unevaluatedItems', 'unevaluatedProperties']);
+const SUBSCHEMA_LISTS = new Set(['prefixItems', 'allOf', 'anyOf', 'oneOf']);
+const SUBSCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
+
+/**
+ * Relation keywords anywhere but on a top-level property or its items (nested objects, `$defs`, `allOf`,
+ * items of items): nothing would read them, so they are refused instead of ignored.
+ */
+function strayRelationKeyword(schema: unknown, path: string, depth: number): string | null {
+  if (!isPlainObject(schema)) return null;
+  // Root: 0; a top-level property: 1; its items: 2 (the only places relations are read); anything else: 3.
+  if ((depth === 0 || depth === 3) && RELATION_KEYWORDS.some((k) => schema[k] !== undefined)) return path || '/';
+  for (const [keyword, value] of Object.entries(schema)) {
+    const nested: Array<[string, unknown]> = SUBSCHEMA.has(keyword) ? [[`${path}/${keyword}`, value]]
+      : SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value) ? value.map((v, i) => [`${path}/${keyword}/${i}`, v])
+      : SUBSCHEMA_MAPS.has(keyword) && isPlainObject(value) ? Object.entries(value).map(([k, v]) => [`${path}/${keyword}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, v])
+      : [];
+    for (const [at, sub] of nested) {
+      // Only a top-level property (root /properties/<p>) and its items keep the count that allows them.
+      const next = depth === 0 && keyword === 'properties' ? 1 : depth === 1 && keyword === 'items' ? 2 : 3;
+      const found = strayRelationKeyword(sub, at, next);
+      if (found) return found;
+    }
+  }
+  return null;
 }
 
 /** Whether the caller may read the records of a schema (the data API's read check, as a function). */
@@ -90,6 +152,26 @@ function embed(value: unknown, found: ReadonlyMap<string, string>): string {
   return JSON.stringify(value);
 }
 
+/** Where a record holds its `i`-th id of a relation: `/category`, or `/tags/2` on a many-relation. */
+function referencePath(r: Relation, i: number): string {
+  return r.many ? `/${r.field}/${i}` : `/${r.field}`;
+}
+
+function dangling(r: Relation, id: string): string {
+  return `refers to ${r.target} "${id.slice(0, 40)}", which does not exist`;
+}
+
+/** The ids a record holds in a relation field with their places (an array's nulls keep theirs). */
+function placedIds(value: unknown): Array<{ id: string; i: number }> {
+  if (typeof value === 'string') return [{ id: value, i: 0 }];
+  if (!Array.isArray(value)) return [];
+  const placed: Array<{ id: string; i: number }> = [];
+  value.forEach((v, i) => {
+    if (typeof v === 'string') placed.push({ id: v, i });
+  });
+  return placed;
+}
+
 /** Ids a record holds in a relation field. */
 function idsIn(value: unknown): string[] {
   if (typeof value === 'string') return [value];
@@ -111,7 +193,8 @@ export class Relations implements SchemaChangeGuard {
 
   /** The document's x-ref declarations are well formed (InvalidSchema otherwise). */
   checkDocument(schema: Record<string, unknown>): void {
-    relationsOf(schema);
+    const issue = declarationIssue(schema);
+    if (issue) throw InvalidSchema(issue);
   }
 
   /** A new version's relations name schemas the tenant sees. */
@@ -140,12 +223,16 @@ export class Relations implements SchemaChangeGuard {
       for (;;) {
         const batch = await this.repository.withField(rc, previous, r.field, after, CHECK_BATCH);
         const byTenant = new Map<string, typeof batch>();
-        for (const row of batch) byTenant.set(row.tenantId, [...(byTenant.get(row.tenantId) ?? []), row]);
+        for (const row of batch) {
+          const rows = byTenant.get(row.tenantId);
+          if (rows) rows.push(row);
+          else byTenant.set(row.tenantId, [row]);
+        }
         for (const [tenantId, rows] of byTenant) {
           const found = await this.repository.existing({ ...rc, tenantId }, target, [...new Set(rows.flatMap((row) => idsIn(row.value)))]);
           for (const row of rows) {
-            for (const id of idsIn(row.value)) {
-              if (!found.has(id)) details.push({ id: row.id, path: `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
+            for (const { id, i } of placedIds(row.value)) {
+              if (!found.has(id)) details.push({ id: row.id, path: referencePath(r, i), message: dangling(r, id) });
             }
           }
         }
@@ -174,14 +261,14 @@ export class Relations implements SchemaChangeGuard {
       // Per write, the ids it names that its previous version did not (those are checked already).
       const named = writes.map(({ data, previous }) => {
         const known = new Set(previous ? idsIn(previous[r.field]) : []);
-        return idsIn(data[r.field]).map((id, i) => ({ id, i })).filter(({ id }) => !known.has(id));
+        return placedIds(data[r.field]).filter(({ id }) => !known.has(id));
       });
       const fresh = [...new Set(named.flatMap((ids) => ids.map(({ id }) => id)))];
       if (!fresh.length) continue;
       const found = await this.repository.existing(rc, await this.target(rc, r, schema), fresh);
       named.forEach((ids, n) => {
         for (const { id, i } of ids) {
-          if (!found.has(id)) issues[n].push({ path: r.many ? `/${r.field}/${i}` : `/${r.field}`, message: `refers to ${r.target} "${id.slice(0, 40)}", which does not exist` });
+          if (!found.has(id)) issues[n].push({ path: referencePath(r, i), message: dangling(r, id) });
         }
       });
     }

@@ -24,6 +24,23 @@ const schemas = [
   { namespace: 'rel', name: 'review', schema: { type: 'object', additionalProperties: false, properties: { text: str, product: { type: 'string', 'x-ref': 'rel.product', 'x-on-delete': 'cascade' } } } },
 ];
 
+/** A new tenant with `list` registered. */
+async function tenantWith(t: TestApp, prefix: string, list: object[]): Promise<string> {
+  const tenant = await createTenant(t, prefix);
+  for (const s of list) {
+    const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(s);
+    expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  }
+  return tenant;
+}
+
+/** Creates a record of rel.<name> as an editor and returns its id. */
+async function createRecord(t: TestApp, tenant: string, name: string, body: object): Promise<string> {
+  const res = await t.http.post(`/api/v1/data/rel/${name}`).set(as(tenant, 'editor')).send(body);
+  expect(res.status, JSON.stringify(res.body)).to.equal(201);
+  return res.body.data.item.id as string;
+}
+
 describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
   let t: TestApp;
 
@@ -31,19 +48,8 @@ describe('Relations: x-ref, x-on-delete and expand (/api/v1/data)', () => {
     t = await sharedTestApp();
   });
 
-  async function tenantWithSchemas(): Promise<string> {
-    const tenant = await createTenant(t, 'rel');
-    for (const s of schemas) {
-      const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(s);
-      expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    }
-    return tenant;
-  }
-  const create = async (tenant: string, name: string, body: object) => {
-    const res = await t.http.post(`/api/v1/data/rel/${name}`).set(as(tenant, 'editor')).send(body);
-    expect(res.status, JSON.stringify(res.body)).to.equal(201);
-    return res.body.data.item.id as string;
-  };
+  const tenantWithSchemas = () => tenantWith(t, 'rel', schemas);
+  const create = (tenant: string, name: string, body: object) => createRecord(t, tenant, name, body);
   const get = (tenant: string, name: string, id: string, query: Record<string, string> = {}) => t.http.get(`/api/v1/data/rel/${name}/${id}`).query(query).set(as(tenant, 'viewer'));
   const outbox = (tenant: string, name: string) => t.app.kernel.db.knex('outbox_events').where({ tenant_id: tenant, name }).select('payload');
 
@@ -360,3 +366,253 @@ const EXPANDED_ITEMS: Record<string, string[]> = {
     "{\"id\":\"01900000-0000-7000-8000-000000000013\",\"title\": \"none\",\"createdAt\":\"2026-01-07T00:00:00.000Z\",\"updatedAt\":\"2026-01-07T00:00:00.000Z\",\"version\":7}",
   ],
 };
+
+/** Many-relations (CONTRACT.md 12.2, issue 34 item 8): a property that holds an array of ids. */
+const manySchemas = [
+  { namespace: 'rel', name: 'group', schema: { type: 'object', additionalProperties: false, properties: { name: str } } },
+  { namespace: 'rel', name: 'label', schema: { type: 'object', additionalProperties: false, properties: { name: str, group: { type: 'string', 'x-ref': 'rel.group' } } } },
+  {
+    // x-ref on the items, x-on-delete on the array: the same as both on the array.
+    namespace: 'rel', name: 'post',
+    schema: {
+      type: 'object', additionalProperties: false, required: ['title'],
+      properties: {
+        title: str,
+        labels: { type: 'array', items: { type: 'string', 'x-ref': 'rel.label' }, 'x-on-delete': 'cascade' },
+        groups: { type: ['array', 'null'], items: str, 'x-ref': 'rel.group' },
+      },
+    },
+  },
+  { namespace: 'rel', name: 'comment', schema: { type: 'object', additionalProperties: false, properties: { text: str, post: { type: 'string', 'x-ref': 'rel.post' } } } },
+  { namespace: 'rel', name: 'board', schema: { type: 'object', additionalProperties: false, properties: { name: str, posts: { type: 'array', items: str, 'x-ref': 'rel.post', 'x-on-delete': 'set_null' } } } },
+];
+
+describe('Many-relations: x-ref on an array of ids (/api/v1/data)', () => {
+  let t: TestApp;
+  before(async () => {
+    t = await sharedTestApp();
+  });
+
+  const missing = '0190a0a0-0000-7000-8000-000000000001';
+  const tenantWithSchemas = () => tenantWith(t, 'many', manySchemas);
+  const create = (tenant: string, name: string, body: object) => createRecord(t, tenant, name, body);
+  const list = (tenant: string, name: string, query: Record<string, string>) => t.http.get(`/api/v1/data/rel/${name}`).query(query).set(as(tenant, 'viewer'));
+  const paths = (res: { body: any }) => res.body.data.errors.map((e: any) => e.path);
+  const outboxIds = async (tenant: string, name: string) => (await t.app.kernel.db.knex('outbox_events').where({ tenant_id: tenant, name }).select('payload'))
+    .map((e: any) => (typeof e.payload === 'string' ? JSON.parse(e.payload) : e.payload).id as string).sort();
+
+  it('refuses an array holding an id that does not exist in the tenant, naming /labels/<i>, in single writes, PATCH, bulk and import', async () => {
+    const tenant = await tenantWithSchemas();
+    const other = await tenantWithSchemas();
+    const foreign = await create(other, 'label', { name: 'theirs' });
+    const [a, b] = [await create(tenant, 'label', { name: 'a' }), await create(tenant, 'label', { name: 'b' })];
+    const group = await create(tenant, 'group', { name: 'g' });
+
+    const post = await t.http.post('/api/v1/data/rel/post').set(as(tenant, 'editor')).send({ title: 'x', labels: [a, b, missing, foreign], groups: [group, missing] });
+    expect(post.status).to.equal(400);
+    expect(post.body.data.code).to.equal('validation_failed');
+    expect(paths(post)).to.deep.equal(['/labels/2', '/labels/3', '/groups/1']);
+    const id = await create(tenant, 'post', { title: 'ok', labels: [a, a], groups: null });
+    const patch = await t.http.patch(`/api/v1/data/rel/post/${id}`).set(as(tenant, 'editor')).send({ labels: [b, a, missing] });
+    expect(patch.status).to.equal(400);
+    expect(paths(patch)).to.deep.equal(['/labels/2']);
+
+    const bulk = await t.http.post('/api/v1/data/rel/post/bulk').set(as(tenant, 'editor')).send({ items: [{ title: 'a', labels: [a] }, { title: 'b', labels: [a, b, missing] }] });
+    expect(bulk.status).to.equal(400);
+    expect(paths(bulk)).to.deep.equal(['/items/1/labels/2']);
+
+    const ndjson = [{ title: 'one', labels: [a] }, { title: 'two', labels: [b, foreign] }, { title: 'three', labels: [] }].map((x) => JSON.stringify(x)).join('\n');
+    const imported = await t.http.post('/api/v1/data/rel/post/import?format=ndjson').set(as(tenant, 'editor')).set('Content-Type', 'application/x-ndjson').send(ndjson);
+    expect(imported.status).to.equal(200);
+    expect(imported.body.data).to.include({ created: 2, failed: 1 });
+    expect(imported.body.data.errors.map((e: any) => [e.line, e.path])).to.deep.equal([[2, '/labels/1']]);
+    const csv = `title,labels\nfour,"[""${a}"",""${missing}""]"\n`;
+    const atomic = await t.http.post('/api/v1/data/rel/post/import?format=csv&atomic=true').set(as(tenant, 'editor')).set('Content-Type', 'text/csv').send(csv);
+    expect(atomic.status).to.equal(400);
+    expect(atomic.body.data.errors.map((e: any) => [e.line, e.path])).to.deep.equal([[1, '/labels/1']]);
+    expect((await list(tenant, 'post', {})).body.data.pagination.total).to.equal(3);
+  });
+
+  it('reads x-ref on the array or on its items alike, and refuses relation keywords where nothing reads them (400 invalid_schema)', async () => {
+    const tenant = await tenantWithSchemas();
+    const post = (await t.http.get('/api/v1/metadata/schemas/rel/post').set(as(tenant, 'viewer'))).body.data.item;
+    expect(post.relations).to.deep.equal([
+      { field: 'labels', target: 'rel.label', many: true, onDelete: 'cascade' },
+      { field: 'groups', target: 'rel.group', many: true, onDelete: 'restrict' },
+    ]);
+    const refs = { type: 'array', items: str, 'x-ref': 'rel.group' };
+    for (const properties of [
+      { meta: { type: 'object', properties: { groups: refs } } },
+      { groups: { type: 'array', items: { type: 'array', items: { type: 'string', 'x-ref': 'rel.group' } } } },
+      { groups: { type: 'array', items: { type: 'string', 'x-ref': 'rel.label' }, 'x-ref': 'rel.group' } },
+      { groups: { type: 'array', items: str, 'x-on-delete': 'cascade' } },
+      { groups: { ...refs, minItems: 1, 'x-on-delete': 'set_null' } },
+      { groups: { type: 'string', items: { type: 'string', 'x-ref': 'rel.group' } } },
+      { groups: { type: 'array', items: { type: 'integer' }, 'x-ref': 'rel.group' } },
+    ]) {
+      const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({ namespace: 'rel', name: 'odd', schema: { type: 'object', properties } });
+      expect(res.status, JSON.stringify(properties)).to.equal(400);
+      expect(res.body.data.code).to.equal('invalid_schema');
+    }
+    const defs = { type: 'object', $defs: { ids: refs }, properties: { groups: { $ref: '#/$defs/ids' } } };
+    const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({ namespace: 'rel', name: 'odd', schema: defs });
+    expect(res.status).to.equal(400);
+    expect(res.body.data.message).to.contain('/$defs/ids');
+  });
+
+  it('expand embeds the referenced records in place of the ids, in order (repeated, missing and unreadable as null), two levels, in a fixed number of queries', async () => {
+    const tenant = await tenantWithSchemas();
+    const groups = [await create(tenant, 'group', { name: 'g0' }), await create(tenant, 'group', { name: 'g1' })];
+    const labels: string[] = [];
+    for (let i = 0; i < 6; i++) labels.push(await create(tenant, 'label', { name: `l${i}`, group: groups[i % 2] }));
+    const posts: string[] = [];
+    for (let i = 0; i < 50; i++) posts.push(await create(tenant, 'post', { title: `p${i}`, labels: [labels[i % 6], labels[(i + 1) % 6], labels[i % 6]], groups: [groups[i % 2]] }));
+    await create(tenant, 'board', { name: 'b', posts: [posts[3], posts[1]] });
+    const queries = (res: { headers: Record<string, string> }) => Number(res.headers['x-query-count']);
+    const postgres = t.app.kernel.db.dialect.name === 'postgres';
+
+    const plain = await list(tenant, 'post', { limit: '50', count: 'false' });
+    const one = await list(tenant, 'post', { limit: '50', count: 'false', expand: 'labels' });
+    expect(one.status, JSON.stringify(one.body)).to.equal(200);
+    expect(one.body.data.items.map((p: any) => p.id)).to.deep.equal(plain.body.data.items.map((p: any) => p.id));
+    for (const [n, item] of one.body.data.items.entries()) {
+      const i = Number(item.title.slice(1));
+      expect(item.labels.map((l: any) => l.name), item.title).to.deep.equal([`l${i % 6}`, `l${(i + 1) % 6}`, `l${i % 6}`]);
+      expect(item.labels.map((l: any) => l.id)).to.deep.equal(plain.body.data.items[n].labels);
+      expect(item.groups).to.deep.equal(plain.body.data.items[n].groups);
+    }
+    // One many-expansion: no query of its own on PostgreSQL (read in the page's statement), one on SQLite.
+    expect(queries(one)).to.equal(queries(plain) + (postgres ? 0 : 1));
+    const two = await list(tenant, 'post', { limit: '50', count: 'false', expand: 'labels.group,groups' });
+    for (const item of two.body.data.items) {
+      expect(item.labels.map((l: any) => l.group.name)).to.have.members(item.labels.map((l: any) => `g${Number(l.name.slice(1)) % 2}`));
+      expect(item.groups[0].name).to.match(/^g[01]$/);
+    }
+    expect(queries(two)).to.equal(queries(plain) + (postgres ? 1 : 3));
+    const few = await list(tenant, 'post', { limit: '5', count: 'false', expand: 'labels.group,groups' });
+    expect(queries(few)).to.equal(queries(two));
+
+    // A many-relation as the second level, and a single read.
+    const boards = await list(tenant, 'board', { expand: 'posts.labels' });
+    expect(boards.body.data.items[0].posts.map((p: any) => p.title)).to.deep.equal(['p3', 'p1']);
+    expect(boards.body.data.items[0].posts[0].labels.map((l: any) => l.name)).to.deep.equal(['l3', 'l4', 'l3']);
+    const read = await t.http.get(`/api/v1/data/rel/post/${posts[0]}`).query({ expand: 'labels.group' }).set(as(tenant, 'viewer'));
+    expect(read.body.data.item.labels.map((l: any) => l.group.name)).to.deep.equal(['g0', 'g1', 'g0']);
+
+    // A record gone from under the reference (written around the service) expands to null in its place.
+    const labelTable = (await t.app.kernel.schemas.resolve(systemContext(tenant), 'rel', 'label')).tableName;
+    await t.app.kernel.db.knex(labelTable).where({ tenant_id: tenant, id: labels[1] }).delete();
+    const gone = await t.http.get(`/api/v1/data/rel/post/${posts[0]}`).query({ expand: 'labels' }).set(as(tenant, 'viewer'));
+    expect(gone.body.data.item.labels.map((l: any) => l?.name ?? null)).to.deep.equal(['l0', null, 'l0']);
+    const page = await list(tenant, 'post', { limit: '50', expand: 'labels' });
+    expect(page.body.data.items.find((p: any) => p.id === posts[0]).labels.map((l: any) => l?.name ?? null)).to.deep.equal(['l0', null, 'l0']);
+
+    // Records of a schema the caller may not read (its licensed module is off) are null, each in its place.
+    const pipeline = { namespace: 'rel', name: 'pipeline', schema: { type: 'object', additionalProperties: false, properties: { deals: { type: 'array', items: str, 'x-ref': 'crm.deal' } } } };
+    expect((await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(pipeline)).status).to.equal(201);
+    const deals: string[] = [];
+    for (const title of ['d1', 'd2']) deals.push((await t.http.post('/api/v1/data/crm/deal').set(as(tenant, 'editor')).send({ title })).body.data.item.id);
+    const pipelineId = await create(tenant, 'pipeline', { deals: [deals[1], deals[0]] });
+    const expanded = async () => (await t.http.get('/api/v1/data/rel/pipeline').query({ expand: 'deals' }).set(as(tenant, 'viewer'))).body.data.items[0].deals;
+    expect((await expanded()).map((d: any) => d.title)).to.deep.equal(['d2', 'd1']);
+    const modules = (isEnabled: boolean) => t.http.patch(`/api/v1/tenants/${tenant}/licensed-modules`).set(as(tenant, 'admin')).send({ appCode: 'crm', isEnabled }).expect(200);
+    await modules(false);
+    expect(await expanded()).to.deep.equal([null, null]);
+    expect((await t.http.get(`/api/v1/data/rel/pipeline/${pipelineId}`).query({ expand: 'deals' }).set(as(tenant, 'viewer'))).body.data.item.deals).to.deep.equal([null, null]);
+    await modules(true);
+  });
+
+  it('filter[labels]=<id> lists the records whose array contains <id>, with exact totals and cursor paging', async () => {
+    const tenant = await tenantWithSchemas();
+    const [a, b, c] = [await create(tenant, 'label', { name: 'a' }), await create(tenant, 'label', { name: 'b' }), await create(tenant, 'label', { name: 'c' })];
+    const group = await create(tenant, 'group', { name: 'g' });
+    for (let i = 0; i < 12; i++) {
+      await create(tenant, 'post', { title: `p${String(i).padStart(2, '0')}`, labels: i % 3 === 0 ? [b, a] : i % 3 === 1 ? [b] : [], ...(i % 2 ? { groups: [group] } : {}) });
+    }
+    const titles = async (query: Record<string, string>) => {
+      const res = await list(tenant, 'post', { sort: 'title', ...query });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return { titles: res.body.data.items.map((p: any) => p.title), total: res.body.data.pagination.total, next: res.body.data.pagination.nextCursor };
+    };
+    expect(await titles({ 'filter[labels]': a })).to.deep.include({ titles: ['p00', 'p03', 'p06', 'p09'], total: 4 });
+    expect((await titles({ 'filter[labels]': b })).total).to.equal(8);
+    expect(await titles({ 'filter[labels]': c })).to.deep.include({ titles: [], total: 0 });
+    expect(await titles({ 'filter[labels]': 'not-an-id' })).to.deep.include({ titles: [], total: 0 });
+    expect(await titles({ 'filter[labels]': a, 'filter[groups]': group })).to.deep.include({ titles: ['p03', 'p09'], total: 2 });
+    expect((await titles({ 'filter[labels][exists]': 'true' })).total).to.equal(12);
+    // Keyset paging through the matches.
+    const first = await titles({ 'filter[labels]': b, limit: '5', count: 'false' });
+    const second = await titles({ 'filter[labels]': b, limit: '5', count: 'false', cursor: first.next });
+    expect([...first.titles, ...second.titles]).to.deep.equal(['p00', 'p01', 'p03', 'p04', 'p06', 'p07', 'p09', 'p10']);
+    // Other operators do not apply to an array.
+    for (const op of ['in', 'ne', 'gt', 'like']) {
+      const res = await list(tenant, 'post', { [`filter[labels][${op}]`]: a });
+      expect(res.status, op).to.equal(400);
+      expect(res.body.data.code).to.equal('invalid_filter');
+    }
+  });
+
+  it('on delete of a referenced record: restrict answers 409 naming the referrers, cascade deletes them with their events, set_null takes the id out; all in one transaction', async () => {
+    const tenant = await tenantWithSchemas();
+    const [g1, g2] = [await create(tenant, 'group', { name: 'g1' }), await create(tenant, 'group', { name: 'g2' })];
+    const [l1, l2] = [await create(tenant, 'label', { name: 'l1' }), await create(tenant, 'label', { name: 'l2' })];
+    const p1 = await create(tenant, 'post', { title: 'p1', labels: [l1], groups: [g2, g1] });
+    const p2 = await create(tenant, 'post', { title: 'p2', labels: [l2, l1, l2] });
+    const p3 = await create(tenant, 'post', { title: 'p3', labels: [l2] });
+    const board = await create(tenant, 'board', { name: 'b', posts: [p3, p1, p2, p1] });
+
+    // restrict (groups): 409 naming the referring post, nothing changes.
+    const refused = await t.http.delete(`/api/v1/data/rel/group/${g1}`).set(as(tenant, 'editor'));
+    expect(refused.status).to.equal(409);
+    expect(refused.body.data.code).to.equal('conflict');
+    expect(refused.body.data.errors.map((e: any) => e.id)).to.deep.equal([p1]);
+
+    // cascade (labels) into set_null (board.posts): p1 and p2 go, with their events, and the board loses both.
+    await t.http.delete(`/api/v1/data/rel/label/${l1}`).set(as(tenant, 'editor')).expect(200);
+    for (const id of [p1, p2]) await t.http.get(`/api/v1/data/rel/post/${id}`).set(as(tenant, 'viewer')).expect(404);
+    expect(await outboxIds(tenant, 'rel.post.deleted')).to.deep.equal([p1, p2].sort());
+    const kept = (await t.http.get(`/api/v1/data/rel/board/${board}`).set(as(tenant, 'viewer'))).body.data.item;
+    expect(kept.posts).to.deep.equal([p3]);
+    expect(await outboxIds(tenant, 'rel.board.updated')).to.have.length.above(0);
+    // The restrict is gone with p1: g1 may go now.
+    await t.http.delete(`/api/v1/data/rel/group/${g1}`).set(as(tenant, 'editor')).expect(200);
+
+    // A cascade that meets a restrict further on is refused as a whole: nothing is deleted, no event.
+    await create(tenant, 'comment', { text: 'holds p3', post: p3 });
+    const blocked = await t.http.delete(`/api/v1/data/rel/label/${l2}`).set(as(tenant, 'editor'));
+    expect(blocked.status).to.equal(409);
+    await t.http.get(`/api/v1/data/rel/label/${l2}`).set(as(tenant, 'viewer')).expect(200);
+    await t.http.get(`/api/v1/data/rel/post/${p3}`).set(as(tenant, 'viewer')).expect(200);
+    expect(await outboxIds(tenant, 'rel.post.deleted')).to.deep.equal([p1, p2].sort());
+    expect(await outboxIds(tenant, 'rel.label.deleted')).to.have.length(1);
+  });
+
+  it('a schema that a many-relation refers to cannot be deleted (409); a new version adding a many-relation checks the stored ids (409 schema_incompatible)', async () => {
+    const tenant = await tenantWithSchemas();
+    const label = (await t.http.get('/api/v1/metadata/schemas/rel/label').set(as(tenant, 'viewer'))).body.data.item;
+    expect(label.referencedBy).to.deep.equal([{ source: 'rel.post', field: 'labels', many: true, onDelete: 'cascade' }]);
+    const del = await t.http.delete('/api/v1/metadata/schemas/rel/label').set(as(tenant, 'admin')).set('If-Match', '"1"');
+    expect(del.status).to.equal(409);
+    expect(del.body.data.code).to.equal('conflict');
+
+    const note = (properties: object) => ({ schema: { type: 'object', additionalProperties: false, properties: { text: str, ...properties } } });
+    expect((await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({ namespace: 'rel', name: 'note', ...note({ groups: { type: 'array', items: str } }) })).status).to.equal(201);
+    const group = await create(tenant, 'group', { name: 'g' });
+    const clean = await create(tenant, 'note', { text: 'clean', groups: [group] });
+    const dirty = await create(tenant, 'note', { text: 'dirty', groups: [group, 'nothing', group, missing] });
+    const change = (version: number, body: object) => t.http.put('/api/v1/metadata/schemas/rel/note').set(as(tenant, 'admin')).set('If-Match', `"${version}"`).send(body);
+    for (const groups of [{ type: 'array', items: str, 'x-ref': 'rel.group' }, { type: 'array', items: { type: 'string', 'x-ref': 'rel.group' } }]) {
+      const refused = await change(1, note({ groups }));
+      expect(refused.status, JSON.stringify(refused.body)).to.equal(409);
+      expect(refused.body.data.code).to.equal('schema_incompatible');
+      expect(refused.body.data.errors.map((e: any) => [e.id, e.path])).to.deep.equal([[dirty, '/groups/1'], [dirty, '/groups/3']]);
+    }
+    await t.http.delete(`/api/v1/data/rel/note/${dirty}`).set(as(tenant, 'editor')).expect(200);
+    const taken = await change(1, note({ groups: { type: 'array', items: str, 'x-ref': 'rel.group', 'x-on-delete': 'set_null' } }));
+    expect(taken.status, JSON.stringify(taken.body)).to.equal(200);
+    expect((await t.http.get('/api/v1/metadata/schemas/rel/group').set(as(tenant, 'viewer'))).body.data.item.referencedBy)
+      .to.deep.include({ source: 'rel.note', field: 'groups', many: true, onDelete: 'set_null' });
+    const filtered = await list(tenant, 'note', { 'filter[groups]': group, expand: 'groups' });
+    expect(filtered.body.data.items.map((n: any) => [n.id, n.groups[0].name])).to.deep.equal([[clean, 'g']]);
+  });
+});
