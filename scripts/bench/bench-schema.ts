@@ -56,3 +56,19 @@ export const BENCH_LINKED_SCHEMA: SchemaInput = {
     },
   },
 };
+
+/** A many-relation (CONTRACT.md 12.2): records that refer to three of the ten categories each, for the many-expansion scenario. */
+export const BENCH_TAGGED_SCHEMA: SchemaInput = {
+  namespace: 'bench',
+  name: 'tagged',
+  schema: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['title'],
+    properties: {
+      title: { type: 'string', maxLength: 200 },
+      priceCents: { type: 'integer', minimum: 0 },
+      categories: { type: 'array', items: { type: 'string' }, maxItems: 10, 'x-ref': 'bench.category' },
+    },
+  },
+};

@@ -2,14 +2,15 @@ import type { createApp } from '../../core/app.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { newId } from '../../core/db/ids.js';
 import { systemContext } from '../../core/kernel/request-context.js';
-import { BENCH_CATEGORY_SCHEMA, BENCH_LINKED_SCHEMA, BENCH_SCHEMA, benchBody, CATEGORIES } from './bench-schema.js';
+import { BENCH_CATEGORY_SCHEMA, BENCH_LINKED_SCHEMA, BENCH_SCHEMA, BENCH_TAGGED_SCHEMA, benchBody, CATEGORIES } from './bench-schema.js';
 
 type App = Awaited<ReturnType<typeof createApp>>;
 
 /**
  * Creates a tenant with `records` bench.item records (one a second, ending now), and ten bench.category
- * records with `records / 10` bench.linked records that refer to them (the expansion scenario), loaded
- * directly in one transaction each. Returns the bench.item records.
+ * records with `records / 10` bench.linked records that refer to one of them and `records / 10` bench.tagged
+ * records that refer to three (the expansion scenarios), loaded directly in one transaction each. Returns
+ * the bench.item records.
  */
 export async function loadBenchTenant(app: App, tenantId: string, records: number, base: number): Promise<DataRecord[]> {
   await app.kernel.tenants.create(systemContext(null), { id: tenantId, name: tenantId });
@@ -20,6 +21,10 @@ export async function loadBenchTenant(app: App, tenantId: string, records: numbe
     CATEGORIES.map((name) => ({ name, slug: name, ...stamp(base, 0) })));
   await insertAll(app, rc, await app.kernel.schemas.registerForTenant(rc, BENCH_LINKED_SCHEMA),
     Array.from({ length: Math.ceil(records / 10) }, (_, i) => ({ title: `Linked ${i}`, priceCents: i, category: categories[i % categories.length].id, ...stamp(base, i) })));
+  await insertAll(app, rc, await app.kernel.schemas.registerForTenant(rc, BENCH_TAGGED_SCHEMA),
+    Array.from({ length: Math.ceil(records / 10) }, (_, i) => ({
+      title: `Tagged ${i}`, priceCents: i, categories: [0, 3, 7].map((k) => categories[(i + k) % categories.length].id), ...stamp(base, i),
+    })));
   return items;
 }
 
