@@ -1,3 +1,4 @@
+import { isScalar } from '../metadata/schema-definition.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
 import { serverColumn, type ListQuery } from './list-query.js';
 
@@ -10,10 +11,11 @@ const advised = new Map<string, number>();
  * index leads with (on SQLite such a list reads every document of the tenant; on PostgreSQL equality is
  * served by the document index, ranges and sorts are not). Declaring it is a schema change (PUT
  * /metadata/schemas/{ns}/{name} with the field in `indexes`). Null when an index exists or it was said lately.
+ * Only scalar fields can be declared: an array (a many-relation's "contains") is never suggested.
  */
 export function slowListAdvice(schema: CompiledSchema, query: ListQuery, ms: number): { log: object; message: string } | null {
   const leads = new Set(schema.indexes.map((fields) => fields[0]).concat(schema.unique.map((fields) => fields[0])));
-  const uncovered = (field: string) => !serverColumn(field) && !leads.has(field);
+  const uncovered = (field: string) => !serverColumn(field) && !leads.has(field) && isScalar(schema.types.get(field));
   const fields = [...new Set(query.filters.map((f) => f.field).filter(uncovered))];
   const sortField = query.sort[0]?.field;
   if (!fields.length && sortField && uncovered(sortField)) fields.push(sortField);

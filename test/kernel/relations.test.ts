@@ -538,6 +538,7 @@ describe('Many-relations: x-ref on an array of ids (/api/v1/data)', () => {
     expect((await titles({ 'filter[labels]': b })).total).to.equal(8);
     expect(await titles({ 'filter[labels]': c })).to.deep.include({ titles: [], total: 0 });
     expect(await titles({ 'filter[labels]': 'not-an-id' })).to.deep.include({ titles: [], total: 0 });
+    expect(await titles({ 'filter[labels]': 'é "quoted" \\' })).to.deep.include({ titles: [], total: 0 });
     expect(await titles({ 'filter[labels]': a, 'filter[groups]': group })).to.deep.include({ titles: ['p03', 'p09'], total: 2 });
     expect((await titles({ 'filter[labels][exists]': 'true' })).total).to.equal(12);
     // Keyset paging through the matches.

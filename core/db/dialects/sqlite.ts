@@ -254,7 +254,12 @@ export const sqliteDialect: Dialect = {
   refersTo(field: string, many: boolean, id: string) {
     assertSafeField(field);
     if (!many) return { sql: `json_extract(data, '$.${field}') = ?`, bindings: [id] };
-    return { sql: `EXISTS (SELECT 1 FROM json_each(data, '$.${field}') WHERE value = ?)`, bindings: [id] };
+    // No index holds an array's elements on SQLite: each record of the tenant is read. Its text is first
+    // searched for the id as a JSON string (memchr-fast), and only a record that holds it is parsed; ids
+    // that a JSON writer might escape (quotes, backslashes, control and non-ASCII characters) go without.
+    const contains = `EXISTS (SELECT 1 FROM json_each(data, '$.${field}') WHERE value = ?)`;
+    if (!/^[\x20-\x7e]*$/.test(id) || /["\\]/.test(id)) return { sql: contains, bindings: [id] };
+    return { sql: `instr(data, ?) > 0 AND ${contains}`, bindings: [`"${id}"`, id] };
   },
   jsonEdit(column: string, set: Record<string, unknown>, unset: string[]) {
     let sql = column;
