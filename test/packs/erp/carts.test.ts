@@ -115,6 +115,24 @@ describe('Storefront carts (CONTRACT 15.2)', () => {
       expect(ok(await read(cart)).items).to.deep.equal([]);
     });
 
+    it('may be sent from a storefront on another origin: CORS allows X-Cart-Token', async () => {
+      const cart = await newCart();
+      const preflight = await t.http.options(`${carts()}/${cart.id}/items`)
+        .set({ Origin: 'https://shop.example', 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type, x-cart-token' });
+      expect(preflight.status).to.equal(204);
+      expect(preflight.headers['access-control-allow-origin']).to.equal('*');
+      expect(preflight.headers['access-control-allow-headers'].toLowerCase()).to.include('x-cart-token');
+      expect(preflight.headers['access-control-allow-methods']).to.include('PATCH');
+      const res = await read(cart).set('Origin', 'https://shop.example');
+      expect(res.headers['access-control-allow-origin']).to.equal('*');
+      expect(res.headers).to.not.have.property('set-cookie');
+      const missing = await t.http.get(`${carts()}/${cart.id}`).set('Origin', 'https://shop.example');
+      expect(missing.headers['access-control-allow-origin']).to.equal('*');
+      // Authenticated routes get no CORS headers.
+      const admin = await t.http.get('/api/v1/erp/tax-regions').set(as(shop.tenant, 'viewer')).set('Origin', 'https://shop.example');
+      expect(admin.headers).to.not.have.property('access-control-allow-origin');
+    });
+
     it('keeps carts to their tenant: another tenant\'s cart id with its token is 404', async () => {
       const cart = await newCart();
       const other = await createTenant(t, 'cart');
