@@ -5,7 +5,7 @@ import { priceCart, type CartPrice, type PricedProduct } from './cart-pricing.js
 import type { CartEventRecorder, CouponChecker } from './cart-services.js';
 import { CartsRepository, type CartChange, type CartLine, type CartRow } from './carts.repository.js';
 import { serves, type ShippingOption, type ShippingOptionsService } from './shipping-options.service.js';
-import type { TaxRegionsService } from './tax-regions.service.js';
+import type { CheckoutConfigCache } from './checkout-config.js';
 
 /** A cart expires this long after its last change (CONTRACT 15.2). */
 export const CART_LIFETIME_MS = 7 * 24 * 3600_000;
@@ -69,7 +69,7 @@ export class CartsService {
 
   constructor(
     private readonly pack: PackContext,
-    private readonly regions: TaxRegionsService,
+    private readonly config: CheckoutConfigCache,
     private readonly options: ShippingOptionsService,
     private readonly coupons: () => CouponChecker | undefined,
     private readonly events: () => CartEventRecorder | undefined,
@@ -288,14 +288,13 @@ export class CartsService {
     return found;
   }
 
-  /** The cart answer: priced from the products (read in one query unless given), its region and option. */
+  /** The cart answer: priced from the products (read in one query unless given), its region and option (kept per tenant). */
   private async answer(rc: RequestContext, cart: CartRow, lines: CartLine[], known?: Map<string, PricedProduct>): Promise<CartAnswer> {
     const country = (cart.shippingAddress?.country as string | undefined) ?? null;
-    const [products, region, option] = await Promise.all([
-      known ?? this.products(rc, lines.map((l) => l.sku)),
-      country ? this.regions.find(rc, country) : null,
-      cart.shippingOptionId ? this.options.find(rc, cart.shippingOptionId) : null,
-    ]);
+    const [products, config] = await Promise.all([known ?? this.products(rc, lines.map((l) => l.sku)), this.config.of(rc)]);
+    const region = country ? config.regions.get(country) ?? null : null;
+    const optionId = cart.shippingOptionId;
+    const option = optionId ? config.options.get(optionId) ?? (config.complete ? null : await this.options.find(rc, optionId)) : null;
     // An option changed or removed since it was chosen no longer applies.
     const applies = option && serves(option, cart.currency, country) ? option as ShippingOption : null;
     const price = priceCart(lines, products, { percentOff: cart.couponPercentOff ?? 0, region, option: applies });

@@ -2,6 +2,7 @@ import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
 import { Catalog } from './catalog.service.js';
 import type { CartEventRecorder, CouponChecker } from './cart-services.js';
 import { CartsService } from './carts.service.js';
+import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
@@ -19,6 +20,8 @@ declare module '../../core/pack-api.js' {
     'erp.shippingOptions': ShippingOptionsService;
     /** Storefront carts behind a secret token, priced at every read. */
     'erp.carts': CartsService;
+    /** The tenants' tax regions and shipping options as cart reads use them, kept per tenant until a write. */
+    'erp.checkoutConfig': CheckoutConfigCache;
   }
 }
 
@@ -47,7 +50,8 @@ function cartEvents(pack: PackContext): CartEventRecorder | undefined {
 export const erpServices = {
   catalog: (pack) => new Catalog(pack),
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
-  taxRegions: (pack) => new TaxRegionsService(pack),
-  shippingOptions: (pack) => new ShippingOptionsService(pack),
-  carts: (pack) => new CartsService(pack, pack.use('erp.taxRegions'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),
+  checkoutConfig: (pack) => new CheckoutConfigCache(pack),
+  taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
+  shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
+  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),
 } satisfies Record<string, ServiceBuilder>;

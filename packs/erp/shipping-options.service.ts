@@ -1,5 +1,6 @@
 import { NotFound } from '../../core/pack-api.js';
 import type { DataRecord, Page, PackContext, RecordQuery, RequestContext } from '../../core/pack-api.js';
+import type { CheckoutConfigCache } from './checkout-config.js';
 
 /** A shipping option as `erp.shipping_option` holds it. */
 export type ShippingOption = DataRecord & {
@@ -30,10 +31,10 @@ export function serves(option: ShippingOption, currency: string, country: string
  * the records service with the pack's authority); the storefront lists the active ones for a destination.
  */
 export class ShippingOptionsService {
-  constructor(private readonly pack: PackContext) {}
+  constructor(private readonly pack: PackContext, private readonly config: CheckoutConfigCache) {}
 
   async create(rc: RequestContext, input: unknown): Promise<ShippingOption> {
-    return (await this.pack.records.create(rc, 'erp', 'shipping_option', input)) as ShippingOption;
+    return (await this.config.writing(rc, (rc) => this.pack.records.create(rc, 'erp', 'shipping_option', input))) as ShippingOption;
   }
 
   list(rc: RequestContext, query: RecordQuery): Promise<Page<Record<string, unknown>>> {
@@ -50,11 +51,11 @@ export class ShippingOptionsService {
   }
 
   async update(rc: RequestContext, id: string, patch: unknown, ifMatch: string | null): Promise<ShippingOption> {
-    return (await this.pack.records.update(rc, 'erp', 'shipping_option', id, patch, { ifMatch })) as ShippingOption;
+    return (await this.config.writing(rc, (rc) => this.pack.records.update(rc, 'erp', 'shipping_option', id, patch, { ifMatch }))) as ShippingOption;
   }
 
   async remove(rc: RequestContext, id: string, ifMatch: string | null): Promise<void> {
-    await this.pack.records.delete(rc, 'erp', 'shipping_option', id, { ifMatch });
+    await this.config.writing(rc, (rc) => this.pack.records.delete(rc, 'erp', 'shipping_option', id, { ifMatch }));
   }
 
   /** The active options of a currency that serve a country, cheapest first (then by name). */

@@ -1,5 +1,6 @@
 import { AppError, NotFound } from '../../core/pack-api.js';
 import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
+import type { CheckoutConfigCache } from './checkout-config.js';
 import type { TaxRegion } from './tax-rates.js';
 
 export interface TaxRegionInput {
@@ -23,7 +24,7 @@ export function taxRegionView(record: Record<string, unknown>): TaxRegion {
  * records service), one per country (the schema's unique key decides between concurrent creations).
  */
 export class TaxRegionsService {
-  constructor(private readonly pack: PackContext) {}
+  constructor(private readonly pack: PackContext, private readonly config: CheckoutConfigCache) {}
 
   /** The region of a country, or null. */
   async find(rc: RequestContext, country: string): Promise<TaxRegion | null> {
@@ -55,9 +56,9 @@ export class TaxRegionsService {
     for (let attempt = 1; ; attempt++) {
       const current = await this.pack.records.findOne(rc, 'erp', 'tax_region', { country });
       try {
-        const written: DataRecord = current
-          ? await this.pack.records.update(rc, 'erp', 'tax_region', current.id, data)
-          : await this.pack.records.create(rc, 'erp', 'tax_region', data);
+        const written: DataRecord = await this.config.writing(rc, (rc) => (current
+          ? this.pack.records.update(rc, 'erp', 'tax_region', current.id, data)
+          : this.pack.records.create(rc, 'erp', 'tax_region', data)));
         return taxRegionView(written);
       } catch (err) {
         if (attempt >= 3 || !(err instanceof AppError) || err.code !== 'conflict') throw err;
@@ -68,6 +69,6 @@ export class TaxRegionsService {
   async remove(rc: RequestContext, country: string): Promise<void> {
     const current = await this.pack.records.findOne(rc, 'erp', 'tax_region', { country });
     if (!current) throw NotFound(`No tax region for ${country}`);
-    await this.pack.records.delete(rc, 'erp', 'tax_region', current.id);
+    await this.config.writing(rc, (rc) => this.pack.records.delete(rc, 'erp', 'tax_region', current.id));
   }
 }

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { systemContext } from '../../../core/kernel/request-context.js';
-import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
+import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as, superadmin } from '../../helpers/tokens.js';
 import { PRODUCTS, Shop, type Json } from './shop.js';
 
@@ -278,6 +278,29 @@ describe('Storefront carts (CONTRACT 15.2)', () => {
       expect(taxes(ok(await read(cart)))).to.deep.equal({ BOOK: [500, 150] });
       await t.http.delete('/api/v1/erp/tax-regions/DE').set(as(shop.tenant, 'admin')).expect(200);
       expect(taxes(ok(await read(cart)))).to.deep.equal({ BOOK: [1900, 570] });
+    });
+
+    it('shows a region or option changed by another process on the next reads there (kept configuration is dropped)', async () => {
+      const other = await startTestApp({ database: t.database });
+      try {
+        const cart = await newCart({ items: [{ sku: 'BOOK', quantity: 2 }] });
+        ok(await setAddress(cart, { country: 'DE' }));
+        ok(await setOption(cart, express.id));
+        const readThere = async () => ok(await other.http.get(`${carts()}/${cart.id}`).set('X-Cart-Token', cart.token));
+        expect(taxes(await readThere())).to.deep.equal({ BOOK: [700, 210] });
+        await region('DE', { standardRateBasisPoints: 1900, reducedRateBasisPoints: 500 });
+        await t.http.patch(`/api/v1/erp/shipping-options/${express.id}`).set(as(shop.tenant, 'admin')).send({ priceCents: 1000 }).expect(200);
+        let seen: Json = {};
+        for (let i = 0; i < 50; i++) {
+          seen = await readThere();
+          if (seen.items[0].taxRateBasisPoints === 500 && seen.shippingOption.priceCents === 1000) break;
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        expect(taxes(seen)).to.deep.equal({ BOOK: [500, 150] });
+        expect(seen.shippingOption).to.include({ priceCents: 1000, taxCents: 190 });
+      } finally {
+        await other.close();
+      }
     });
 
     it('answers 400 at /id for an option of another currency, another country, an inactive or unknown one, or before an address', async () => {
