@@ -5,6 +5,7 @@ import { CartsService } from './carts.service.js';
 import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
+import { PaymentProvidersService } from './payment-providers.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { TaxRegionsService } from './tax-regions.service.js';
 
@@ -22,6 +23,8 @@ declare module '../../core/pack-api.js' {
     'erp.carts': CartsService;
     /** The tenants' tax regions and shipping options as cart reads use them, kept per tenant until a write. */
     'erp.checkoutConfig': CheckoutConfigCache;
+    /** Payment providers per tenant: Stripe's keys sealed at rest and shown masked; the manual methods. */
+    'erp.paymentProviders': PaymentProvidersService;
   }
 }
 
@@ -51,6 +54,7 @@ export const erpServices = {
   catalog: (pack) => new Catalog(pack),
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
+  paymentProviders: (pack) => new PaymentProvidersService(pack),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
   carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),

@@ -6,6 +6,8 @@ import { invoicesRoutes } from './invoices.routes.js';
 import { erpCommerceMigration } from './migrations/0500-erp-commerce.migration.js';
 import { erpCoPurchasesMigration } from './migrations/0510-erp-co-purchases.migration.js';
 import { erpCartsMigration } from './migrations/0540-erp-carts.migration.js';
+import { erpPaymentProvidersMigration } from './migrations/0541-erp-payment-providers.migration.js';
+import { paymentProvidersRoutes } from './payment-providers.routes.js';
 import { cartsRoutes } from './carts.routes.js';
 import { shippingOptionsRoutes } from './shipping-options.routes.js';
 import { taxRegionsRoutes } from './tax-regions.routes.js';
@@ -27,7 +29,7 @@ export default definePack({
   name: 'erp',
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   licensed: 'erp',
-  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
   events: ['erp.inventory.updated'],
@@ -54,6 +56,7 @@ export default definePack({
     taxRegionsRoutes(router, pack);
     shippingOptionsRoutes(router, pack);
     cartsRoutes(router, pack);
+    paymentProvidersRoutes(router, pack);
   },
   tools: productTools,
 });
