@@ -23,6 +23,7 @@ import { createLogger } from './logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';
+import { publicCors } from './http/public-cors.js';
 import { kernelTools } from './mcp/kernel-tools.js';
 import { McpToolbox } from './mcp/mcp-toolbox.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
@@ -129,7 +130,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   koa.use(requestPipeline({
     logger,
     metrics: options.httpMetrics !== false ? kernel.metrics : null,
-    guards: [publicRateLimit(config.rateLimits.publicPerMinute)],
+    guards: [publicCors(), publicRateLimit(config.rateLimits.publicPerMinute)],
     routes: counted ? (ctx, next) => counted(ctx, () => dispatch(ctx, next)) : dispatch,
   }));
 

@@ -47,6 +47,8 @@ export type { SchemaInput } from './metadata/schema-definition.js';
 export { assertIdentifier } from './metadata/schema-registry.js';
 export { createAjv, toIssues } from './metadata/ajv.js';
 export { newId, nowIso, UUID_PATTERN } from './db/ids.js';
+/** Seals a pack's secrets at rest as platform settings are (AES-256-GCM under SETTINGS_ENCRYPTION_KEY). */
+export { SecretBox } from './crypto/secret-box.js';
 
 // Kernel services (reached through the PackContext) and their types.
 export type { Database, Query, Sql } from './db/database.js';

@@ -11,8 +11,11 @@ export interface RequestPipelineOptions {
   logger: Logger;
   /** HTTP request metrics; null leaves them out (the observability benchmark measures their cost). */
   metrics: Metrics | null;
-  /** Checks run before the routes, in order, each throwing the error to answer (the public rate limit). */
-  guards?: Array<(ctx: AppContext) => void>;
+  /**
+   * Checks run before the routes, in order, each throwing the error to answer (the public rate limit), or
+   * returning true when it has answered the request itself (a CORS preflight): then nothing further runs.
+   */
+  guards?: Array<(ctx: AppContext) => void | boolean>;
   /** The routes (core/http/route-dispatch.ts), run by the pipeline itself: no compose layer in between. */
   routes: Middleware<AppState>;
 }
@@ -32,9 +35,10 @@ export function requestPipeline(options: RequestPipelineOptions): Middleware<App
   return async function requestPipeline(ctx) {
     startRequest(ctx);
     try {
-      for (const guard of guards) guard(ctx);
-      await routes(ctx, END);
-      if (ctx.status === 404 && ctx.body === undefined) throw noRoute(ctx);
+      if (!answeredBy(guards, ctx)) {
+        await routes(ctx, END);
+        if (ctx.status === 404 && ctx.body === undefined) throw noRoute(ctx);
+      }
     } catch (thrown) {
       renderError(ctx, thrown, logger);
     }
@@ -43,4 +47,10 @@ export function requestPipeline(options: RequestPipelineOptions): Middleware<App
     logRequest(logger, ctx, status, endedAt);
     if (metrics) recordRequest(metrics, ctx, status, endedAt);
   };
+}
+
+/** Runs the guards in order; true when one answered the request. */
+function answeredBy(guards: Array<(ctx: AppContext) => void | boolean>, ctx: AppContext): boolean {
+  for (const guard of guards) if (guard(ctx) === true) return true;
+  return false;
 }

@@ -56,6 +56,20 @@ export class CouponsService {
     throw CouponInvalid(`the coupon expired at ${coupon.expiresAt}`);
   }
 
+  /**
+   * Whether `code` could be redeemed now by `customerRef`, without redeeming it (a cart's coupon, CONTRACT
+   * 15.2): its percentOff, or 409 coupon_invalid with the reason, as `redeem` would answer.
+   */
+  async check(rc: RequestContext, input: { code: string; customerRef: string }): Promise<{ code: string; percentOff: number }> {
+    const code = input.code.trim().toUpperCase();
+    const coupon = await this.repository.find(rc, code);
+    if (!coupon) throw CouponInvalid('no such coupon');
+    if (coupon.customerRef !== input.customerRef) throw CouponInvalid('the coupon belongs to another customer');
+    if (coupon.redeemedAt !== null) throw CouponInvalid('the coupon has been redeemed already');
+    if (coupon.expiresAt <= nowIso()) throw CouponInvalid(`the coupon expired at ${coupon.expiresAt}`);
+    return { code, percentOff: coupon.percentOff };
+  }
+
   list(rc: RequestContext, customerRef: string | undefined, page: { limit: number; offset: number }) {
     return this.repository.list(rc, customerRef, page);
   }

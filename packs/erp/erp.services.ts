@@ -1,7 +1,13 @@
 import type { PackContext, ServiceBuilder } from '../../core/pack-api.js';
 import { Catalog } from './catalog.service.js';
+import type { CartEventRecorder, CouponChecker } from './cart-services.js';
+import { CartsService } from './carts.service.js';
+import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
+import { PaymentProvidersService } from './payment-providers.service.js';
+import { ShippingOptionsService } from './shipping-options.service.js';
+import { TaxRegionsService } from './tax-regions.service.js';
 
 declare module '../../core/pack-api.js' {
   interface PackServices {
@@ -9,6 +15,16 @@ declare module '../../core/pack-api.js' {
     'erp.catalog': Catalog;
     /** Orders: placement, transitions, and what the CRM reads of them (last orders, the recommender over the co-purchase counts). */
     'erp.orders': OrdersService;
+    /** Tax regions by destination country (`erp.tax_region`, sealed). */
+    'erp.taxRegions': TaxRegionsService;
+    /** Shipping options (`erp.shipping_option`, sealed) and the storefront's options of a destination. */
+    'erp.shippingOptions': ShippingOptionsService;
+    /** Storefront carts behind a secret token, priced at every read. */
+    'erp.carts': CartsService;
+    /** The tenants' tax regions and shipping options as cart reads use them, kept per tenant until a write. */
+    'erp.checkoutConfig': CheckoutConfigCache;
+    /** Payment providers per tenant: Stripe's keys sealed at rest and shown masked; the manual methods. */
+    'erp.paymentProviders': PaymentProvidersService;
   }
 }
 
@@ -21,8 +37,25 @@ function coupons(pack: PackContext): CouponRedeemer | undefined {
   return use('crm.coupons?');
 }
 
+/** The CRM's coupon service as a cart checks a code (optional, like `coupons` above). */
+function couponChecker(pack: PackContext): CouponChecker | undefined {
+  const use = pack.use as unknown as (name: string) => CouponChecker | undefined;
+  return use('crm.coupons?');
+}
+
+/** The CRM's first-party events, where a cart with a customerRef records its line changes (optional). */
+function cartEvents(pack: PackContext): CartEventRecorder | undefined {
+  const use = pack.use as unknown as (name: string) => CartEventRecorder | undefined;
+  return use('crm.events?');
+}
+
 /** The services the ERP pack provides, built once per app. */
 export const erpServices = {
   catalog: (pack) => new Catalog(pack),
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
+  checkoutConfig: (pack) => new CheckoutConfigCache(pack),
+  paymentProviders: (pack) => new PaymentProvidersService(pack),
+  taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
+  shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
+  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),
 } satisfies Record<string, ServiceBuilder>;

@@ -5,6 +5,12 @@ import { invoiceDelete, invoiceWrite } from './invoice-write.hook.js';
 import { invoicesRoutes } from './invoices.routes.js';
 import { erpCommerceMigration } from './migrations/0500-erp-commerce.migration.js';
 import { erpCoPurchasesMigration } from './migrations/0510-erp-co-purchases.migration.js';
+import { erpCartsMigration } from './migrations/0540-erp-carts.migration.js';
+import { erpPaymentProvidersMigration } from './migrations/0541-erp-payment-providers.migration.js';
+import { paymentProvidersRoutes } from './payment-providers.routes.js';
+import { cartsRoutes } from './carts.routes.js';
+import { shippingOptionsRoutes } from './shipping-options.routes.js';
+import { taxRegionsRoutes } from './tax-regions.routes.js';
 import { ordersRoutes } from './orders.routes.js';
 import { orderWriteRefused, productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
@@ -15,17 +21,19 @@ import { productTools } from './product.tools.js';
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
  * invoices and products are records whose hooks keep their rules on every write path (/data too); orders
  * are written only through /erp/orders. Subscribes to CRM deal events by name (it imports nothing from the
- * crm pack): a won deal gets one draft invoice.
+ * crm pack): a won deal gets one draft invoice. Tax regions and shipping options are sealed records (written
+ * only through their routes); storefront carts live in tables of the pack's own and tell the CRM's
+ * `crm.events` (optional) what changed in the cart of a known customer.
  */
 export default definePack({
   name: 'erp',
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   licensed: 'erp',
-  migrations: [erpCommerceMigration, erpCoPurchasesMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration],
   provides: erpServices,
-  requires: ['crm.coupons?'],
+  requires: ['crm.coupons?', 'crm.events?'],
   events: ['erp.inventory.updated'],
-  namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order'] }],
+  namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['tax_region', 'shipping_option'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,
     'erp.invoice.update': invoiceWrite,
@@ -45,6 +53,10 @@ export default definePack({
     productsRoutes(router, pack);
     ordersRoutes(router, pack);
     storefrontRoutes(router, pack);
+    taxRegionsRoutes(router, pack);
+    shippingOptionsRoutes(router, pack);
+    cartsRoutes(router, pack);
+    paymentProvidersRoutes(router, pack);
   },
   tools: productTools,
 });

@@ -1,0 +1,339 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Conflict, CouponInvalid, InsufficientStock, NotFound, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
+import type { ErrorDetail, PackContext, RequestContext } from '../../core/pack-api.js';
+import { priceCart, type CartPrice, type PricedProduct } from './cart-pricing.js';
+import type { CartEventRecorder, CouponChecker } from './cart-services.js';
+import { CartsRepository, type CartChange, type CartLine, type CartRow } from './carts.repository.js';
+import { serves, type ShippingOption, type ShippingOptionsService } from './shipping-options.service.js';
+import type { CheckoutConfigCache } from './checkout-config.js';
+
+/** A cart expires this long after its last change (CONTRACT 15.2). */
+export const CART_LIFETIME_MS = 7 * 24 * 3600_000;
+/** The most units of one sku a cart holds. */
+export const MAX_QUANTITY = 10_000;
+/** The most lines of a cart (one per sku): what one product query by sku reads. */
+export const MAX_LINES = 100;
+
+/** The fields of a product a cart reads. */
+const PRODUCT_FIELDS = ['number', 'sku', 'name', 'priceCents', 'currency', 'physicalStock', 'taxRateBasisPoints', 'taxClass', 'status'];
+
+export interface CartItemInput {
+  sku: string;
+  quantity: number;
+}
+
+export interface CartInput {
+  currency?: string;
+  customerRef?: string;
+  email?: string;
+  items?: CartItemInput[];
+}
+
+export type CartAnswer = {
+  id: string;
+  status: 'open' | 'completed' | 'expired';
+  currency: string;
+  customerRef: string | null;
+  email: string | null;
+  shippingAddress: Record<string, unknown> | null;
+  couponCode: string | null;
+  order: null;
+  expiresAt: string;
+  createdAt: string;
+  updatedAt: string;
+} & CartPrice;
+
+/** What the CRM learns of a cart: one event per line change of a cart with a customerRef. */
+interface CartEvent {
+  customerRef: string;
+  eventType: 'cart.item_added' | 'cart.item_removed';
+  sku: string;
+  quantity: number;
+}
+
+/** The secret of a cart as stored: its SHA-256 (the token has 256 random bits, so no salt or stretching). */
+export function tokenHash(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/**
+ * Server-side carts of storefronts (CONTRACT 15.2), in the ERP pack's own tables: found by id and secret
+ * token (a wrong or missing token is the same 404 as no cart), priced at every read from the live
+ * catalogue, regions and options. A change of an open cart is one conditional UPDATE of its row first (open,
+ * unexpired, the token's), which also holds the row until the change commits: line changes that follow are
+ * serialised per cart. A cart takes no stock. A cart with a customerRef tells the CRM (`crm.events`) what
+ * changed, after the change commits.
+ */
+export class CartsService {
+  readonly repository: CartsRepository;
+
+  constructor(
+    private readonly pack: PackContext,
+    private readonly config: CheckoutConfigCache,
+    private readonly options: ShippingOptionsService,
+    private readonly coupons: () => CouponChecker | undefined,
+    private readonly events: () => CartEventRecorder | undefined,
+  ) {
+    this.repository = new CartsRepository(pack.db);
+  }
+
+  /** A new cart; its token is in this answer only. */
+  async create(rc: RequestContext, input: CartInput): Promise<CartAnswer & { token: string }> {
+    const currency = input.currency ?? 'EUR';
+    const merged = new Map<string, { quantity: number; index: number }>();
+    (input.items ?? []).forEach((item, index) => {
+      const line = merged.get(item.sku);
+      if (line) line.quantity += item.quantity;
+      else merged.set(item.sku, { quantity: item.quantity, index });
+    });
+    const products = await this.products(rc, [...merged.keys()]);
+    const issues: ErrorDetail[] = [];
+    for (const [sku, line] of merged) {
+      const issue = lineIssue(products.get(sku), sku, currency, line.quantity, `/items/${line.index}`);
+      if (issue) issues.push(issue);
+    }
+    if (issues.length) throw ValidationFailed('An item of the cart cannot be added', issues);
+    for (const [sku, line] of merged) assertInStock(products.get(sku)!, line.quantity, `/items/${line.index}/quantity`);
+
+    const token = randomBytes(32).toString('base64url');
+    const now = nowIso();
+    const cart: CartRow = {
+      id: newId(), status: 'open', currency, customerRef: input.customerRef ?? null, email: input.email ?? null,
+      shippingAddress: null, shippingOptionId: null, couponCode: null, couponPercentOff: null, orderId: null,
+      createdAt: now, updatedAt: now, expiresAt: expiry(now),
+    };
+    const lines = [...merged].map(([sku, line]) => ({ sku, quantity: line.quantity }));
+    await this.pack.db.transaction(rc, (rc) => this.repository.insert(rc, cart, tokenHash(token), lines));
+    if (cart.customerRef) await this.tell(rc, lines.map((l) => ({ customerRef: cart.customerRef!, eventType: 'cart.item_added', ...l })));
+    return { ...(await this.answer(rc, cart, lines, products)), token };
+  }
+
+  /** The cart priced now; 404 not_found for a missing or wrong token or an unknown cart. */
+  async read(rc: RequestContext, id: string, token: string | undefined): Promise<CartAnswer> {
+    const found = token ? await this.repository.read(rc, id, tokenHash(token)) : null;
+    if (!found) throw noCart();
+    return this.answer(rc, found.cart, found.lines);
+  }
+
+  /** Adds units to the line of a sku (a new line when there is none). */
+  async addItem(rc: RequestContext, id: string, token: string | undefined, item: CartItemInput): Promise<CartAnswer> {
+    const product = (await this.products(rc, [item.sku])).get(item.sku);
+    const events = await this.change(rc, id, token, async (rc, cart) => {
+      const lines = await this.repository.lines(rc, id);
+      const before = lines.find((l) => l.sku === item.sku)?.quantity ?? 0;
+      if (!before && lines.length >= MAX_LINES) {
+        throw ValidationFailed(`A cart holds at most ${MAX_LINES} lines`, [{ path: '/sku', message: `the cart has ${MAX_LINES} lines already` }]);
+      }
+      const issue = lineIssue(product, item.sku, cart.currency, before + item.quantity, '');
+      if (issue) throw ValidationFailed('The item cannot be added', [issue]);
+      assertInStock(product!, before + item.quantity, '/quantity');
+      await this.repository.setLine(rc, id, item.sku, before + item.quantity);
+      return lineEvents(cart.customerRef, item.sku, before, before + item.quantity);
+    });
+    return this.afterChange(rc, id, token!, events);
+  }
+
+  /** Sets the quantity of a line of the cart; 0 removes it. */
+  async setQuantity(rc: RequestContext, id: string, token: string | undefined, sku: string, quantity: number): Promise<CartAnswer> {
+    const product = quantity > 0 ? (await this.products(rc, [sku])).get(sku) : undefined;
+    const events = await this.change(rc, id, token, async (rc, cart) => {
+      const before = (await this.repository.lines(rc, id)).find((l) => l.sku === sku)?.quantity ?? 0;
+      if (!before) throw NotFound(`The cart has no line of the sku "${sku.slice(0, 64)}"`);
+      if (quantity > 0) {
+        const issue = lineIssue(product, sku, cart.currency, quantity, '');
+        if (issue) throw ValidationFailed('The quantity cannot be set', [issue]);
+        assertInStock(product!, quantity, '/quantity');
+      }
+      await this.repository.setLine(rc, id, sku, quantity);
+      return lineEvents(cart.customerRef, sku, before, quantity);
+    });
+    return this.afterChange(rc, id, token!, events);
+  }
+
+  /** Sets the shipping address; a chosen option that does not serve its country is dropped. */
+  async setAddress(rc: RequestContext, id: string, token: string | undefined, address: Record<string, unknown>): Promise<CartAnswer> {
+    await this.change(rc, id, token, async (rc, cart) => {
+      const change: CartChange = { shippingAddress: address };
+      if (cart.shippingOptionId) {
+        const option = await this.options.find(rc, cart.shippingOptionId);
+        if (!option || !serves(option, cart.currency, address.country as string)) change.shippingOptionId = null;
+      }
+      await this.repository.touch(rc, id, tokenHash(token!), cart.updatedAt, cart.expiresAt, change);
+      return [];
+    });
+    return this.read(rc, id, token);
+  }
+
+  /** Chooses a shipping option: one of the cart's currency that serves the address's country, else 400 at /id. */
+  async setShippingOption(rc: RequestContext, id: string, token: string | undefined, optionId: string): Promise<CartAnswer> {
+    await this.change(rc, id, token, async (rc, cart) => {
+      const option = await this.options.find(rc, optionId);
+      const country = (cart.shippingAddress?.country as string | undefined) ?? null;
+      let problem: string | null = null;
+      if (!option || !option.active) problem = 'must be an active shipping option of the shop';
+      else if (option.currency !== cart.currency) problem = `the option is priced in ${option.currency}, the cart in ${cart.currency}`;
+      else if (country === null) problem = 'set the shipping address first: an option serves the countries it lists';
+      else if (!serves(option, cart.currency, country)) problem = `the option does not ship to ${country}`;
+      if (problem) throw ValidationFailed('The shipping option does not fit the cart', [{ path: '/id', message: problem }]);
+      await this.repository.touch(rc, id, tokenHash(token!), cart.updatedAt, cart.expiresAt, { shippingOptionId: optionId });
+      return [];
+    });
+    return this.read(rc, id, token);
+  }
+
+  /**
+   * Puts a coupon on the cart, checked (not redeemed) as an order would be (11.4): the cart's customerRef must
+   * be the coupon's; 409 coupon_invalid otherwise. Without the CRM (its module or its pack): 404 not_found.
+   */
+  async setCoupon(rc: RequestContext, id: string, token: string | undefined, code: string): Promise<CartAnswer> {
+    const coupons = await this.couponService(rc);
+    await this.change(rc, id, token, async (rc, cart) => {
+      if (!cart.customerRef) throw CouponInvalid('the cart has no customerRef (a coupon is bound to a customer)', [{ path: '/code', message: 'set the cart\'s customerRef first' }]);
+      const coupon = await coupons.check(rc, { code, customerRef: cart.customerRef });
+      await this.repository.touch(rc, id, tokenHash(token!), cart.updatedAt, cart.expiresAt, { couponCode: coupon.code, couponPercentOff: coupon.percentOff });
+      return [];
+    });
+    return this.read(rc, id, token);
+  }
+
+  async removeCoupon(rc: RequestContext, id: string, token: string | undefined): Promise<CartAnswer> {
+    await this.change(rc, id, token, async (rc, cart) => {
+      await this.repository.touch(rc, id, tokenHash(token!), cart.updatedAt, cart.expiresAt, { couponCode: null, couponPercentOff: null });
+      return [];
+    });
+    return this.read(rc, id, token);
+  }
+
+  /**
+   * Sets the e-mail address and the customer reference. A new customerRef on a cart with lines records one
+   * `cart.item_added` per line for it; a coupon that does not hold for the new customer is taken off.
+   */
+  async patch(rc: RequestContext, id: string, token: string | undefined, input: { email?: string | null; customerRef?: string | null }): Promise<CartAnswer> {
+    const events = await this.change(rc, id, token, async (rc, cart) => {
+      const change: CartChange = {};
+      if (input.email !== undefined) change.email = input.email;
+      const newRef = input.customerRef !== undefined && input.customerRef !== cart.customerRef;
+      if (newRef) {
+        change.customerRef = input.customerRef;
+        if (cart.couponCode && !(await this.couponHolds(rc, cart.couponCode, input.customerRef ?? null))) {
+          change.couponCode = null;
+          change.couponPercentOff = null;
+        }
+      }
+      await this.repository.touch(rc, id, tokenHash(token!), cart.updatedAt, cart.expiresAt, change);
+      if (!newRef || !input.customerRef) return [];
+      const customerRef = input.customerRef;
+      return (await this.repository.lines(rc, id)).map((l): CartEvent => ({ customerRef, eventType: 'cart.item_added', sku: l.sku, quantity: l.quantity }));
+    });
+    return this.afterChange(rc, id, token!, events);
+  }
+
+  /**
+   * Runs a change of an open cart in one transaction, after the conditional update that marks the change and
+   * holds the cart's row; 404 for no such cart (or a wrong token), 409 conflict for a completed or expired one.
+   */
+  private async change<T>(rc: RequestContext, id: string, token: string | undefined, fn: (rc: RequestContext, cart: CartRow) => Promise<T>): Promise<T> {
+    if (!token) throw noCart();
+    const hash = tokenHash(token);
+    const now = nowIso();
+    return this.pack.db.transaction(rc, async (rc) => {
+      const cart = await this.repository.touch(rc, id, hash, now, expiry(now));
+      if (!cart) {
+        if (await this.repository.exists(rc, id, hash)) throw Conflict('The cart is completed or expired: it cannot change any more');
+        throw noCart();
+      }
+      return fn(rc, cart);
+    });
+  }
+
+  /** Tells the CRM what changed, then answers the cart as it is now. */
+  private async afterChange(rc: RequestContext, id: string, token: string, events: CartEvent[]): Promise<CartAnswer> {
+    await this.tell(rc, events);
+    return this.read(rc, id, token);
+  }
+
+  /** Records the cart events with the CRM (section 11.3) when it is there and licensed; a failure is logged. */
+  private async tell(rc: RequestContext, events: CartEvent[]): Promise<void> {
+    const recorder = this.events();
+    if (!events.length || !recorder || !(await this.pack.tenants.isModuleEnabled(rc, rc.tenantId!, 'crm'))) return;
+    for (const e of events) {
+      try {
+        await recorder.record(rc, { eventType: e.eventType, customerRef: e.customerRef, eventData: { sku: e.sku, quantity: e.quantity } }, { bot: false });
+      } catch (err) {
+        this.pack.logger.warn({ err, eventType: e.eventType }, 'recording a cart event failed');
+      }
+    }
+  }
+
+  private async couponService(rc: RequestContext): Promise<CouponChecker> {
+    const coupons = this.coupons();
+    if (!coupons || !(await this.pack.tenants.isModuleEnabled(rc, rc.tenantId!, 'crm'))) throw NotFound('Coupons need the crm module');
+    return coupons;
+  }
+
+  private async couponHolds(rc: RequestContext, code: string, customerRef: string | null): Promise<boolean> {
+    const coupons = this.coupons();
+    if (!coupons || customerRef === null) return false;
+    return coupons.check(rc, { code, customerRef }).then(() => true, () => false);
+  }
+
+  /** The tenant's products of these skus, in one query through the records service. */
+  private async products(rc: RequestContext, skus: string[]): Promise<Map<string, PricedProduct>> {
+    const found = new Map<string, PricedProduct>();
+    if (!skus.length) return found;
+    const page = await this.pack.records.list(rc, 'erp', 'product', {
+      filter: [{ field: 'sku', op: 'in', value: skus }], limit: MAX_LINES, count: false, fields: PRODUCT_FIELDS,
+    });
+    for (const p of page.items as unknown as PricedProduct[]) found.set(p.sku, p);
+    return found;
+  }
+
+  /** The cart answer: priced from the products (read in one query unless given), its region and option (kept per tenant). */
+  private async answer(rc: RequestContext, cart: CartRow, lines: CartLine[], known?: Map<string, PricedProduct>): Promise<CartAnswer> {
+    const country = (cart.shippingAddress?.country as string | undefined) ?? null;
+    const [products, config] = await Promise.all([known ?? this.products(rc, lines.map((l) => l.sku)), this.config.of(rc)]);
+    const region = country ? config.regions.get(country) ?? null : null;
+    const optionId = cart.shippingOptionId;
+    const option = optionId ? config.options.get(optionId) ?? (config.complete ? null : await this.options.find(rc, optionId)) : null;
+    // An option changed or removed since it was chosen no longer applies.
+    const applies = option && serves(option, cart.currency, country) ? option as ShippingOption : null;
+    const price = priceCart(lines, products, { percentOff: cart.couponPercentOff ?? 0, region, option: applies });
+    const expired = cart.status === 'open' && cart.expiresAt <= nowIso();
+    return {
+      id: cart.id, status: expired ? 'expired' : cart.status, currency: cart.currency, customerRef: cart.customerRef, email: cart.email,
+      items: price.items, shippingAddress: cart.shippingAddress, shippingOption: price.shippingOption, couponCode: cart.couponCode,
+      subtotalCents: price.subtotalCents, discountCents: price.discountCents, shippingCents: price.shippingCents,
+      taxCents: price.taxCents, totalCents: price.totalCents, order: null,
+      expiresAt: cart.expiresAt, createdAt: cart.createdAt, updatedAt: cart.updatedAt,
+    };
+  }
+}
+
+function expiry(now: string): string {
+  return new Date(Date.parse(now) + CART_LIFETIME_MS).toISOString();
+}
+
+function noCart(): never {
+  throw NotFound('No such cart');
+}
+
+/** Why a line cannot hold this quantity of the product (unknown or archived sku, other currency, too many), or null. */
+function lineIssue(product: PricedProduct | undefined, sku: string, currency: string, quantity: number, at: string): ErrorDetail | null {
+  if (!product || product.status !== 'active') return { path: `${at}/sku`, message: `no active product has the sku "${sku}"` };
+  if (product.currency !== currency) return { path: `${at}/sku`, message: `the product is priced in ${product.currency}, the cart in ${currency}` };
+  if (quantity > MAX_QUANTITY) return { path: `${at}/quantity`, message: `a line holds at most ${MAX_QUANTITY} units (this would make ${quantity})` };
+  return null;
+}
+
+function assertInStock(product: PricedProduct, quantity: number, path: string): void {
+  if (quantity <= product.physicalStock) return;
+  throw InsufficientStock(`Only ${product.physicalStock} of ${product.sku} are available`,
+    [{ path, message: `must be at most ${product.physicalStock}`, sku: product.sku, available: product.physicalStock }]);
+}
+
+function lineEvents(customerRef: string | null, sku: string, before: number, after: number): CartEvent[] {
+  if (!customerRef || before === after) return [];
+  return after > before
+    ? [{ customerRef, eventType: 'cart.item_added', sku, quantity: after - before }]
+    : [{ customerRef, eventType: 'cart.item_removed', sku, quantity: before - after }];
+}
