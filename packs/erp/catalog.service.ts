@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type HookPayload, type PackContext, type PackRecords, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 
@@ -15,6 +15,11 @@ export type Product = DataRecord & {
   status: 'active' | 'archived';
   imageKeys?: string[];
 };
+
+/** What changeStock tells the product's update hook (HookPayload.note.stock): the change is the catalogue's own. */
+interface StockNote {
+  reason: MovementReason;
+}
 
 export interface StockAdjustment {
   delta: number;
@@ -85,7 +90,7 @@ export class Catalog {
   private readonly keptAnswers = new LRUCache<string, KeptAnswer>({ maxSize: KEPT_ANSWERS_SIZE, sizeCalculation: (a) => a.body.length + 64 });
 
   constructor(private readonly pack: PackContext) {
-    this.repository = new CatalogRepository(pack.db, pack.records.repository);
+    this.repository = new CatalogRepository(pack.db);
   }
 
   schema(rc: RequestContext): Promise<CompiledSchema> {
@@ -95,14 +100,14 @@ export class Catalog {
   /** A product by UUID or number; 404 not_found. */
   async get(rc: RequestContext, ref: string): Promise<Product> {
     const parsed = parseRef(ref);
-    const [found] = parsed === null ? [] : await this.repository.findByRefs(rc, await this.schema(rc), [parsed]);
+    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'product', [parsed]);
     if (!found) throw NotFound(`No product "${ref.slice(0, 40)}"`);
     return found as Product;
   }
 
   /** Products by UUID or number, keyed by the reference given. */
   async findMany(rc: RequestContext, refs: Array<string | number>): Promise<Map<string | number, Product>> {
-    const found = (await this.repository.findByRefs(rc, await this.schema(rc), refs)) as Product[];
+    const found = (await findByRefs(this.pack.records, rc, 'product', refs)) as Product[];
     const byRef = new Map<string | number, Product>();
     for (const p of found) {
       byRef.set(p.id, p);
@@ -128,7 +133,7 @@ export class Catalog {
   async adjust(rc: RequestContext, ref: string, input: StockAdjustment): Promise<{ product: Product; movement: StockMovement }> {
     const product = await this.get(rc, ref);
     return this.pack.db.transaction(rc, async (rc) => {
-      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null, before: product });
+      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null });
       if (!changed) {
         const now = await this.get(rc, product.id);
         throw InsufficientStock(`Stock of ${now.sku} is ${now.physicalStock}; a change of ${input.delta} would take it below 0`,
@@ -146,42 +151,27 @@ export class Catalog {
   }
 
   /**
-   * Adds `delta` to a product's stock in one conditional statement (never below 0; `expect` adds
-   * conditions, such as the price an order was placed at), writes the movement and raises
-   * `erp.product.updated` (with `before` as `previous` when it is the version just replaced) and
-   * `erp.inventory.updated` in the caller's transaction. Null when the product is
-   * missing or a condition failed: then nothing was written.
+   * Adds `delta` to a product's stock by a conditional change through the records service (never below 0;
+   * `expect` adds conditions, such as the price an order was placed at), under the product's row lock, and
+   * writes the movement, in the caller's transaction. The records service raises `erp.product.updated` (with
+   * `previous`); the update hook raises `erp.inventory.updated`. Null when the product is missing or a
+   * condition failed: then nothing was written.
    */
   async changeStock(
     rc: RequestContext, productId: string, delta: number, reason: MovementReason,
-    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean }; before?: Product } = {},
+    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean } } = {},
   ): Promise<{ product: Product; movement: StockMovement } | null> {
     const where: Array<[string, '=' | '>=', number | string]> = [];
     if (delta < 0) where.push(['physicalStock', '>=', -delta]);
     if (options.expect?.active) where.push(['status', '=', 'active']);
     if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
-    const now = nowIso();
-    const product = (await this.pack.records.changeWhere(rc, 'erp', 'product', productId,
-      { add: { physicalStock: delta }, where }, now)) as Product | null;
+    const stock: StockNote = { reason };
+    const product = (await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: delta }, where }, { note: { stock } })) as Product | null;
     if (!product) return null;
     const movement = await this.repository.addMovement(rc, {
-      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: now,
+      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: product.updatedAt,
     });
-    // The product as read before, when nothing else changed it since; else the same minus this change.
-    const previous = options.before?.version === product.version - 1
-      ? options.before
-      : { ...product, physicalStock: product.physicalStock - delta, version: product.version - 1 };
-    await this.publishUpdate(rc, product, previous);
-    await this.publishInventory(rc, product);
     return { product, movement };
-  }
-
-  /** `erp.product.updated` for a change made outside the records service (stock taken or given back). */
-  private async publishUpdate(rc: RequestContext, record: Product, previous: Record<string, unknown>): Promise<void> {
-    await this.pack.events.publish(rc, {
-      name: 'erp.product.updated',
-      payload: { namespace: 'erp', schema: 'product', id: record.id, record, previous },
-    });
   }
 
   /** `erp.inventory.updated` with the payload of CONTRACT 11.1. */
@@ -218,19 +208,22 @@ export class Catalog {
    * is still current, so a racing order makes this fail whole): number stays, a stock change needs `admin`
    * and becomes a `patch` movement, a change of stock, price, tax rate or status raises erp.inventory.updated.
    */
-  async beforeUpdate(rc: RequestContext, id: string, data: Record<string, unknown>, previous: Record<string, unknown>): Promise<void> {
+  async beforeUpdate(
+    rc: RequestContext, { id, data, previous, version, writer, note }: Pick<HookPayload, 'id' | 'data' | 'version' | 'writer' | 'note'> & { previous: Record<string, unknown> },
+  ): Promise<void> {
     if (data.number !== previous.number) throw ValidationFailed('number is assigned by the server', [{ path: '/number', message: 'may not change' }]);
     if (data.sku !== previous.sku) await this.assertSkuFree(rc, id, data.sku as string);
     const delta = Number(data.physicalStock) - Number(previous.physicalStock);
-    if (delta !== 0) {
+    // A change of stock by this pack's catalogue (an order, a cancellation, an adjustment) writes its own movement.
+    const byCatalog = writer === this.pack.name && note?.stock !== undefined;
+    if (delta !== 0 && !byCatalog) {
       assertMayChangeStock(rc);
       await this.repository.addMovement(rc, {
         productId: id, delta, reason: 'patch', orderId: null, note: null, stockAfter: Number(data.physicalStock), createdAt: nowIso(),
       });
     }
     if (INVENTORY_FIELDS.some((f) => data[f] !== previous[f])) {
-      const stored = await this.pack.records.find(rc, 'erp', 'product', id);
-      await this.publishInventory(rc, { id, ...data, version: (stored?.version ?? 0) + 1 } as Product);
+      await this.publishInventory(rc, { id, ...data, version } as Product);
     }
   }
 
@@ -249,9 +242,9 @@ export class Catalog {
 
   /** The active product with this sku, its stored fields, id and version; 404 not_found. */
   async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
-    const product = await this.repository.findActiveBySku(rc, await this.schema(rc), sku);
+    const product = await this.pack.records.findBy(rc, 'erp', 'product', { sku, status: 'active' });
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
-    return product as StorefrontSource;
+    return product as unknown as StorefrontSource;
   }
 
   /**
@@ -266,7 +259,7 @@ export class Catalog {
     const key = `${rc.tenantId}/${sku}`;
     const kept = this.keptAnswers.get(key);
     if (kept) {
-      const now = await this.repository.versionBySku(rc, await this.schema(rc), sku);
+      const now = await this.pack.records.versionBy(rc, 'erp', 'product', { sku });
       if (now && now.id === kept.id && now.version === kept.version) return kept;
       this.keptAnswers.delete(key);
     }
@@ -307,6 +300,24 @@ export class Catalog {
 export function assertMayChangeStock(rc: RequestContext): void {
   const p = rc.principal;
   if (p && !p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK.admin) throw Forbidden('Changing stock by hand needs the admin role');
+}
+
+/** `in` filters hold at most this many values (the list query's limit). */
+const REFS_PER_QUERY = 100;
+
+/** Records of erp.<name> (products, orders) by UUID or number, a list query per hundred of each. */
+export async function findByRefs(records: PackRecords, rc: RequestContext, name: 'product' | 'order', refs: Array<string | number>): Promise<DataRecord[]> {
+  const ids = [...new Set(refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r)))];
+  const numbers = [...new Set(refs.filter((r): r is number => typeof r === 'number'))];
+  const found = new Map<string, DataRecord>();
+  for (const [field, values] of [['id', ids], ['number', numbers]] as const) {
+    for (let i = 0; i < values.length; i += REFS_PER_QUERY) {
+      const value = values.slice(i, i + REFS_PER_QUERY);
+      const { items } = await records.list(rc, 'erp', name, { filter: [{ field, op: 'in', value }], limit: REFS_PER_QUERY, count: false });
+      for (const record of items as DataRecord[]) found.set(record.id, record);
+    }
+  }
+  return [...found.values()];
 }
 
 /** A product reference of a path: a UUID, or a number. */

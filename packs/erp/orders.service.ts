@@ -1,5 +1,5 @@
-import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, nowIso, toIssues, type CompiledSchema, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
-import { parseRef, type Catalog, type Product } from './catalog.service.js';
+import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, type CompiledSchema, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
@@ -107,18 +107,22 @@ export class OrdersService {
     return this.pack.schemas.resolve(rc, 'erp', 'order');
   }
 
+  /**
+   * Places an order: one write of the sealed `erp.order` through the records service (its migration gate,
+   * validation, hooks and `erp.order.created`), whose document is made inside the write's transaction: the
+   * stock of each line taken, the coupon redeemed, the number drawn and the co-purchases counted, all or none.
+   */
   async place(rc: RequestContext, input: PlaceOrderInput): Promise<Order> {
     const redeemer = input.couponCode !== undefined ? this.couponRedeemer(input) : null;
     const orderId = newId();
-    const schema = await this.schema(rc);
-    return this.pack.db.transaction(rc, async (rc) => {
+    const order = await this.pack.records.create(rc, 'erp', 'order', async (rc) => {
       const lines = await this.mergedLines(rc, input);
       const currency = this.checkCurrency(input, lines);
       this.checkPrices(lines);
       const taken = new Map<string, Product>();
       for (const line of [...lines].sort((a, b) => (a.product.id < b.product.id ? -1 : 1))) {
         const changed = await this.catalog.changeStock(rc, line.product.id, -line.quantity, 'order', {
-          orderId, expect: { priceCents: line.unitPrice, active: true }, before: line.product,
+          orderId, expect: { priceCents: line.unitPrice, active: true },
         });
         if (!changed) await this.refuseLine(rc, line);
         taken.set(line.product.id, changed!.product);
@@ -130,24 +134,18 @@ export class OrdersService {
         return { productId: p.id, number: p.number, sku: p.sku, name: p.name, ...base, ...orderLine(base, percentOff) };
       });
       const number = await this.catalog.repository.nextNumber(rc, 'order');
-      const data = {
-        number, status: 'placed' as const, clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
+      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
+      return {
+        number, status: 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
         currency, couponCode: input.couponCode ?? null, items, ...orderTotals(items),
       };
-      if (!schema.validate(data)) throw ValidationFailed('The order does not match erp.order', toIssues(schema.validate.errors));
-      const order = (await this.pack.records.repository.insert(rc, schema, orderId, data, nowIso())) as unknown as Order;
-      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
-      await this.pack.events.publish(rc, {
-        name: 'erp.order.created',
-        payload: { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null },
-      });
-      return order;
-    });
+    }, { id: orderId });
+    return order as unknown as Order;
   }
 
   async get(rc: RequestContext, ref: string): Promise<Order> {
     const parsed = parseRef(ref);
-    const [found] = parsed === null ? [] : await this.catalog.repository.findByRefs(rc, await this.schema(rc), [parsed]);
+    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'order', [parsed]);
     if (!found) throw NotFound(`No order "${ref.slice(0, 40)}"`);
     return found as unknown as Order;
   }
@@ -157,34 +155,31 @@ export class OrdersService {
   }
 
   /**
-   * Moves an order to `to`. The status changes by one conditional update on the status read, so of two
-   * racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back once.
+   * Moves an order to `to`: a conditional change of its status from the one read (under the order's row lock),
+   * so of two racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back
+   * once. The records service raises `erp.order.updated` with `previous`.
    */
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
     return this.pack.db.transaction(rc, async (rc) => {
-      let previous = order;
-      let updated: Order | null;
-      while (!(updated = (await this.pack.records.changeWhere(rc, 'erp', 'order', order.id,
-        { set: { status: to }, where: [['status', '=', previous.status]] }, nowIso())) as unknown as Order | null)) {
+      let from = order.status;
+      let updated: DataRecord | null;
+      while (!(updated = await this.pack.records.change(rc, 'erp', 'order', order.id, { set: { status: to }, where: [['status', '=', from]] }))) {
         // Another request moved the order first: judge the transition from where it is now.
-        previous = await this.get(rc, order.id);
-        checkOrderTransition(previous.status, to);
+        from = (await this.get(rc, order.id)).status;
+        checkOrderTransition(from, to);
       }
+      const changed = updated as unknown as Order;
       if (to === 'cancelled') {
-        for (const item of [...updated.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+        for (const item of [...changed.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
           // A product deleted since has no stock to take back.
           await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
         }
         // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
-        await this.repository.countOrder(rc, updated.items.map((i) => i.productId), -1);
+        await this.repository.countOrder(rc, changed.items.map((i) => i.productId), -1);
       }
-      await this.pack.events.publish(rc, {
-        name: 'erp.order.updated',
-        payload: { namespace: 'erp', schema: 'order', id: order.id, record: updated, previous },
-      });
-      return updated;
+      return changed;
     });
   }
 

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyMember, type Config, Conflict, type Database, type EventsService, Forbidden, type MailService, newId, NotFound, nowIso, type PlatformSettingsService, type RateLimitService, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { AlreadyMember, type Config, Conflict, type PackDatabase, type PackEvents, Forbidden, type PackMail, newId, NotFound, nowIso, type PackSettings, type PackRateLimits, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';
@@ -35,14 +35,14 @@ export class InvitationsService {
   readonly repository: InvitationsRepository;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: PackDatabase,
     private readonly config: Config,
     private readonly members: MembersRepository,
     private readonly directory: MemberDirectory,
-    private readonly mail: MailService,
-    private readonly events: EventsService,
-    private readonly settings: PlatformSettingsService,
-    private readonly rateLimits: RateLimitService,
+    private readonly mail: PackMail,
+    private readonly events: PackEvents,
+    private readonly settings: PackSettings,
+    private readonly rateLimits: PackRateLimits,
   ) {
     this.repository = new InvitationsRepository(db);
   }
