@@ -5,6 +5,7 @@ import { mcpClient, toolError } from '../helpers/mcp-client.js';
 import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 import { Shop } from '../packs/erp/shop.js';
+import type { PlatformEvent } from '../../core/events/event.js';
 
 type Json = Record<string, any>;
 
@@ -111,3 +112,59 @@ describe('sealed schemas: erp.order and crm.ticket are written only by their pac
     }
   });
 });
+
+describe('record events of sealed schemas are the kernel\'s: once each, with previous', () => {
+  let t: TestApp;
+  let tenant: string;
+  const seen: PlatformEvent[] = [];
+
+  before(async () => {
+    t = await sharedTestApp();
+    t.app.kernel.events.on('erp.order.*', (event) => { seen.push(event); });
+    t.app.kernel.events.on('crm.ticket.*', (event) => { seen.push(event); });
+  });
+
+  beforeEach(async () => {
+    tenant = await createTenant(t, 'sealed-events');
+  });
+
+  const eventsOf = (id: string) => seen.filter((e) => e.tenantId === tenant && (e.payload as Json).id === id);
+
+  it('publishes erp.order.created (previous null) and erp.order.updated (previous: the placed order) once each', async () => {
+    const shop = new Shop(t, tenant);
+    const product = await shop.product();
+    const placed = await shop.order([{ productId: product.number, quantity: 1, unitPrice: product.priceCents }]);
+    expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
+    const order = placed.body.data;
+    const paid = await t.http.patch(`/api/v1/erp/orders/${order.id}`).set(as(tenant, 'editor')).send({ status: 'paid' });
+    expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
+    await waitFor(() => eventsOf(order.id).length >= 2);
+    const events = eventsOf(order.id);
+    expect(events.map((e) => e.name)).to.deep.equal(['erp.order.created', 'erp.order.updated']);
+    expect(events[0].payload).to.deep.include({ namespace: 'erp', schema: 'order', id: order.id, record: order, previous: null });
+    expect(events[1].payload).to.deep.include({ record: paid.body.data, previous: order });
+  });
+
+  it('publishes crm.ticket.created (previous null) and crm.ticket.updated (previous: the ticket before) once each', async () => {
+    const opened = await t.http.post('/api/v1/crm/support-tickets').set(as(tenant, 'editor')).send(TICKET_BODY);
+    expect(opened.status, JSON.stringify(opened.body)).to.equal(201);
+    const ticket = opened.body.data;
+    const moved = await t.http.patch(`/api/v1/crm/support-tickets/${ticket.id}`).set(as(tenant, 'editor')).send({ status: 'open' });
+    expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+    await waitFor(() => eventsOf(ticket.id).length >= 2);
+    const events = eventsOf(ticket.id);
+    expect(events.map((e) => e.name)).to.deep.equal(['crm.ticket.created', 'crm.ticket.updated']);
+    expect(events[0].payload).to.deep.include({ record: ticket, previous: null });
+    expect(events[1].payload).to.deep.include({ record: moved.body.data, previous: ticket });
+  });
+});
+
+async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  // Any event published twice would come with the first.
+  await new Promise((r) => setTimeout(r, 50));
+}
