@@ -12,8 +12,8 @@ export { definePack } from './kernel/define-pack.js';
 /** A file of the package (e.g. a JSON schema under schemas/), from the sources and from the compiled dist/ alike. */
 export { fromRoot } from './package-root.js';
 export type { EventHandler, FilterHook, HookPayload, PackDefinition, SeedContribution, ServiceBuilder } from './kernel/define-pack.js';
-export type { PackContext, PackDatabase, PackEvents, PackFetch, PackMail, PackRateLimits, PackSettings, PackTenants } from './kernel/pack-context.js';
-export type { PackBulk, PackRecords } from './data/pack-records.js';
+/** What a pack gets; its services are read as `PackContext['records']`, `PackContext['db']`, … */
+export type { PackContext } from './kernel/pack-context.js';
 export type { McpToolDefinition } from './mcp/mcp-tool.js';
 export type { PackServices } from './kernel/pack-services.js';
 export type { Migration } from './db/migration.js';

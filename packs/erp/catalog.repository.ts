@@ -33,7 +33,7 @@ interface RecordRowOut {
 
 /** SQL of the catalogue: number sequences, the stock ledger and the product look-ups by number and sku. */
 export class CatalogRepository {
-  constructor(private readonly db: PackDatabase) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /**
    * The next number of a per-tenant sequence, decided by one upsert (the row is locked until the
@@ -110,5 +110,5 @@ function toMovement(row: MovementRow): StockMovement {
     id: row.id, productId: row.product_id, delta: Number(row.delta), reason: row.reason, orderId: row.order_id,
     note: row.note, stockAfter: Number(row.stock_after), createdAt: row.created_at,
   };
-}import { newId, type CompiledSchema, type DataRecord, type PackDatabase, type RequestContext } from '../../core/pack-api.js';
+}import { newId, type CompiledSchema, type DataRecord, type PackContext, type RequestContext } from '../../core/pack-api.js';
 

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type HookPayload, type PackContext, type PackRecords, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 
@@ -306,7 +306,7 @@ export function assertMayChangeStock(rc: RequestContext): void {
 const REFS_PER_QUERY = 100;
 
 /** Records of erp.<name> (products, orders) by UUID or number, a list query per hundred of each. */
-export async function findByRefs(records: PackRecords, rc: RequestContext, name: 'product' | 'order', refs: Array<string | number>): Promise<DataRecord[]> {
+export async function findByRefs(records: PackContext['records'], rc: RequestContext, name: 'product' | 'order', refs: Array<string | number>): Promise<DataRecord[]> {
   const ids = [...new Set(refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r)))];
   const numbers = [...new Set(refs.filter((r): r is number => typeof r === 'number'))];
   const found = new Map<string, DataRecord>();

@@ -1,4 +1,4 @@
-import type { CompiledSchema, PackDatabase, RequestContext } from '../../core/pack-api.js';
+import type { CompiledSchema, PackContext, RequestContext } from '../../core/pack-api.js';
 
 /**
  * What other packs read of the orders (the CRM: reminders, recommendations), over non-cancelled orders. The
@@ -6,7 +6,7 @@ import type { CompiledSchema, PackDatabase, RequestContext } from '../../core/pa
  * order, so order lines are read from it, on its (tenant_id, order_id) index.
  */
 export class OrdersRepository {
-  constructor(private readonly db: PackDatabase) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /** When a customer last placed an order that is not cancelled, or null. */
   async lastOrderAt(rc: RequestContext, orders: CompiledSchema, customerRef: string): Promise<string | null> {

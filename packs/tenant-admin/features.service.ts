@@ -1,4 +1,4 @@
-import { type PackDatabase, nowIso, type RequestContext, type TenantPlan, type TenantRecord } from '../../core/pack-api.js';
+import { type PackContext, nowIso, type RequestContext, type TenantPlan, type TenantRecord } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 export const FEATURE_FLAGS = ['custom_domain', 'white_label', 'ai_assistant', 'priority_support'] as const;
@@ -16,7 +16,7 @@ export const PLAN_FEATURES: Record<TenantPlan, FeatureMap> = {
 export class FeaturesService {
   private readonly repository: TenantDocumentsRepository;
 
-  constructor(private readonly db: PackDatabase) {
+  constructor(private readonly db: PackContext['db']) {
     this.repository = new TenantDocumentsRepository(db);
   }
 

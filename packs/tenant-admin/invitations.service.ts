@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyMember, type Config, Conflict, type PackDatabase, type PackEvents, Forbidden, type PackMail, newId, NotFound, nowIso, type PackSettings, type PackRateLimits, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { AlreadyMember, type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';
@@ -35,14 +35,14 @@ export class InvitationsService {
   readonly repository: InvitationsRepository;
 
   constructor(
-    private readonly db: PackDatabase,
+    private readonly db: PackContext['db'],
     private readonly config: Config,
     private readonly members: MembersRepository,
     private readonly directory: MemberDirectory,
-    private readonly mail: PackMail,
-    private readonly events: PackEvents,
-    private readonly settings: PackSettings,
-    private readonly rateLimits: PackRateLimits,
+    private readonly mail: PackContext['mail'],
+    private readonly events: PackContext['events'],
+    private readonly settings: PackContext['settings'],
+    private readonly rateLimits: PackContext['rateLimits'],
   ) {
     this.repository = new InvitationsRepository(db);
   }
