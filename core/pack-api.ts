@@ -44,8 +44,6 @@ export type { DataRecord, RecordQuery } from './data/records.service.js';
 export { queryFromString } from './data/list-query.js';
 export { applyMergePatch } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';
-/** A registered schema, for the aggregates ERP still reads with SQL of its own (see docs/writing-a-pack.md). */
-export type { CompiledSchema } from './metadata/schema-registry.js';
 export { assertIdentifier } from './metadata/schema-registry.js';
 export { createAjv, toIssues } from './metadata/ajv.js';
 export { newId, nowIso, UUID_PATTERN } from './db/ids.js';

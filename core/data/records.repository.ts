@@ -225,7 +225,7 @@ export class RecordsRepository {
     const d = this.db.dialect;
     const sql = new SqlListQuery(d, schema.types, schema.plainFields);
     const filters = new SqlParts();
-    sql.applyFilters(filters, query.filters);
+    sql.applyAll(filters, query);
     const by = sql.expression(group.by).sql;
     const key = group.byDay ? `substr(${by}, 1, 10)` : by;
     const measures = [
@@ -327,12 +327,12 @@ export class RecordsRepository {
   private page(rc: RequestContext, schema: CompiledSchema, query: ListQuery): { where: string; bindings: unknown[]; filters: SqlParts } {
     const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
-    sql.applyFilters(filters, query.filters);
+    sql.applyAll(filters, query);
     const page = new SqlParts();
-    sql.applyFilters(page, query.filters);
+    sql.applyAll(page, query);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    const limit = pageLimit(query, query.filters.length > 0);
+    const limit = pageLimit(query, filters.wheres.length > 0);
     const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
     return { where, bindings: [rc.tenantId!, ...page.bindings, ...limit.bindings], filters };
   }
@@ -344,7 +344,7 @@ export class RecordsRepository {
       const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
-    if (!query.filters.length) {
+    if (!filters.wheres.length) {
       return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, () => this.totals.exact(rc, schema.id)), estimated: false };
     }
     const sql = `SELECT count(*) AS n ${where}`;

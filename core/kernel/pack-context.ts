@@ -20,7 +20,7 @@ import type { Seeds } from './seeds.js';
 export type ServiceName = keyof PackServices & string;
 
 /** What a pack's repositories use of the engine's dialect: its name and how JSON columns are written and read. */
-export type PackDialect = Pick<Dialect, 'name' | 'toJson' | 'fromJson' | 'isUniqueViolation' | 'jsonField'>;
+export type PackDialect = Pick<Dialect, 'name' | 'toJson' | 'fromJson' | 'isUniqueViolation'>;
 
 /**
  * The database as a pack sees it, for its own tables (its migrations): transactions, statements and writes queued
@@ -34,7 +34,7 @@ export interface PackDatabase extends Pick<Database, 'transaction' | 'sql' | 'in
 
 /** Events a pack publishes: those it declares (`events`); record events are the kernel's. */
 export type PackEvents = Pick<EventsService, 'publish' | 'publishMany'>;
-export type PackSchemas = Pick<SchemaRegistry, 'registerForTenant' | 'list' | 'moduleOf' | 'resolve'>;
+export type PackSchemas = Pick<SchemaRegistry, 'registerForTenant' | 'list' | 'moduleOf'>;
 export type PackTenants = Pick<TenantsService, 'get' | 'require' | 'create' | 'update' | 'list' | 'listModules' | 'lookup' | 'isModuleEnabled' | 'setModule' | 'appCodes'>;
 export type PackStorage = Pick<StorageService, 'findPublic' | 'publicUrl' | 'putObject' | 'getObject' | 'deleteObject' | 'signedUrl'>;
 export type PackKnowledge = Pick<KnowledgeService, 'upsertForSource' | 'removeSource' | 'search'>;

@@ -195,7 +195,6 @@ function packDatabase(db: Database): PackDatabase {
     dialect: Object.freeze({
       name: dialect.name, toJson: (v: unknown) => dialect.toJson(v), fromJson: <T>(v: unknown) => dialect.fromJson<T>(v),
       isUniqueViolation: (err: unknown) => dialect.isUniqueViolation(err),
-      jsonField: (field: string, type: Parameters<PackDialect['jsonField']>[1], column?: string) => dialect.jsonField(field, type, column),
     }) as PackDialect,
     transaction: (rc, fn) => db.transaction(rc, fn),
     sql: (rc) => db.sql(rc),

@@ -23,13 +23,6 @@ interface MovementRow {
   created_at: string;
 }
 
-interface RecordRowOut {
-  id: string;
-  data: unknown;
-  version: number | string;
-  created_at: string;
-  updated_at: string;
-}
 
 /** SQL of the catalogue: number sequences, the stock ledger and the product look-ups by number and sku. */
 export class CatalogRepository {
@@ -75,34 +68,6 @@ export class CatalogRepository {
       'SELECT sum(delta) AS n FROM erp_stock_movements WHERE tenant_id = ? AND product_id = ?', [rc.tenantId!, productId]);
     return Number(rows[0].n ?? 0);
   }
-
-  /** Active products by number: `sku` exact, `q` a case-insensitive substring of name or sku. */
-  async listActive(rc: RequestContext, schema: CompiledSchema, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<{ items: DataRecord[]; total: number }> {
-    const d = this.db.dialect;
-    const where = [`tenant_id = ?`, `${d.jsonField('status', 'string')} = 'active'`];
-    const bindings: unknown[] = [rc.tenantId!];
-    if (query.sku !== undefined) {
-      where.push(`${d.jsonField('sku', 'string')} = ?`);
-      bindings.push(query.sku);
-    }
-    if (query.q !== undefined) {
-      const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(`(lower(${d.jsonField('name', 'string')}) LIKE ? ESCAPE '\\' OR lower(${d.jsonField('sku', 'string')}) LIKE ? ESCAPE '\\')`);
-      bindings.push(pattern, pattern);
-    }
-    const conn = this.db.sql(rc);
-    const filter = where.join(' AND ');
-    const [rows, count] = await Promise.all([
-      conn.rows<RecordRowOut>(`SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE ${filter} `
-        + `ORDER BY ${d.jsonField('number', 'integer')} LIMIT ? OFFSET ?`, [...bindings, query.limit, query.offset]),
-      conn.rows<{ n: number | string }>(`SELECT count(*) AS n FROM ${schema.tableName} WHERE ${filter}`, bindings),
-    ]);
-    return { items: rows.map((r) => this.toRecord(r)), total: Number(count[0].n) };
-  }
-
-  private toRecord(row: RecordRowOut): DataRecord {
-    return { id: row.id, ...this.db.dialect.fromJson<Record<string, unknown>>(row.data), createdAt: row.created_at, updatedAt: row.updated_at, version: Number(row.version) };
-  }
 }
 
 function toMovement(row: MovementRow): StockMovement {
@@ -110,5 +75,5 @@ function toMovement(row: MovementRow): StockMovement {
     id: row.id, productId: row.product_id, delta: Number(row.delta), reason: row.reason, orderId: row.order_id,
     note: row.note, stockAfter: Number(row.stock_after), createdAt: row.created_at,
   };
-}import { newId, type CompiledSchema, type DataRecord, type PackContext, type RequestContext } from '../../core/pack-api.js';
+}import { newId, type PackContext, type RequestContext } from '../../core/pack-api.js';
 

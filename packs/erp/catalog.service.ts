@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 
@@ -91,10 +91,6 @@ export class Catalog {
 
   constructor(private readonly pack: PackContext) {
     this.repository = new CatalogRepository(pack.db);
-  }
-
-  schema(rc: RequestContext): Promise<CompiledSchema> {
-    return this.pack.schemas.resolve(rc, 'erp', 'product');
   }
 
   /** A product by UUID or number; 404 not_found. */
@@ -275,9 +271,13 @@ export class Catalog {
   }
 
   async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {
-    const { items, total } = await this.repository.listActive(rc, await this.schema(rc), query);
-    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p as Product)));
-    return { items: views, pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total, nextCursor: null } };
+    const filter: NonNullable<RecordQuery['filter']> = [{ field: 'status', op: 'eq', value: 'active' }];
+    if (query.sku !== undefined) filter.push({ field: 'sku', op: 'eq', value: query.sku });
+    // A case-insensitive substring of the name or the sku.
+    const anyOf = query.q === undefined ? undefined : [{ field: 'name', op: 'contains' as const, value: query.q }, { field: 'sku', op: 'contains' as const, value: query.q }];
+    const { items, pagination } = await this.pack.records.list(rc, 'erp', 'product', { filter, anyOf, sort: [{ field: 'number' }], limit: query.limit, offset: query.offset });
+    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p as unknown as StorefrontSource)));
+    return { items: views, pagination: { ...pagination, nextCursor: null } };
   }
 
   async storefrontView(rc: RequestContext, p: StorefrontSource): Promise<StorefrontProduct> {

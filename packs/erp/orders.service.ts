@@ -1,9 +1,10 @@
-import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, type CompiledSchema, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
 import { OrdersRepository } from './orders.repository.js';
+import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
 
 export interface PlaceOrderInput {
@@ -65,6 +66,7 @@ interface MergedLine {
  */
 export class OrdersService {
   private readonly repository: OrdersRepository;
+  private readonly products: ProductLookups;
 
   constructor(
     private readonly pack: PackContext,
@@ -72,27 +74,47 @@ export class OrdersService {
     private readonly coupons: () => CouponRedeemer | undefined,
   ) {
     this.repository = new OrdersRepository(pack.db);
+    this.products = new ProductLookups(pack.records, this.repository);
   }
 
   /** When a customer last placed an order that is not cancelled (ISO time), or null. */
   async lastOrderAt(rc: RequestContext, customerRef: string): Promise<string | null> {
-    return this.repository.lastOrderAt(rc, await this.schema(rc), customerRef);
+    return (await this.lastOrderTimes(rc, [customerRef])).get(customerRef) ?? null;
   }
 
-  /** Skus by units sold in non-cancelled orders, most first. */
+  /** Skus by units sold in non-cancelled orders (the stock ledger), most first, then sku. */
   async bestSellers(rc: RequestContext, limit = 10): Promise<Array<{ sku: string; quantity: number }>> {
-    return this.repository.bestSellers(rc, await this.catalog.schema(rc), limit);
+    const sold = await this.repository.unitsSold(rc, limit);
+    const products = await this.products.byIds(rc, sold.map((s) => s.productId), [], ['sku']);
+    return sold.flatMap((s) => (products.has(s.productId) ? [{ sku: products.get(s.productId)!.sku as string, quantity: s.quantity }] : []))
+      .sort((a, b) => b.quantity - a.quantity || bySku(a, b)).slice(0, limit);
   }
 
-  /** Skus bought together with `sku` in non-cancelled orders, by the number of such orders, most first. */
+  /** Skus bought together with `sku` in non-cancelled orders (the co-purchase table), by the number of such orders, most first. */
   async coPurchases(rc: RequestContext, sku: string, limit = 10): Promise<Array<{ sku: string; orders: number }>> {
-    return this.repository.coPurchases(rc, await this.catalog.schema(rc), sku, limit);
+    const product = await this.pack.records.versionBy(rc, 'erp', 'product', { sku });
+    if (!product) return [];
+    const pairs = (await this.repository.coPurchasePairs(rc, [product.id])).get(product.id)!;
+    const products = await this.products.byIds(rc, pairs.map((p) => p.id), [], ['sku']);
+    return pairs.flatMap((p) => (products.has(p.id) ? [{ sku: products.get(p.id)!.sku as string, orders: p.orders }] : []))
+      .sort((a, b) => b.orders - a.orders || bySku(a, b)).slice(0, limit);
   }
 
-  /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers (the CRM's cart recovery). */
+  /**
+   * Each customer's latest order that is not cancelled (createdAt), for a batch of customers (the CRM's cart
+   * recovery): the records service's grouped query, a hundred customers a query.
+   */
   async lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>> {
-    if (!customerRefs.length) return new Map();
-    return this.repository.lastOrderTimes(rc, await this.schema(rc), customerRefs);
+    const times = new Map<string, string>();
+    const refs = [...new Set(customerRefs)];
+    for (let i = 0; i < refs.length; i += 100) {
+      const groups = await this.pack.records.group(rc, 'erp', 'order', {
+        by: 'customerRef', max: ['createdAt'], limit: 100,
+        filter: [{ field: 'customerRef', op: 'in', value: refs.slice(i, i + 100) }, { field: 'status', op: 'ne', value: 'cancelled' }],
+      });
+      for (const g of groups) times.set(String(g.key), String(g.max.createdAt));
+    }
+    return times;
   }
 
   /**
@@ -100,11 +122,7 @@ export class OrdersService {
    * a time: see recommender.ts. Built per run, so that what one batch read serves the next ones.
    */
   async recommender(rc: RequestContext): Promise<Recommend> {
-    return recommender(rc, this.repository, await this.catalog.schema(rc));
-  }
-
-  schema(rc: RequestContext): Promise<CompiledSchema> {
-    return this.pack.schemas.resolve(rc, 'erp', 'order');
+    return recommender(rc, this.repository, this.products);
   }
 
   /**
@@ -250,4 +268,9 @@ export class OrdersService {
       path: `/items/${line.index}/quantity`, message: `only ${now.physicalStock} in stock`, sku: now.sku, available: now.physicalStock,
     }]);
   }
+}
+
+/** By sku, in code points (the same order on both engines). */
+function bySku(a: { sku: string }, b: { sku: string }): number {
+  return a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0;
 }

@@ -70,17 +70,12 @@ describe('packs import only core/pack-api', () => {
 
 /** Names that reach the kernel's record tables or its write path's internals. */
 const KERNEL_INTERNALS = /\b(tableName|jsonField|knex|changeWhere|runHooks)\b|records\.repository/g;
-/**
- * Files that still read ERP's aggregates (best sellers, co-purchases, the storefront search) with SQL over the
- * record tables (issue 28, left for the next change: the kernel's grouped query and a search filter replace them).
- */
-const NOT_YET_MOVED = new Set(['packs/erp/catalog.repository.ts', 'packs/erp/orders.repository.ts']);
 
 describe('packs name no kernel table', () => {
   it('no pack file (its migrations aside) names a record table, knex or the write path\'s internals', () => {
     const bad = filesUnder(PACKS)
       .map((file) => relative(ROOT, file).split(sep).join('/'))
-      .filter((file) => !/\/migrations\/|\.migrations?\.ts$/.test(file) && !NOT_YET_MOVED.has(file))
+      .filter((file) => !/\/migrations\/|\.migrations?\.ts$/.test(file))
       .flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(KERNEL_INTERNALS)].map((m) => `${file}: ${m[0]}`));
     expect(bad).to.deep.equal([]);
   });
