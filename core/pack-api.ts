@@ -25,8 +25,8 @@ export type { RequestContext, TenantRole } from './kernel/request-context.js';
 
 // Errors: the ones packs raise; a pack declares its own codes with defineError(code, status, message).
 export {
-  AlreadyMember, AppError, Conflict, CouponInvalid, defineError, DomainTaken, FeatureRequired, Forbidden, HostNotFound, InsufficientStock,
-  InvalidTransition, NotFound, PriceChanged, RateLimited, SchemaNotFound, SmtpFailed, TenantNotFound, UpstreamFailed, ValidationFailed, VersionMismatch,
+  AppError, Conflict, CouponInvalid, defineError, Forbidden, InvalidTransition, NotFound, RateLimited, SchemaNotFound, TenantNotFound, UpstreamFailed,
+  ValidationFailed, VersionMismatch,
 } from './http/errors.js';
 export type { ErrorDetail } from './http/errors.js';
 
@@ -48,5 +48,4 @@ export { assertIdentifier } from './metadata/schema-registry.js';
 export { createAjv, toIssues } from './metadata/ajv.js';
 export { newId, nowIso, UUID_PATTERN } from './db/ids.js';
 export { FetchError } from './fetch/fetch-error.js';
-export type { MailMessage } from './mail/mail.service.js';
-export type { TenantPlan, TenantRecord } from './tenants/tenants.repository.js';
+export type { TenantRecord } from './tenants/tenants.repository.js';

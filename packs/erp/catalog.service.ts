@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import { lineTaxCents } from './invoice-totals.js';
 

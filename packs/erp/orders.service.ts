@@ -1,4 +1,5 @@
-import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, NotFound, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';

@@ -1,4 +1,5 @@
-import { type Config, type PackContext, DomainTaken, type ErrorDetail, FeatureRequired, nowIso, type RequestContext, type TenantRecord, ValidationFailed } from '../../core/pack-api.js';
+import { type Config, type PackContext, type ErrorDetail, nowIso, type RequestContext, type TenantRecord, ValidationFailed } from '../../core/pack-api.js';
+import { DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { DomainsRepository } from './domains.repository.js';
 import type { FeaturesService } from './features.service.js';
 import { isUnderDomain, isValidHostname, normalizeHost } from './hostname.js';

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyMember, type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { AlreadyMember } from './tenant-admin.errors.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';
