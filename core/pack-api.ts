@@ -41,6 +41,7 @@ export { clientKey } from './http/client-key.js';
 
 // Records, schemas and values.
 export type { DataRecord, RecordQuery } from './data/records.service.js';
+export type { RecordOf, RecordTypes } from './data/pack-records.js';
 export { queryFromString } from './data/list-query.js';
 export { applyMergePatch } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';

@@ -5,6 +5,16 @@ import type { RecordQuery } from './list-query.js';
 import type { DataRecord } from './records.repository.js';
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, ReadOptions, RecordGroup, GroupQuery, WriteOptions } from './records.service.js';
 
+/**
+ * Record types by `ns.schema`, declared by each pack's generated files (npm run pack-types, from its JSON Schema
+ * files) by declaration merging, so that reads and writes of `pack.records` are typed without a cast.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface
+export interface RecordTypes {}
+
+/** The record type of `ns.schema`: its generated type, else a DataRecord. */
+export type RecordOf<N extends string, S extends string> = `${N}.${S}` extends keyof RecordTypes ? RecordTypes[`${N}.${S}`] : DataRecord;
+
 /** Field values a look-up matches by equality: `{ sku: 'A-1', status: 'active' }`. */
 export type FieldMatch = Readonly<Record<string, string | number | boolean>>;
 
@@ -18,37 +28,37 @@ export interface PackRecords {
    * Creates a record. `input` may be a function that makes the document inside the write's transaction (to draw
    * a number, take stock or write rows beside it, all or none); `options.id` is the id the record gets.
    */
-  create(rc: RequestContext, namespace: string, name: string, input: (rc: RequestContext) => Promise<Record<string, unknown>>, options?: CreateOptions): Promise<DataRecord>;
-  create(rc: RequestContext, namespace: string, name: string, input: CreateInput, options?: CreateOptions): Promise<DataRecord>;
+  create<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, input: (rc: RequestContext) => Promise<Record<string, unknown>>, options?: CreateOptions): Promise<RecordOf<N, S>>;
+  create<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, input: CreateInput, options?: CreateOptions): Promise<RecordOf<N, S>>;
   /** A JSON merge patch, validated after merging (`ifMatch`: 412 on another version). */
-  update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options?: WriteOptions): Promise<DataRecord>;
+  update<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, patch: unknown, options?: WriteOptions): Promise<RecordOf<N, S>>;
   /** A read-modify-write under the record's row lock: `change` returns the merge patch (or nothing). */
-  modify(
-    rc: RequestContext, namespace: string, name: string, id: string,
-    change: (current: DataRecord) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>,
-  ): Promise<DataRecord>;
+  modify<N extends string, S extends string>(
+    rc: RequestContext, namespace: N, name: S, id: string,
+    change: (current: RecordOf<N, S>) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>,
+  ): Promise<RecordOf<N, S>>;
   /**
    * A conditional change (`add` to integers, `set` fields, only while every `where` holds): null when the record is
    * missing or a condition does not hold, and then nothing was written.
    */
-  change(rc: RequestContext, namespace: string, name: string, id: string, change: FieldChange, options?: ChangeOptions): Promise<DataRecord | null>;
+  change<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, change: FieldChange, options?: ChangeOptions): Promise<RecordOf<N, S> | null>;
   delete(rc: RequestContext, namespace: string, name: string, id: string, options?: WriteOptions): Promise<void>;
 
   /** A record by id; 404 not_found. */
-  get(rc: RequestContext, namespace: string, name: string, id: string, options?: ReadOptions): Promise<DataRecord>;
+  get<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, options?: ReadOptions): Promise<RecordOf<N, S>>;
   /** A record by id, or null. */
-  find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null>;
+  find<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string): Promise<RecordOf<N, S> | null>;
   /** The oldest record whose fields equal `match`, or null (through the list query). */
-  findOne(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null>;
+  findOne<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, match: FieldMatch): Promise<RecordOf<N, S> | null>;
   /**
    * The record whose fields equal `match`, or null: a look-up on a unique index (`{ sku }`), its statement
    * compiled once per schema table and fields. Meant for hot paths (a storefront's product by sku).
    */
-  findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null>;
+  findBy<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, match: FieldMatch): Promise<RecordOf<N, S> | null>;
   /** Only the id and version of the record `findBy` finds: the index and the row's header, never its document. */
   versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null>;
-  /** Records with the data API's query language (CONTRACT.md section 3). */
-  list(rc: RequestContext, namespace: string, name: string, query?: RecordQuery): Promise<Page<Record<string, unknown>>>;
+  /** Records with the data API's query language (CONTRACT.md section 3); with `fields`, only those fields (and id) are present. */
+  list<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, query?: RecordQuery): Promise<Page<RecordOf<N, S>>>;
   /** Counts, sums and latest values by field or by day, over the records matching the query's filters. */
   group(rc: RequestContext, namespace: string, name: string, query: GroupQuery): Promise<RecordGroup[]>;
 }

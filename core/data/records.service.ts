@@ -144,7 +144,8 @@ export class RecordsService {
    * Called by the kernel alone (core/kernel/pack-loader.ts), once per pack.
    */
   forPack(pack: string | null): PackRecords {
-    return Object.freeze<PackRecords>({
+    // A forwarder: the records are the schema's, validated on every write; RecordOf names their generated type.
+    const facade: { [K in keyof PackRecords]: (...args: any[]) => Promise<unknown> } = {
       create: (rc, namespace, name, input, options) => this.createAs(pack, rc, namespace, name, input, options),
       update: (rc, namespace, name, id, patch, options = {}) => this.updateAs(pack, rc, namespace, name, id, patch, options),
       modify: (rc, namespace, name, id, change) => this.modifyAs(pack, rc, namespace, name, id, change),
@@ -157,7 +158,8 @@ export class RecordsService {
       versionBy: (rc, namespace, name, match) => this.versionBy(rc, namespace, name, match),
       list: (rc, namespace, name, query) => this.list(rc, namespace, name, query),
       group: (rc, namespace, name, query) => this.group(rc, namespace, name, query),
-    });
+    };
+    return Object.freeze(facade) as PackRecords;
   }
 
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {

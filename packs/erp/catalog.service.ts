@@ -1,21 +1,11 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
+import type { Product } from './generated/product.js';
 import { lineTaxCents } from './invoice-totals.js';
 
-export type Product = DataRecord & {
-  number: number;
-  sku: string;
-  name: string;
-  description?: string;
-  priceCents: number;
-  currency: string;
-  physicalStock: number;
-  taxRateBasisPoints: number;
-  status: 'active' | 'archived';
-  imageKeys?: string[];
-};
+export type { Product } from './generated/product.js';
 
 /** What changeStock tells the product's update hook (HookPayload.note.stock): the change is the catalogue's own. */
 interface StockNote {
@@ -99,12 +89,12 @@ export class Catalog {
     const parsed = parseRef(ref);
     const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'product', [parsed]);
     if (!found) throw NotFound(`No product "${ref.slice(0, 40)}"`);
-    return found as Product;
+    return found;
   }
 
   /** Products by UUID or number, keyed by the reference given. */
   async findMany(rc: RequestContext, refs: Array<string | number>): Promise<Map<string | number, Product>> {
-    const found = (await findByRefs(this.pack.records, rc, 'product', refs)) as Product[];
+    const found = await findByRefs(this.pack.records, rc, 'product', refs);
     const byRef = new Map<string | number, Product>();
     for (const p of found) {
       byRef.set(p.id, p);
@@ -118,12 +108,12 @@ export class Catalog {
   }
 
   async create(rc: RequestContext, input: unknown): Promise<Product> {
-    return (await this.pack.records.create(rc, 'erp', 'product', input)) as Product;
+    return this.pack.records.create(rc, 'erp', 'product', input);
   }
 
   async update(rc: RequestContext, ref: string, patch: unknown, ifMatch: string | null): Promise<Product> {
     const product = await this.get(rc, ref);
-    return (await this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch })) as Product;
+    return this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch });
   }
 
   /** A stock adjustment by hand: one conditional update and one movement, or 409 insufficient_stock and nothing. */
@@ -163,7 +153,7 @@ export class Catalog {
     if (options.expect?.active) where.push(['status', '=', 'active']);
     if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
     const stock: StockNote = { reason };
-    const product = (await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: delta }, where }, { note: { stock } })) as Product | null;
+    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: delta }, where }, { note: { stock } });
     if (!product) return null;
     const movement = await this.repository.addMovement(rc, {
       productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: product.updatedAt,
@@ -241,7 +231,7 @@ export class Catalog {
   async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
     const product = await this.pack.records.findBy(rc, 'erp', 'product', { sku, status: 'active' });
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
-    return product as unknown as StorefrontSource;
+    return product;
   }
 
   /**
@@ -277,7 +267,7 @@ export class Catalog {
     // A case-insensitive substring of the name or the sku.
     const anyOf = query.q === undefined ? undefined : [{ field: 'name', op: 'contains' as const, value: query.q }, { field: 'sku', op: 'contains' as const, value: query.q }];
     const { items, pagination } = await this.pack.records.list(rc, 'erp', 'product', { filter, anyOf, sort: [{ field: 'number' }], limit: query.limit, offset: query.offset });
-    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p as unknown as StorefrontSource)));
+    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p)));
     return { items: views, pagination: { ...pagination, nextCursor: null } };
   }
 
@@ -307,15 +297,17 @@ export function assertMayChangeStock(rc: RequestContext): void {
 const REFS_PER_QUERY = 100;
 
 /** Records of erp.<name> (products, orders) by UUID or number, a list query per hundred of each. */
-export async function findByRefs(records: PackContext['records'], rc: RequestContext, name: 'product' | 'order', refs: Array<string | number>): Promise<DataRecord[]> {
+export async function findByRefs<S extends 'product' | 'order'>(
+  records: PackContext['records'], rc: RequestContext, name: S, refs: Array<string | number>,
+): Promise<Array<RecordOf<'erp', S>>> {
   const ids = [...new Set(refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r)))];
   const numbers = [...new Set(refs.filter((r): r is number => typeof r === 'number'))];
-  const found = new Map<string, DataRecord>();
+  const found = new Map<string, RecordOf<'erp', S>>();
   for (const [field, values] of [['id', ids], ['number', numbers]] as const) {
     for (let i = 0; i < values.length; i += REFS_PER_QUERY) {
       const value = values.slice(i, i + REFS_PER_QUERY);
       const { items } = await records.list(rc, 'erp', name, { filter: [{ field, op: 'in', value }], limit: REFS_PER_QUERY, count: false });
-      for (const record of items as DataRecord[]) found.set(record.id, record);
+      for (const record of items) found.set(record.id, record);
     }
   }
   return [...found.values()];

@@ -1,6 +1,7 @@
 import { CouponInvalid, NotFound, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
+import type { Order } from './generated/order.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
@@ -17,38 +18,9 @@ export interface PlaceOrderInput {
   currency?: string;
 }
 
-export interface OrderItem {
-  productId: string;
-  number: number;
-  sku: string;
-  name: string;
-  quantity: number;
-  unitPriceCents: number;
-  taxRateBasisPoints: number;
-  discountCents: number;
-  netCents: number;
-  taxCents: number;
-  totalCents: number;
-}
-
-export interface Order {
-  id: string;
-  number: number;
-  status: OrderStatus;
-  clientId: number;
-  customerRef: string | null;
-  paymentMethod: string;
-  currency: string;
-  couponCode: string | null;
-  items: OrderItem[];
-  subtotalCents: number;
-  discountCents: number;
-  taxCents: number;
-  totalCents: number;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
-}
+export type { Order } from './generated/order.js';
+/** A line of an order as stored. */
+export type OrderItem = Order['items'][number];
 
 /** A line of the body after merging: the product, the summed quantity, the price the client saw, where it came from. */
 interface MergedLine {
@@ -159,14 +131,14 @@ export class OrdersService {
         currency, couponCode: input.couponCode ?? null, items, ...orderTotals(items),
       };
     }, { id: orderId });
-    return order as unknown as Order;
+    return order;
   }
 
   async get(rc: RequestContext, ref: string): Promise<Order> {
     const parsed = parseRef(ref);
     const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'order', [parsed]);
     if (!found) throw NotFound(`No order "${ref.slice(0, 40)}"`);
-    return found as unknown as Order;
+    return found;
   }
 
   list(rc: RequestContext, query: RecordQuery): Promise<Page<Record<string, unknown>>> {
@@ -183,13 +155,13 @@ export class OrdersService {
     checkOrderTransition(order.status, to);
     return this.pack.db.transaction(rc, async (rc) => {
       let from = order.status;
-      let updated: DataRecord | null;
+      let updated: Order | null;
       while (!(updated = await this.pack.records.change(rc, 'erp', 'order', order.id, { set: { status: to }, where: [['status', '=', from]] }))) {
         // Another request moved the order first: judge the transition from where it is now.
         from = (await this.get(rc, order.id)).status;
         checkOrderTransition(from, to);
       }
-      const changed = updated as unknown as Order;
+      const changed = updated;
       if (to === 'cancelled') {
         for (const item of [...changed.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
           // A product deleted since has no stock to take back.

@@ -59,7 +59,7 @@ export class ProductLookups {
       const value = unique.slice(i, i + PER_QUERY);
       const query: RecordQuery = { filter: [{ field, op: 'in', value }, ...filter], limit: PER_QUERY, count: false, ...(fields ? { fields } : {}) };
       const { items } = await this.records.list(rc, 'erp', 'product', query);
-      for (const p of items as DataRecord[]) found.set(key(p), p);
+      for (const p of items) found.set(key(p), p);
     }
     return found;
   }
