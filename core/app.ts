@@ -113,7 +113,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
   const toolbox = new McpToolbox([
-    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger), use: kernelUsesNoPack } },
+    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
   ], kernel.tenants, logger);
   mcpRoutes(kernelRouter, toolbox);

@@ -6,7 +6,7 @@ import { PayloadTooLarge } from '../http/errors.js';
 import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, type BulkWriter } from './bulk.js';
-import { target, writeTarget } from './data.routes.js';
+import { target } from './data.routes.js';
 import { RecordTransfer, transferFormat } from './import-export.js';
 import type { RecordsService } from './records.service.js';
 
@@ -41,7 +41,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     },
     errors: [...errors, 'validation_failed', 'conflict', 'payload_too_large', 'forbidden'],
   }, async (ctx) => {
-    const [ns, name] = writeTarget(ctx, registry);
+    const [ns, name] = target(ctx);
     const upsert = (ctx.state.query as { upsert?: string }).upsert ?? null;
     const result = await bulk.writeAll(ctx.state.rc, ns, name, (ctx.state.body as { items: unknown[] }).items, { upsert });
     if (!upsert) return { items: result.items };
@@ -90,7 +90,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     },
     errors: [...errors, 'validation_failed', 'payload_too_large', 'forbidden'],
   }, async (ctx) => {
-    const [ns, name] = writeTarget(ctx, registry);
+    const [ns, name] = target(ctx);
     const query = ctx.state.query as { format?: string; upsert?: string; atomic?: boolean };
     const format = transferFormat(query.format);
     const schema = await registry.resolve(ctx.state.rc, ns, name);

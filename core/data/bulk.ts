@@ -7,6 +7,7 @@ import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
 import type { RecordRow } from './records.repository.js';
 import { relationsOf } from './relations.js';
+import type { PackBulk } from './pack-records.js';
 
 /** Items per bulk request (CONTRACT.md 12.3), and per write batch of an import. */
 export const BULK_LIMIT = 1000;
@@ -52,9 +53,19 @@ export class BulkWriter {
    * SCHEMA_WRITE_WAIT_MS). Failing items: 400 validation_failed naming `/items/<i>/<path>`.
    */
   async writeAll(rc: RequestContext, namespace: string, name: string, items: unknown[], options: { upsert?: string | null } = {}): Promise<BulkResult> {
+    return this.writeAllAs(null, rc, namespace, name, items, options);
+  }
+
+  /** The bulk writer as a pack's context holds it: its writes carry the pack's authority (sealed schemas, RecordsService.forPack). */
+  forPack(pack: string | null): PackBulk {
+    return Object.freeze<PackBulk>({ writeAll: (rc, namespace, name, items, options) => this.writeAllAs(pack, rc, namespace, name, items, options) });
+  }
+
+  private async writeAllAs(writer: string | null, rc: RequestContext, namespace: string, name: string, items: unknown[], options: { upsert?: string | null } = {}): Promise<BulkResult> {
     if (items.length > BULK_LIMIT) throw ValidationFailed(`At most ${BULK_LIMIT} items at once`, [{ path: '/items', message: `must NOT have more than ${BULK_LIMIT} items` }]);
     if (!items.length) return { items: [], created: 0, updated: 0 };
     return this.schemas.writing(rc, namespace, name, async (schema) => {
+      this.records.assertMayWrite(schema, writer);
       const upsert = this.upsertField(schema, options.upsert);
       const failed: ItemError[] = [];
       const checked: Array<Record<string, unknown>> = [];
@@ -65,7 +76,7 @@ export class BulkWriter {
       });
       if (failed.length) throw itemsFailed(failed, items.length);
       try {
-        return await this.write(rc, schema, checked, upsert);
+        return await this.write(rc, schema, checked, upsert, writer);
       } catch (err) {
         if (err instanceof ItemsFailed) throw itemsFailed(err.errors, items.length);
         throw err;
@@ -114,7 +125,8 @@ export class BulkWriter {
    * ItemsFailed when a hook or a merged document refuses an item; Conflict (409) when a unique value
    * is taken.
    */
-  async write(rc: RequestContext, schema: CompiledSchema, items: Array<Record<string, unknown>>, upsert: string | null): Promise<BulkResult> {
+  async write(rc: RequestContext, schema: CompiledSchema, items: Array<Record<string, unknown>>, upsert: string | null, writer: string | null = null): Promise<BulkResult> {
+    this.records.assertMayWrite(schema, writer);
     if (upsert) {
       const seen = new Map<string, number>();
       const errors: ItemError[] = [];
@@ -134,7 +146,7 @@ export class BulkWriter {
       for (const [index, item] of items.entries()) {
         const previous = upsert ? stored.get(keyOf(item[upsert])) ?? null : null;
         try {
-          prepared.push({ index, ...(await this.prepare(rc, schema, item, previous, upsert !== null, now)), previous });
+          prepared.push({ index, ...(await this.prepare(rc, schema, item, previous, upsert !== null, now, writer)), previous });
         } catch (err) {
           if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
           const details = err.details.length ? err.details : [{ path: '/', message: err.message }];
@@ -162,17 +174,17 @@ export class BulkWriter {
 
   /** The record an item becomes: validated (after merging into the stored one, for an update) and through the hooks; references are checked by the caller. */
   private async prepare(
-    rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string,
+    rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string, writer: string | null,
   ): Promise<{ record: DataRecord; before: Record<string, unknown> | null }> {
     if (previous) {
       const before = stripServerFields(previous);
       const merged = this.records.validate(schema, applyMergePatch(before, item));
-      const final = await this.records.runHooks(rc, schema, 'update', previous.id, merged, before);
+      const final = await this.records.runHooks(rc, schema, { action: 'update', id: previous.id, data: merged, previous: before, version: previous.version + 1, writer });
       return { record: { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 }, before };
     }
     const id = newId();
     const data = unvalidated ? this.records.validate(schema, item) : item;
-    const final = await this.records.runHooks(rc, schema, 'create', id, data, null);
+    const final = await this.records.runHooks(rc, schema, { action: 'create', id, data, previous: null, version: 1, writer });
     return { record: { id, ...final, createdAt: now, updatedAt: now, version: 1 }, before: null };
   }
 

@@ -1,5 +1,4 @@
 import type { AppContext } from '../http/app-state.js';
-import { Forbidden } from '../http/errors.js';
 import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
@@ -11,14 +10,6 @@ export function target(ctx: AppContext): readonly [string, string] {
   assertIdentifier('namespace', ctx.params.ns);
   assertIdentifier('schema', ctx.params.schema);
   return [ctx.params.ns, ctx.params.schema] as const;
-}
-
-/** The target of a write, refused (403) when its pack writes those records only through its own endpoints (`sealed`). */
-export function writeTarget(ctx: AppContext, registry: SchemaRegistry): readonly [string, string] {
-  const [ns, schema] = target(ctx);
-  const pack = registry.sealedBy(ns, schema);
-  if (pack) throw Forbidden(`${ns}.${schema} records are written only through the ${pack} endpoints`);
-  return [ns, schema] as const;
 }
 
 /**
@@ -38,7 +29,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Create a record (Idempotency-Key honoured)', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx, registry);
+    const [ns, schema] = target(ctx);
     return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
   });
 
@@ -61,7 +52,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
     errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx, registry);
+    const [ns, schema] = target(ctx);
     const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
     return withEtag(ctx, item);
   });
@@ -70,7 +61,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Delete a record (If-Match optional); relations to it are restricted, cleared or cascaded', tags, auth: 'tenant', role: 'editor', module,
     errors: [...errors, 'not_found', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
-    const [ns, schema] = writeTarget(ctx, registry);
+    const [ns, schema] = target(ctx);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });
     return null;
   });

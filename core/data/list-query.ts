@@ -10,7 +10,12 @@ import { isScalar, type FieldType } from '../metadata/schema-definition.js';
  */
 
 export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'exists'] as const;
-export type Operator = (typeof OPERATORS)[number];
+/**
+ * The operators of a RecordQuery: the query string's, and `contains` (a case-insensitive substring, taken
+ * literally), which packs use in code (a storefront's search) and the query string does not offer.
+ */
+export type Operator = (typeof OPERATORS)[number] | 'contains';
+const QUERY_OPERATORS: readonly Operator[] = [...OPERATORS, 'contains'];
 
 export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200, maxOffset: 100_000, maxInValues: 100 };
 
@@ -31,6 +36,8 @@ export interface ListQuery {
   cursor: unknown[] | null;
   sort: SortKey[];
   filters: Filter[];
+  /** Filters of which at least one must hold (RecordQuery.anyOf). */
+  anyOf?: Filter[];
   fields: string[] | null;
   count: boolean;
   /** count=estimated: the planner's estimate may stand in for a large total (CONTRACT.md 12.5). */
@@ -61,6 +68,8 @@ type RawQuery = Record<string, string | string[] | undefined>;
  */
 export interface RecordQuery {
   filter?: Array<{ field: string; op?: Operator; value: unknown }>;
+  /** Conditions of which at least one must hold (beside every `filter`): a pack's search over several fields. */
+  anyOf?: Array<{ field: string; op?: Operator; value: unknown }>;
   /** Default `-createdAt`; the id is always added last to break ties. */
   sort?: Array<{ field: string; desc?: boolean }>;
   /** 1 to 200, default 50. */
@@ -169,7 +178,7 @@ export function queryFromString(query: RawQuery): RecordQuery {
     const match = /^filter\[([^\][]+)\](?:\[([a-z]+)\])?$/.exec(key);
     if (!match) throw InvalidFilter(`Malformed filter parameter "${key.slice(0, 64)}"; use filter[field]=v or filter[field][op]=v`);
     const [, field, opRaw] = match;
-    const op = (opRaw ?? 'eq') as Operator;
+    const op = (opRaw ?? 'eq') as (typeof OPERATORS)[number];
     if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${opRaw}"; use one of ${OPERATORS.join(', ')}`);
     const values = Array.isArray(rawValue) ? rawValue : [rawValue ?? ''];
     for (const raw of values) filter.push({ field, op, value: op === 'in' || op === 'nin' ? raw.split(',') : raw });
@@ -185,7 +194,7 @@ export function queryFromString(query: RawQuery): RecordQuery {
   return out;
 }
 
-const RECORD_QUERY_KEYS = new Set(['filter', 'sort', 'limit', 'offset', 'cursor', 'fields', 'count', 'expand']);
+const RECORD_QUERY_KEYS = new Set(['filter', 'anyOf', 'sort', 'limit', 'offset', 'cursor', 'fields', 'count', 'expand']);
 
 /**
  * Checks a RecordQuery against the schema's fields and makes it the ListQuery the repository runs (its
@@ -211,14 +220,8 @@ export function checkQuery(query: RecordQuery, types: Map<string, FieldType>, ma
   // The id breaks ties, so that every order is total and keyset paging never skips or repeats a record.
   if (!sort.some((s) => s.field === 'id')) sort.push({ field: 'id', desc: sort[sort.length - 1].desc });
 
-  const filters: Filter[] = [];
-  for (const { field, op = 'eq', value } of query.filter ?? []) {
-    if (!OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${String(op).slice(0, 20)}"; use one of ${OPERATORS.join(', ')}`);
-    const type = typeOfField(field, types);
-    if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
-    const contains = op === 'eq' && manyRefs.has(field);
-    filters.push({ field, op, value: contains ? String(value) : filterValue(field, type, op, value) });
-  }
+  const filters = checkFilters(query.filter ?? [], types, manyRefs);
+  const anyOf = query.anyOf?.length ? checkFilters(query.anyOf, types, manyRefs) : undefined;
 
   const fields = query.fields ?? null;
   for (const field of fields ?? []) {
@@ -231,10 +234,24 @@ export function checkQuery(query: RecordQuery, types: Map<string, FieldType>, ma
     cursor: query.cursor ? decodeCursor(query.cursor, sort) : null,
     sort,
     filters,
+    ...(anyOf ? { anyOf } : {}),
     fields,
     count: query.count !== false,
     estimated: query.count === 'estimated',
   };
+}
+
+/** Filters checked against the schema's fields, their values read as the fields' types. */
+function checkFilters(list: NonNullable<RecordQuery['filter']>, types: Map<string, FieldType>, manyRefs: ReadonlySet<string>): Filter[] {
+  const filters: Filter[] = [];
+  for (const { field, op = 'eq', value } of list) {
+    if (!QUERY_OPERATORS.includes(op)) throw InvalidFilter(`Unknown operator "${String(op).slice(0, 20)}"; use one of ${OPERATORS.join(', ')}`);
+    const type = typeOfField(field, types);
+    if (!SAFE_FIELD.test(field) || type === undefined) throw InvalidFilter(`Cannot filter on "${field.slice(0, 64)}": the schema has no such field`);
+    const contains = op === 'eq' && manyRefs.has(field);
+    filters.push({ field, op, value: contains ? String(value) : filterValue(field, type, op, value) });
+  }
+  return filters;
 }
 
 /** The query string's query language, checked against the schema (queryFromString, then checkQuery). */
@@ -249,7 +266,7 @@ function filterValue(field: string, type: FieldType, op: Operator, value: unknow
     throw InvalidFilter(`filter[${field}][exists] takes true or false`);
   }
   if (!isScalar(type)) throw InvalidFilter(`The operator ${op} does not apply to the ${type} field "${field}"; only exists does`);
-  if (op === 'like') {
+  if (op === 'like' || op === 'contains') {
     if (type !== 'string' || typeof value !== 'string') throw InvalidFilter(`like applies to string fields only, not to "${field}"`);
     return value;
   }
@@ -337,6 +354,15 @@ export class SqlListQuery {
     return value;
   }
 
+  /** `filters` and, when given, the one condition that at least one of `anyOf` holds. */
+  applyAll(builder: SqlSink, query: Pick<ListQuery, 'filters' | 'anyOf'>): void {
+    this.applyFilters(builder, query.filters);
+    if (!query.anyOf?.length) return;
+    const any = new SqlParts();
+    this.applyFilters(any, query.anyOf);
+    builder.whereRaw(any.wheres.map((w) => `(${w})`).join(' OR '), any.bindings);
+  }
+
   applyFilters(builder: SqlSink, filters: Filter[]): void {
     for (const { field, op, value } of filters) {
       const { sql } = this.expression(field);
@@ -372,6 +398,11 @@ export class SqlListQuery {
         case 'like': {
           // `%` is the wildcard; `_` and `\` are taken literally.
           const pattern = String(value).replace(/[\\_]/g, (c) => `\\${c}`);
+          builder.whereRaw(`${sql} ${this.dialect.likeOperator} ? ESCAPE '\\'`, [pattern]);
+          break;
+        }
+        case 'contains': {
+          const pattern = `%${String(value).replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
           builder.whereRaw(`${sql} ${this.dialect.likeOperator} ? ESCAPE '\\'`, [pattern]);
           break;
         }

@@ -76,22 +76,39 @@ function listedColumns(d: Dialect, alias = ''): string {
   return `${a}id, ${d.jsonText(`${a}data`)} AS data, ${a}version, ${a}created_at, ${a}updated_at`;
 }
 
-/** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
-const SLOW_LIST_MS = 200;
-/** A conditional change of top-level fields (see RecordsRepository.changeWhere). */
-export interface FieldChange {
-  /** Integer fields to add to. */
-  add?: Record<string, number>;
-  /** Fields to set to an integer or a string. */
-  set?: Record<string, number | string>;
-  /** Conditions on the stored fields, all of which must hold. */
-  where?: Array<[field: string, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string]>;
+/** A value bound to a JSON field's typed expression (SQLite compares booleans as 0 and 1). */
+function bindScalar(d: Dialect, value: string | number | boolean): string | number | boolean {
+  return typeof value === 'boolean' && d.name === 'sqlite' ? Number(value) : value;
 }
 
-const WHERE_OPS = new Set(['=', '>=', '<=', '>', '<', '<>']);
+/** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
+const SLOW_LIST_MS = 200;
+/** A grouped read (RecordsRepository.group): the group key's expression, what to add up, which page of groups. */
+export interface GroupSql {
+  /** A field of the schema (or createdAt / updatedAt). */
+  by: string;
+  /** Group by the day (YYYY-MM-DD) of `by`, an ISO date-time, instead of its value. */
+  byDay: boolean;
+  sum: string[];
+  max: string[];
+  /** Groups ordered by this measure (`count`, `sum:<field>`, `max:<field>`, `key`), descending unless `key`. */
+  order: string;
+  limit: number;
+}
+
+/** One group of a grouped read: its key, the number of records and the sums and maxima asked for. */
+export interface GroupRow {
+  key: string | number | boolean | null;
+  count: number;
+  sum: Record<string, number>;
+  max: Record<string, string | number | null>;
+}
 
 /** SQL of the record tables. Every query is led by the tenant. */
 export class RecordsRepository {
+  /** The look-ups by field values (findBy, versionBy) per record table and fields: each statement made once. */
+  private readonly lookups = new Map<string, { record: string; version: string }>();
+
   /**
    * List totals, remembered per table, tenant and filter while nothing can have changed them: no write
    * to the table through this repository (its generation) and no commit by another connection (the
@@ -174,6 +191,61 @@ export class RecordsRepository {
     return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
+  /**
+   * The record whose fields equal `match` (on a unique index: one at most), its statement made once per table
+   * and fields. `versionOnly`: its id and version alone, read from the index and the row's header.
+   */
+  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: true): Promise<{ id: string; version: number } | null>;
+  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: false): Promise<DataRecord | null>;
+  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: boolean) {
+    const fields = Object.keys(match);
+    const key = `${schema.tableName}\u0000${fields.join('\u0000')}`;
+    let statements = this.lookups.get(key);
+    if (statements === undefined) {
+      const sql = new SqlListQuery(this.db.dialect, schema.types);
+      const where = fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join('');
+      statements = {
+        record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${where}`,
+        version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ?${where}`,
+      };
+      if (this.lookups.size >= 10_000) this.lookups.clear();
+      this.lookups.set(key, statements);
+    }
+    const bindings = [rc.tenantId!, ...fields.map((f) => bindScalar(this.db.dialect, match[f]))];
+    if (versionOnly) {
+      const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings);
+      return rows[0] ? { id: rows[0].id, version: Number(rows[0].version) } : null;
+    }
+    const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, bindings);
+    return rows[0] ? this.toRecord(rows[0]) : null;
+  }
+
+  /** Counts, sums and maxima of the records matching `query`'s filters, by the value (or day) of one field. */
+  async group(rc: RequestContext, schema: CompiledSchema, query: ListQuery, group: GroupSql): Promise<GroupRow[]> {
+    const d = this.db.dialect;
+    const sql = new SqlListQuery(d, schema.types, schema.plainFields);
+    const filters = new SqlParts();
+    sql.applyAll(filters, query);
+    const by = sql.expression(group.by).sql;
+    const key = group.byDay ? `substr(${by}, 1, 10)` : by;
+    const measures = [
+      'count(*) AS n',
+      ...group.sum.map((f, i) => `sum(${sql.expression(f).sql}) AS s${i}`),
+      ...group.max.map((f, i) => `max(${sql.expression(f).sql}) AS m${i}`),
+    ];
+    const [kind, field] = group.order.split(':');
+    const order = kind === 'key' ? 'k' : kind === 'count' ? 'n DESC' : `${kind === 'sum' ? 's' : 'm'}${(kind === 'sum' ? group.sum : group.max).indexOf(field)} DESC`;
+    const rows = await this.db.sql(rc).rows<Record<string, unknown>>(
+      `SELECT ${key} AS k, ${measures.join(', ')} FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()} GROUP BY ${key} ORDER BY ${order}, k LIMIT ?`,
+      [rc.tenantId!, ...filters.bindings, group.limit]);
+    return rows.map((r) => ({
+      key: r.k as GroupRow['key'],
+      count: Number(r.n),
+      sum: Object.fromEntries(group.sum.map((f, i) => [f, Number(r[`s${i}`] ?? 0)])),
+      max: Object.fromEntries(group.max.map((f, i) => [f, (r[`m${i}`] ?? null) as string | number | null])),
+    }));
+  }
+
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
   async update(rc: RequestContext, schema: CompiledSchema, id: string, version: number, data: Record<string, unknown>, now: string): Promise<boolean> {
     this.touch(schema.tableName);
@@ -181,39 +253,6 @@ export class RecordsRepository {
       .where({ tenant_id: rc.tenantId!, id, version })
       .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now }));
     return changed === 1;
-  }
-
-  /**
-   * Changes fields of one record in a single conditional statement, so that the database decides races
-   * (stock: `add: { physicalStock: -3 }, where: [['physicalStock', '>=', 3]]`; a status transition: `set`
-   * with `where` on the old status). Bumps the version and updatedAt. Returns the record as written, or
-   * null when the record is missing or a condition does not hold (then nothing changed).
-   */
-  async changeWhere(rc: RequestContext, schema: CompiledSchema, id: string, change: FieldChange, now: string): Promise<DataRecord | null> {
-    const d = this.db.dialect;
-    let data = 'data';
-    const sets: unknown[] = [];
-    for (const [field, delta] of Object.entries(change.add ?? {})) {
-      data = d.jsonSet(data, field, `${d.jsonField(field, 'integer')} + ?`, 'integer');
-      sets.push(delta);
-    }
-    for (const [field, value] of Object.entries(change.set ?? {})) {
-      data = d.jsonSet(data, field, '?', typeof value === 'number' ? 'integer' : 'string');
-      sets.push(value);
-    }
-    const where: string[] = [];
-    const whereBindings: unknown[] = [];
-    for (const [field, op, value] of change.where ?? []) {
-      if (!WHERE_OPS.has(op)) throw new Error(`changeWhere: unsupported operator ${op}`);
-      where.push(`${d.jsonField(field, typeof value === 'number' ? 'integer' : 'string')} ${op} ?`);
-      whereBindings.push(value);
-    }
-    this.touch(schema.tableName);
-    const rows = await this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-      `UPDATE ${schema.tableName} SET data = ${data}, version = version + 1, updated_at = ? WHERE tenant_id = ? AND id = ?`
-      + `${where.map((w) => ` AND ${w}`).join('')} RETURNING id, data, version, created_at, updated_at`,
-      [...sets, now, rc.tenantId!, id, ...whereBindings]);
-    return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
@@ -288,12 +327,12 @@ export class RecordsRepository {
   private page(rc: RequestContext, schema: CompiledSchema, query: ListQuery): { where: string; bindings: unknown[]; filters: SqlParts } {
     const sql = new SqlListQuery(this.db.dialect, schema.types, schema.plainFields);
     const filters = new SqlParts();
-    sql.applyFilters(filters, query.filters);
+    sql.applyAll(filters, query);
     const page = new SqlParts();
-    sql.applyFilters(page, query.filters);
+    sql.applyAll(page, query);
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
-    const limit = pageLimit(query, query.filters.length > 0);
+    const limit = pageLimit(query, filters.wheres.length > 0);
     const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
     return { where, bindings: [rc.tenantId!, ...page.bindings, ...limit.bindings], filters };
   }
@@ -305,7 +344,7 @@ export class RecordsRepository {
       const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
-    if (!query.filters.length) {
+    if (!filters.wheres.length) {
       return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, () => this.totals.exact(rc, schema.id)), estimated: false };
     }
     const sql = `SELECT count(*) AS n ${where}`;

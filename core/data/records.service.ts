@@ -1,18 +1,19 @@
 import type { Database } from '../db/database.js';
 import { newId, nowIso, UUID_PATTERN } from '../db/ids.js';
 import type { RequestContext } from '../kernel/request-context.js';
-import type { RecordAction } from '../hooks/hook-registry.js';
+import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';
+import { Conflict, Forbidden, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../metadata/ajv.js';
-import { SERVER_FIELDS } from '../metadata/schema-definition.js';
+import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord, type FieldChange, type ListedRow } from './records.repository.js';
+import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
+import type { FieldMatch, PackRecords } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 
@@ -23,6 +24,60 @@ export interface WriteOptions {
   /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
   ifMatch?: string | null;
 }
+
+/** Options of a create. */
+export interface CreateOptions {
+  /** The id the record gets (a UUID the caller made, e.g. to name it in rows written beside it); default a new UUIDv7. */
+  id?: string;
+}
+
+/**
+ * The body of a create, or a function that makes it inside the write's transaction (after the schema's
+ * migration gate, before validation): to draw a number, take stock or write rows beside the record all or none.
+ */
+export type CreateInput = unknown | ((rc: RequestContext) => Promise<Record<string, unknown>>);
+
+/**
+ * A conditional change of top-level fields (stock taken only while enough is left, a status moved only from the
+ * one read): `add` integers, `set` values, applied only when every `where` holds of the record as stored.
+ */
+export interface FieldChange {
+  /** Integer fields to add to. */
+  add?: Record<string, number>;
+  /** Fields to set. */
+  set?: Record<string, string | number | boolean | null>;
+  /** Conditions on the stored fields, all of which must hold. */
+  where?: Array<[field: string, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string | boolean]>;
+}
+
+/** What a writing pack hands its own filter hooks with a change (HookPayload.note), e.g. why stock moved. */
+export interface ChangeOptions {
+  note?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Who writes: null for the kernel's callers (the data API, bulk, import, MCP tools, the console), else the name
+ * of the pack whose context holds the records service (PackRecords). Only the kernel mints a pack's authority
+ * (pack-loader, through RecordsService.forPack), so no caller can write a sealed schema as its owner.
+ */
+type Writer = string | null;
+
+/**
+ * A grouped read (PackRecords.group): the records matching `filter` (the list's filter language), grouped by the
+ * value of `by` (or, with `byDay`, the day of that ISO date-time), each group with its count and the sums and
+ * maxima asked for; ordered by `order` (`count`, `sum:<field>`, `max:<field>` descending, or `key`), at most `limit`.
+ */
+export interface GroupQuery {
+  by: string;
+  byDay?: boolean;
+  filter?: RecordQuery['filter'];
+  sum?: string[];
+  max?: string[];
+  order?: string;
+  limit?: number;
+}
+
+export type { GroupRow as RecordGroup } from './records.repository.js';
 
 export interface ReadOptions {
   /** `expand=a,b.c` (CONTRACT.md 12.2): referenced records in place of their ids. */
@@ -53,17 +108,58 @@ export class RecordsService {
   }
 
   async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
+    return this.createAs(null, rc, namespace, name, input);
+  }
+
+  private async createAs(writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}): Promise<DataRecord> {
+    const id = options.id ?? newId();
+    if (!UUID_PATTERN.test(id)) throw new Error(`records.create: the id "${id.slice(0, 40)}" is not a UUID`);
     return this.schemas.writing(rc, namespace, name, async (schema) => {
-      const data = this.validate(schema, refuseServerFields(input));
-      const id = newId();
+      this.assertMayWrite(schema, writer);
+      const built = typeof input === 'function';
+      const given = built ? null : this.validate(schema, refuseServerFields(input));
       return this.db.transaction(rc, async (rc) => {
-        const final = await this.runHooks(rc, schema, 'create', id, data, null);
+        const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
+        const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version: 1, writer });
         await this.relations.checkReferences(rc, schema, final, null);
         const record = await this.repository.insert(rc, schema, id, final, nowIso());
         await this.publish(rc, schema, 'create', record, null);
         return record;
       });
     });
+  }
+
+  /**
+   * 403 forbidden unless `writer` may write the schema's records: a sealed schema (NamespaceDeclaration.sealed)
+   * only by its own pack. Every write of a record passes here (this service's and the bulk writer's).
+   */
+  assertMayWrite(schema: CompiledSchema, writer: Writer): void {
+    const owner = this.schemas.sealedBy(schema.namespace, schema.name);
+    if (owner !== null && owner !== writer) throw Forbidden(`${schema.namespace}.${schema.name} records are written only through the ${owner} endpoints`);
+  }
+
+  /**
+   * The records service as the pack `pack` holds it: writes carry the pack's authority (a schema its namespace
+   * declares sealed is written by it alone); the repository, the hooks and the event publishing stay here.
+   * Called by the kernel alone (core/kernel/pack-loader.ts), once per pack.
+   */
+  forPack(pack: string | null): PackRecords {
+    // A forwarder: the records are the schema's, validated on every write; RecordOf names their generated type.
+    const facade: { [K in keyof PackRecords]: (...args: any[]) => Promise<unknown> } = {
+      create: (rc, namespace, name, input, options) => this.createAs(pack, rc, namespace, name, input, options),
+      update: (rc, namespace, name, id, patch, options = {}) => this.updateAs(pack, rc, namespace, name, id, patch, options),
+      modify: (rc, namespace, name, id, change) => this.modifyAs(pack, rc, namespace, name, id, change),
+      change: (rc, namespace, name, id, change, options) => this.changeAs(pack, rc, namespace, name, id, change, options),
+      delete: (rc, namespace, name, id, options = {}) => this.deleteAs(pack, rc, namespace, name, id, options),
+      get: (rc, namespace, name, id, options) => this.get(rc, namespace, name, id, options),
+      find: (rc, namespace, name, id) => this.find(rc, namespace, name, id),
+      findOne: (rc, namespace, name, match) => this.findOne(rc, namespace, name, match),
+      findBy: (rc, namespace, name, match) => this.findBy(rc, namespace, name, match),
+      versionBy: (rc, namespace, name, match) => this.versionBy(rc, namespace, name, match),
+      list: (rc, namespace, name, query) => this.list(rc, namespace, name, query),
+      group: (rc, namespace, name, query) => this.group(rc, namespace, name, query),
+    };
+    return Object.freeze(facade) as PackRecords;
   }
 
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
@@ -82,10 +178,44 @@ export class RecordsService {
   /**
    * The first record whose fields equal `match` (`{ sku: 'A-1' }`), or null: a lookup by a (unique) field.
    */
-  async findOne(rc: RequestContext, namespace: string, name: string, match: Record<string, string | number | boolean>): Promise<DataRecord | null> {
+  async findOne(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
     const filter = Object.entries(match).map(([field, value]) => ({ field, op: 'eq' as const, value }));
     const { items } = await this.list(rc, namespace, name, { filter, limit: 1, count: false, sort: [{ field: 'createdAt' }] });
     return (items[0] as DataRecord | undefined) ?? null;
+  }
+
+  /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
+  async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
+    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+  }
+
+  /** The id and version of the record `findBy` finds. */
+  async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
+    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, true);
+  }
+
+  /** The schema of a look-up by field values, whose fields must be scalar fields of it. */
+  private async lookupSchema(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<CompiledSchema> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const fields = Object.keys(match);
+    const unknown = fields.find((f) => !isScalar(schema.types.get(f)) && !['id', 'createdAt', 'updatedAt', 'version'].includes(f));
+    if (!fields.length || unknown !== undefined) throw new Error(`records.findBy: ${namespace}.${name} has no plain scalar field "${unknown ?? ''}"`);
+    return schema;
+  }
+
+  /** Counts, sums and maxima by field or by day (see GroupQuery). */
+  async group(rc: RequestContext, namespace: string, name: string, query: GroupQuery): Promise<GroupRow[]> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const order = query.order ?? 'count';
+    const sum = query.sum ?? [];
+    const max = query.max ?? [];
+    // The fields are checked as the list checks sort keys; the filter as the list's filter.
+    const parsed = checkQuery({ filter: query.filter, sort: [query.by, ...sum, ...max].map((field) => ({ field })), count: false }, schema.types);
+    const [kind, field] = order.split(':');
+    if (!(kind === 'count' || kind === 'key' || (kind === 'sum' && sum.includes(field)) || (kind === 'max' && max.includes(field)))) {
+      throw new Error(`records.group: cannot order by "${order}"`);
+    }
+    return this.repository.group(rc, schema, parsed, { by: query.by, byDay: query.byDay === true, sum, max, order, limit: query.limit ?? 1000 });
   }
 
   /**
@@ -99,44 +229,72 @@ export class RecordsService {
     rc: RequestContext, namespace: string, name: string, id: string,
     change: (current: DataRecord) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>,
   ): Promise<DataRecord> {
-    return this.schemas.writing(rc, namespace, name, (schema) => this.db.transaction(rc, async (rc) => {
-      const current = await this.require(rc, schema, id, true);
-      const patch = await change(structuredClone(current));
-      if (!patch || Object.keys(patch).length === 0) return current;
-      return this.write(rc, schema, current, checkPatch(patch));
-    }));
+    return this.modifyAs(null, rc, namespace, name, id, change);
+  }
+
+  private async modifyAs(
+    writer: Writer, rc: RequestContext, namespace: string, name: string, id: string,
+    change: (current: DataRecord) => Record<string, unknown> | void | Promise<Record<string, unknown> | void>,
+  ): Promise<DataRecord> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, writer);
+      return this.db.transaction(rc, async (rc) => {
+        const current = await this.require(rc, schema, id, true);
+        const patch = await change(structuredClone(current));
+        if (!patch || Object.keys(patch).length === 0) return current;
+        return this.write(rc, schema, current, checkPatch(patch), writer);
+      });
+    });
   }
 
   /**
-   * A conditional change of top-level fields in one statement (RecordsRepository.changeWhere: stock taken
-   * only while enough is left, a status moved only from the one read), through the schema's migration
-   * gate like every other write: while ns.name migrates it waits, then 503 after SCHEMA_WRITE_WAIT_MS.
-   * No validation, hooks or event (the caller raises its own). Null when missing or a condition failed.
+   * A conditional change (stock taken only while enough is left, a status moved only from the one read): the
+   * record is read with its row locked for the transaction, and when every `where` holds, `add` and `set` are
+   * written as an update through the whole pipeline (migration gate, validation, hooks, the record event with
+   * `previous`). Null when the record is missing or a condition does not hold: then nothing is written.
    */
-  async changeWhere(rc: RequestContext, namespace: string, name: string, id: string, change: FieldChange, now = nowIso()): Promise<DataRecord | null> {
-    return this.schemas.writing(rc, namespace, name, (schema) => this.repository.changeWhere(rc, schema, id, change, now));
+  private async changeAs(writer: Writer, rc: RequestContext, namespace: string, name: string, id: string, change: FieldChange, options: ChangeOptions = {}): Promise<DataRecord | null> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, writer);
+      return this.db.transaction(rc, async (rc) => {
+        const current = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
+        if (!current || !(change.where ?? []).every(([field, op, value]) => holds(current[field], op, value))) return null;
+        const patch: Record<string, unknown> = { ...change.set };
+        for (const [field, delta] of Object.entries(change.add ?? {})) patch[field] = Number(current[field] ?? 0) + delta;
+        return this.write(rc, schema, current, checkPatch(patch), writer, options.note);
+      });
+    });
   }
 
   /** Applies a JSON merge patch, validates the merged document and writes a new version. */
   async update(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions = {}): Promise<DataRecord> {
-    return this.schemas.writing(rc, namespace, name, (schema) => this.updateIn(rc, schema, id, patch, options));
+    return this.updateAs(null, rc, namespace, name, id, patch, options);
   }
 
-  private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions): Promise<DataRecord> {
+  private async updateAs(writer: Writer, rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: WriteOptions): Promise<DataRecord> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, writer);
+      return this.updateIn(rc, schema, id, patch, options, writer);
+    });
+  }
+
+  private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions, writer: Writer): Promise<DataRecord> {
     const checked = checkPatch(patch);
     return this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
-      return this.write(rc, schema, current, checked);
+      return this.write(rc, schema, current, checked, writer);
     });
   }
 
   /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
-  private async write(rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>): Promise<DataRecord> {
+  private async write(
+    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
+  ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
     const merged = this.validate(schema, applyMergePatch(previous, patch));
-    const final = await this.runHooks(rc, schema, 'update', id, merged, previous);
+    const final = await this.runHooks(rc, schema, { action: 'update', id, data: merged, previous, version: current.version + 1, writer, note });
     await this.relations.checkReferences(rc, schema, final, previous);
     const now = nowIso();
     if (!(await this.repository.update(rc, schema, id, current.version, final, now))) {
@@ -148,19 +306,26 @@ export class RecordsService {
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
-    return this.schemas.writing(rc, namespace, name, (schema) => this.deleteIn(rc, schema, id, options));
+    return this.deleteAs(null, rc, namespace, name, id, options);
   }
 
-  private async deleteIn(rc: RequestContext, schema: CompiledSchema, id: string, options: WriteOptions): Promise<void> {
+  private async deleteAs(writer: Writer, rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions): Promise<void> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, writer);
+      return this.deleteIn(rc, schema, id, options, writer);
+    });
+  }
+
+  private async deleteIn(rc: RequestContext, schema: CompiledSchema, id: string, options: WriteOptions, writer: Writer): Promise<void> {
     await this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
-      await this.runHooks(rc, schema, 'delete', id, stripServerFields(current), stripServerFields(current));
+      await this.runHooks(rc, schema, { action: 'delete', id, data: stripServerFields(current), previous: stripServerFields(current), version: current.version, writer });
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
         throw Conflict('The record was changed by another request; read it again and retry');
       }
       await this.publish(rc, schema, 'delete', current, current);
-      await this.deleteReferences(rc, schema, id);
+      await this.deleteReferences(rc, schema, id, writer);
     });
   }
 
@@ -169,19 +334,19 @@ export class RecordsService {
    * refuses (409), `set_null` clears the referring field (or takes the id out of the array), `cascade`
    * deletes the referring records; each as a write of its own with its hooks and event.
    */
-  private async deleteReferences(rc: RequestContext, schema: CompiledSchema, id: string): Promise<void> {
+  private async deleteReferences(rc: RequestContext, schema: CompiledSchema, id: string, writer: Writer): Promise<void> {
     for (const { schema: source, relation, ids } of await this.relations.onDelete(rc, schema, id)) {
       for (const referring of ids) {
         const current = await this.repository.findById(rc, source, referring);
         // Gone already: a cascade reached it first.
         if (!current) continue;
         if (relation.onDelete === 'cascade') {
-          await this.deleteIn(rc, source, referring, {});
+          await this.deleteIn(rc, source, referring, {}, writer);
           continue;
         }
         const held = current[relation.field];
         const cleared = relation.many && Array.isArray(held) ? held.filter((v) => v !== id) : null;
-        await this.updateIn(rc, source, referring, { [relation.field]: cleared }, {});
+        await this.updateIn(rc, source, referring, { [relation.field]: cleared }, {}, writer);
       }
     }
   }
@@ -255,9 +420,10 @@ export class RecordsService {
   }
 
   /** Runs the filter hooks of a write inside its transaction; also used by core/data/bulk.ts. */
-  async runHooks(rc: RequestContext, schema: CompiledSchema, action: RecordAction, id: string, data: Record<string, unknown>, previous: Record<string, unknown> | null) {
+  async runHooks(rc: RequestContext, schema: CompiledSchema, write: Omit<HookPayload, 'namespace' | 'schema' | 'note'> & { note?: HookPayload['note'] }) {
+    const { action, data } = write;
     if (!this.hooks.has(action, schema.namespace, schema.name)) return data;
-    const changed = await this.hooks.run({ action, namespace: schema.namespace, schema: schema.name, id, data, previous }, rc);
+    const changed = await this.hooks.run({ ...write, namespace: schema.namespace, schema: schema.name, note: write.note ?? null }, rc);
     // A hook may add computed fields; what it returns must still match the schema.
     return action === 'delete' ? changed : this.validate(schema, changed);
   }
@@ -270,6 +436,20 @@ export class RecordsService {
   /** The events of many writes of one transaction (core/data/bulk.ts), written to the outbox together. */
   async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
     await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
+  }
+}
+
+/** Whether a stored value meets a FieldChange condition (values of another type never do). */
+function holds(stored: unknown, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string | boolean): boolean {
+  if (typeof stored !== typeof value) return op === '<>';
+  const a = stored as number | string | boolean;
+  switch (op) {
+    case '=': return a === value;
+    case '<>': return a !== value;
+    case '>=': return a >= value;
+    case '<=': return a <= value;
+    case '>': return a > value;
+    case '<': return a < value;
   }
 }
 

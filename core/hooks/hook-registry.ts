@@ -13,6 +13,12 @@ export interface HookPayload {
   data: Record<string, unknown>;
   /** The stored document before the change (update and delete). */
   previous: Record<string, unknown> | null;
+  /** The version the write makes (1 on create; on delete the stored one). */
+  version: number;
+  /** The pack writing with its own authority (through its context's records), or null for the kernel's callers (/data, bulk, import, MCP). */
+  writer: string | null;
+  /** What the writing pack tells its hooks about the change (ChangeOptions.note), or null. */
+  note: Readonly<Record<string, unknown>> | null;
 }
 
 /** A hook as the registry runs it: the pack's filter hook with its pack context already bound (core/kernel/pack-loader.ts). */

@@ -76,7 +76,6 @@ export const BadRequest = defineError('bad_request', 400, (m: string) => m);
 export const Unauthenticated = defineError('unauthenticated', 401, () => 'Authentication is required', );
 export const InvalidToken = defineError('invalid_token', 401, (m: string | void) => m || 'The access token is invalid');
 // 402
-export const FeatureRequired = defineError('feature_required', 402, (f: string) => `This requires the "${f}" feature`);
 // 403
 export const Forbidden = defineError('forbidden', 403, (m: string | void) => m || 'You are not allowed to do this');
 export const SuperadminRequired = defineError('superadmin_required', 403, () => 'Only a platform superadmin may do this');
@@ -86,17 +85,12 @@ export const ReservedNamespace = defineError('reserved_namespace', 403, (ns: str
 export const NotFound = defineError('not_found', 404, (m: string | void) => m || 'Not found');
 export const SchemaNotFound = defineError('schema_not_found', 404, ({ ns, name }: { ns: string; name: string }) => `No schema ${ns}.${name}`);
 export const TenantNotFound = defineError('tenant_not_found', 404, (id: string) => `No tenant "${id}"`);
-export const HostNotFound = defineError('host_not_found', 404, (h: string) => `No tenant serves the host "${h}"`);
 // 405
 export const MethodNotAllowed = defineError('method_not_allowed', 405, (m: string) => `Method ${m} is not allowed here`);
 // 409
 export const Conflict = defineError('conflict', 409, (m: string | void) => m || 'The request conflicts with the current state');
 export const SchemaExists = defineError('schema_exists', 409, ({ ns, name }: { ns: string; name: string }) => `The schema ${ns}.${name} exists already`);
-export const DomainTaken = defineError('domain_taken', 409, (d: string) => `The domain "${d}" is held by another tenant`);
 export const SchemaIncompatible = defineError('schema_incompatible', 409, (m: string) => m);
-export const AlreadyMember = defineError('already_member', 409, (e: string) => `${e} is a member or has a pending invitation already`);
-export const InsufficientStock = defineError('insufficient_stock', 409, (m: string) => m);
-export const PriceChanged = defineError('price_changed', 409, (m: string | void) => m || 'A price changed since the client read it');
 export const CouponInvalid = defineError('coupon_invalid', 409, (reason: string) => `The coupon cannot be used: ${reason}`);
 export const InvalidTransition = defineError('invalid_transition', 409, ({ from, to }: { from: string; to: string }) => `The status cannot go from ${from} to ${to}`);
 // 410
@@ -120,7 +114,6 @@ export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, (
 export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 export const RateLimited = defineError('rate_limited', 429, (s: number) => `Too many requests; retry in ${s} s`);
 // 502
-export const SmtpFailed = defineError('smtp_failed', 502, (m: string) => `The SMTP server refused: ${m}`);
 export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503
 export const DatabaseUnavailable = defineError('unavailable', 503, (s: number) => `The database cannot be reached; retry in ${s} s`);

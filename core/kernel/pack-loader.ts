@@ -2,7 +2,10 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { PackDefinition } from './define-pack.js';
-import type { PackContext } from './pack-context.js';
+import type { PackContext, PackDatabase, PackDialect, PackEvents, PackSecrets } from './pack-context.js';
+import { SecretBox } from '../crypto/secret-box.js';
+import type { Database } from '../db/database.js';
+import type { EventsService } from '../events/events.service.js';
 import type { KernelInternals } from './services.js';
 import { systemContext } from './request-context.js';
 import { fromRoot } from '../package-root.js';
@@ -145,7 +148,7 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
       }
       return build(service);
     };
-    return { ...kernelContext(definition.name, kernel, config, logger), use: use as PackContext['use'] };
+    return { ...kernelContext(definition.name, kernel, config, logger, definition.name, definition.events ?? []), use: use as PackContext['use'] };
   };
 
   for (const definition of ordered) contexts.set(definition.name, contextFor(definition));
@@ -164,18 +167,63 @@ export function wirePacks(packs: PackDefinition[], kernel: KernelInternals, conf
   });
 }
 
-/** The kernel services as a pack sees them, under its name, without its requirements (`use`). */
-export function kernelContext(name: string, kernel: KernelInternals, config: Config, logger: Logger): Omit<PackContext, 'use'> {
+/** A record event (`ns.schema.created|updated|deleted`): the kernel's alone, raised by the records service. */
+const RECORD_EVENT = /^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*\.(created|updated|deleted)$/;
+
+/** Events a pack may publish: any but record events (those it declares and kernel events such as `tenant.modules.updated` aside). */
+function packEvents(pack: string, events: EventsService, declared: readonly string[]): PackEvents {
+  const check = (name: string) => {
+    if (RECORD_EVENT.test(name) && !declared.includes(name) && !KERNEL_EVENT_PREFIXES.some((prefix) => name.startsWith(prefix))) {
+      throw new Error(`Pack "${pack}" publishes "${name}": record events are raised by the records service, once per write`);
+    }
+  };
+  return Object.freeze<PackEvents>({
+    publish: (rc, input) => {
+      check(input.name);
+      return events.publish(rc, input);
+    },
+    publishMany: (rc, inputs) => {
+      for (const input of inputs) check(input.name);
+      return events.publishMany(rc, inputs);
+    },
+  });
+}
+
+/** The database as a pack sees it: its own tables, no knex, no record tables. */
+function packDatabase(db: Database): PackDatabase {
+  const { dialect } = db;
+  return Object.freeze<PackDatabase>({
+    dialect: Object.freeze({
+      name: dialect.name, toJson: (v: unknown) => dialect.toJson(v), fromJson: <T>(v: unknown) => dialect.fromJson<T>(v),
+      isUniqueViolation: (err: unknown) => dialect.isUniqueViolation(err),
+    }) as PackDialect,
+    transaction: (rc, fn) => db.transaction(rc, fn),
+    sql: (rc) => db.sql(rc),
+    insertAtCommit: (rc, table, row, done) => db.insertAtCommit(rc, table, row, done),
+    writeAtCommit: (rc, write) => db.writeAtCommit(rc, write),
+    query: (table) => db.query(table),
+    changes: db.changes,
+    externalChangeToken: (rc) => db.externalChangeToken(rc),
+  });
+}
+
+/**
+ * The kernel services as a pack sees them, under its name, without its requirements (`use`): interfaces, and the
+ * records service and bulk writer with the pack's authority (`writer` null: the kernel's own callers, its MCP tools).
+ */
+export function kernelContext(
+  name: string, kernel: KernelInternals, config: Config, logger: Logger, writer: string | null = name, declaredEvents: readonly string[] = [],
+): Omit<PackContext, 'use'> {
   return {
     name,
     config,
     logger: logger.child({ pack: name }),
-    db: kernel.db,
+    db: packDatabase(kernel.db),
     tenants: kernel.tenants,
     schemas: kernel.schemas,
-    records: kernel.records,
-    bulk: kernel.bulk,
-    events: kernel.events,
+    records: kernel.records.forPack(writer),
+    bulk: kernel.bulk.forPack(writer),
+    events: packEvents(name, kernel.events, declaredEvents),
     mail: kernel.mail,
     settings: kernel.settings,
     fetch: kernel.fetch,
@@ -184,7 +232,14 @@ export function kernelContext(name: string, kernel: KernelInternals, config: Con
     seeds: kernel.seeds,
     rateLimits: kernel.rateLimits,
     memberships: kernel.memberships,
+    secrets: packSecrets(config),
   };
+}
+
+/** Sealing of a pack's secrets at rest, as the kernel seals platform settings (SecretBox behind an interface). */
+function packSecrets(config: Config): PackSecrets {
+  const box = new SecretBox(config.settingsEncryptionKey);
+  return Object.freeze<PackSecrets>({ seal: (value, context) => box.seal(value, context), open: (sealed, context) => box.open(sealed, context) });
 }
 
 /** Registers (or updates) the platform schemas each pack ships under schemas/<namespace>/<name>.schema.json. */

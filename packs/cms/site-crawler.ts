@@ -1,5 +1,5 @@
 import robotsParserModule from 'robots-parser';
-import { FetchError, type FetchService, UpstreamFailed } from '../../core/pack-api.js';
+import { FetchError, type PackContext, UpstreamFailed } from '../../core/pack-api.js';
 import { looksLikeAsset, normaliseUrl } from './url-normalise.js';
 
 // robots-parser is CommonJS: under NodeNext its default import may be the module object.
@@ -34,7 +34,7 @@ export interface CrawlResult {
  * normalised so each page is fetched once. `linksOf` gives the same-origin links of a fetched page.
  */
 export async function crawlSite(
-  fetch: FetchService, startUrl: string, depth: number, linksOf: (page: CrawledPage) => string[],
+  fetch: PackContext['fetch'], startUrl: string, depth: number, linksOf: (page: CrawledPage) => string[],
 ): Promise<CrawlResult> {
   await fetch.assertAllowedUrl(startUrl);
   const start = normaliseUrl(startUrl);
@@ -77,7 +77,7 @@ export async function crawlSite(
   return { pages, excluded };
 }
 
-async function loadRobots(fetch: FetchService, origin: string) {
+async function loadRobots(fetch: PackContext['fetch'], origin: string) {
   const robotsUrl = `${origin}/robots.txt`;
   try {
     const res = await fetch.fetch(robotsUrl, { timeoutMs: CRAWL_LIMITS.timeoutMs, maxBytes: 512 * 1024, maxRedirects: 2, headers: { 'User-Agent': USER_AGENT } });
@@ -93,7 +93,7 @@ async function loadRobots(fetch: FetchService, origin: string) {
  * Fetches one HTML page (10 s, 5 MiB, 3 redirects). Failures are an ExcludedUrl, except for the start page,
  * whose failure throws 502 upstream_failed. `origin` null accepts redirects to another origin.
  */
-export async function fetchHtmlPage(fetch: FetchService, url: string, origin: string | null, depth: number, isStart: boolean): Promise<CrawledPage | ExcludedUrl> {
+export async function fetchHtmlPage(fetch: PackContext['fetch'], url: string, origin: string | null, depth: number, isStart: boolean): Promise<CrawledPage | ExcludedUrl> {
   let res;
   try {
     res = await fetch.fetch(url, {

@@ -159,7 +159,7 @@ async function storedByUrl(pack: PackContext, rc: RequestContext, urls: string[]
   for (let i = 0; i < unique.length; i += 100) {
     const chunk = unique.slice(i, i + 100);
     const found = await pack.records.list(rc, 'cms', 'page', { filter: [{ field: 'sourceUrl', op: 'in', value: chunk }], limit: 200, count: false });
-    for (const item of found.items as DataRecord[]) {
+    for (const item of found.items) {
       const url = String(item.sourceUrl);
       if (!stored.has(url)) stored.set(url, item);
     }

@@ -1,4 +1,4 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 import { CART_EVENT_TYPES, CHECKOUT_COMPLETED, type CartEventRow } from './cart.js';
 
 const TYPES = [...CART_EVENT_TYPES, CHECKOUT_COMPLETED];
@@ -6,7 +6,7 @@ const IN_TYPES = TYPES.map(() => '?').join(', ');
 
 /** SQL of the cart recovery: customers' cart events in batches (never all at once), and recovered carts. */
 export class CartRecoveryRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /** The next `limit` customers (by customerRef, after `after`) that have cart events. */
   async customersWithCartEvents(rc: RequestContext, after: string | null, limit: number): Promise<string[]> {

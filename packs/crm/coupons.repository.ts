@@ -1,4 +1,4 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 export interface Coupon {
   code: string;
@@ -22,7 +22,7 @@ const COLUMNS = 'code, customer_ref, percent_off, expires_at, redeemed_at, order
 
 /** SQL of crm_coupons (packs/crm/crm.migrations.ts). */
 export class CouponsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /** Queues the coupon's insert in rc's transaction (it runs by the commit); a taken code fails the commit. */
   async insert(rc: RequestContext, coupon: Coupon, createdAt: string): Promise<void> {

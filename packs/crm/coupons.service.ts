@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { CouponInvalid, nowIso } from '../../core/pack-api.js';
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 import { CouponsRepository, type Coupon } from './coupons.repository.js';
 
 /** The unambiguous alphabet of coupon codes (no 0/O, 1/I). */
@@ -21,7 +21,7 @@ export function couponCode(): string {
 export class CouponsService {
   readonly repository: CouponsRepository;
 
-  constructor(db: Database) {
+  constructor(db: PackContext['db']) {
     this.repository = new CouponsRepository(db);
   }
 

@@ -1,4 +1,4 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 export interface CustomerContact {
   customerRef: string;
@@ -16,7 +16,7 @@ interface ContactRow {
 
 /** SQL of crm_customer_contacts (packs/crm/crm.migrations.ts). */
 export class CustomerContactsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   async find(rc: RequestContext, customerRef: string): Promise<CustomerContact | null> {
     const rows = await this.db.sql(rc).rows<ContactRow>(

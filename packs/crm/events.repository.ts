@@ -1,4 +1,4 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 /** A first-party event as the API shows it. */
 export interface CrmEvent {
@@ -35,7 +35,7 @@ const COLUMNS = 'id, event_id, event_type, customer_ref, event_data, occurred_at
 
 /** SQL of the crm_events table (packs/crm/crm.migrations.ts). */
 export class EventsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /**
    * Inserts the event unless the tenant has one with the same `eventId` (the unique constraint decides,

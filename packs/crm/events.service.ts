@@ -1,6 +1,6 @@
 import type { ValidateFunction } from 'ajv';
 import { createAjv, newId, nowIso, toIssues, ValidationFailed } from '../../core/pack-api.js';
-import type { Database, ErrorDetail, JsonSchema, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, ErrorDetail, JsonSchema, RequestContext } from '../../core/pack-api.js';
 import { EventsRepository, type CrmEvent, type EventFilter } from './events.repository.js';
 
 export const EVENT_TYPE_PATTERN = '^[a-z][a-z0-9_]*(\\.[a-z0-9_]+)+$';
@@ -63,7 +63,7 @@ const dataValidators = new Map<string, ValidateFunction>(
 export class CrmEventsService {
   readonly repository: EventsRepository;
 
-  constructor(db: Database) {
+  constructor(db: PackContext['db']) {
     this.repository = new EventsRepository(db);
   }
 

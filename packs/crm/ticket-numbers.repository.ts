@@ -1,8 +1,8 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 /** SQL of crm_ticket_counters (packs/crm/crm.migrations.ts). */
 export class TicketNumbersRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /**
    * Takes the tenant's next ticket number of `year` by one upsert, inside the ticket's transaction: the

@@ -1,4 +1,6 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
+
+type Database = PackContext['db'];
 
 /** A cart's row as the service uses it. */
 export interface CartRow {

@@ -1,5 +1,6 @@
 import type { AppContext, PackContext, PackRouter } from '../../core/pack-api.js';
 import { MAX_LINES, MAX_QUANTITY } from './carts.service.js';
+import { InsufficientStock } from './erp.errors.js';
 
 const SKU = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' } as const;
 const QUANTITY = { type: 'integer', minimum: 1, maximum: MAX_QUANTITY } as const;
@@ -73,7 +74,7 @@ export function cartsRoutes(router: PackRouter, pack: PackContext): void {
 
   router.post(base, {
     summary: 'Create a cart: 201 with its secret token (each call makes a new cart; Idempotency-Key is ignored)',
-    ...gate, status: 201, body: createBody, response: createdCart, errors: ['validation_failed', 'not_found', 'insufficient_stock'],
+    ...gate, status: 201, body: createBody, response: createdCart, errors: ['validation_failed', 'not_found', InsufficientStock],
   }, async (ctx) => carts.create(ctx.state.rc, ctx.state.body));
 
   router.get(`${base}/:cartId`, {
@@ -88,12 +89,12 @@ export function cartsRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => carts.patch(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.state.body));
 
   router.post(`${base}/:cartId/items`, {
-    summary: 'Add units of a sku to the cart (to its line when it has one)', ...cart, errors: [...writeErrors, 'insufficient_stock'],
+    summary: 'Add units of a sku to the cart (to its line when it has one)', ...cart, errors: [...writeErrors, InsufficientStock],
     body: { type: 'object', additionalProperties: false, required: ['sku', 'quantity'], properties: { sku: SKU, quantity: QUANTITY } },
   }, async (ctx) => carts.addItem(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.state.body));
 
   router.patch(`${base}/:cartId/items/:sku`, {
-    summary: 'Set the quantity of a line of the cart (0 removes it)', ...cart, errors: [...writeErrors, 'insufficient_stock'],
+    summary: 'Set the quantity of a line of the cart (0 removes it)', ...cart, errors: [...writeErrors, InsufficientStock],
     body: { type: 'object', additionalProperties: false, required: ['quantity'], properties: { quantity: { type: 'integer', minimum: 0, maximum: MAX_QUANTITY } } },
   }, async (ctx) => carts.setQuantity(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.params.sku, ctx.state.body.quantity));
 

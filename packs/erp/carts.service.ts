@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Conflict, CouponInvalid, InsufficientStock, NotFound, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
+import { Conflict, CouponInvalid, NotFound, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
+import { InsufficientStock } from './erp.errors.js';
 import type { ErrorDetail, PackContext, RequestContext } from '../../core/pack-api.js';
 import { priceCart, type CartPrice, type PricedProduct } from './cart-pricing.js';
 import type { CartEventRecorder, CouponChecker } from './cart-services.js';

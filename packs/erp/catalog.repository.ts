@@ -23,14 +23,10 @@ interface MovementRow {
   created_at: string;
 }
 
-type RecordRowOut = Parameters<RecordsRepository['toRecord']>[0];
 
 /** SQL of the catalogue: number sequences, the stock ledger and the product look-ups by number and sku. */
 export class CatalogRepository {
-  /** The storefront's statements per record table: findActiveBySku's and versionBySku's. */
-  private readonly bySku = new Map<string, { active: string; version: string }>();
-
-  constructor(private readonly db: Database, private readonly records: RecordsRepository) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   /**
    * The next number of a per-tenant sequence, decided by one upsert (the row is locked until the
@@ -72,83 +68,6 @@ export class CatalogRepository {
       'SELECT sum(delta) AS n FROM erp_stock_movements WHERE tenant_id = ? AND product_id = ?', [rc.tenantId!, productId]);
     return Number(rows[0].n ?? 0);
   }
-
-  /** Records (products, orders) by UUID or number, one query for all of them. */
-  async findByRefs(rc: RequestContext, schema: CompiledSchema, refs: Array<string | number>): Promise<DataRecord[]> {
-    const ids = refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r));
-    const numbers = refs.filter((r): r is number => typeof r === 'number');
-    if (!ids.length && !numbers.length) return [];
-    const or: string[] = [];
-    if (ids.length) or.push(`id IN (${ids.map(() => '?').join(', ')})`);
-    if (numbers.length) or.push(`${this.db.dialect.jsonField('number', 'integer')} IN (${numbers.map(() => '?').join(', ')})`);
-    const rows = await this.db.sql(rc).rows<RecordRowOut>(
-      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND (${or.join(' OR ')})`,
-      [rc.tenantId!, ...ids, ...numbers]);
-    return rows.map((r) => this.records.toRecord(r));
-  }
-
-  /**
-   * The stored fields, id and version of the active product with this sku (the storefront's read, on the
-   * unique sku index): only the columns it needs, its statement made once per table.
-   */
-  async findActiveBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<(Record<string, unknown> & { id: string; version: number }) | null> {
-    const rows = await this.db.sql(rc).rows<{ id: string; data: unknown; version: number | string }>(this.skuStatements(schema).active, [rc.tenantId!, sku]);
-    const row = rows[0];
-    if (!row) return null;
-    const product = this.db.dialect.fromJson<Record<string, unknown> & { id: string; version: number }>(row.data);
-    product.id = row.id;
-    product.version = Number(row.version);
-    return product;
-  }
-
-  /**
-   * The id and version of the product with this sku, whatever its status: all a storefront needs to know that
-   * an answer it rendered before is still the product's (every write raises the version). The sku index and
-   * the row's header only: its JSON is not read.
-   */
-  async versionBySku(rc: RequestContext, schema: CompiledSchema, sku: string): Promise<{ id: string; version: number } | null> {
-    const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(this.skuStatements(schema).version, [rc.tenantId!, sku]);
-    const row = rows[0];
-    return row ? { id: row.id, version: Number(row.version) } : null;
-  }
-
-  private skuStatements(schema: CompiledSchema): { active: string; version: string } {
-    let statements = this.bySku.get(schema.tableName);
-    if (statements === undefined) {
-      const d = this.db.dialect;
-      const bySku = `FROM ${schema.tableName} WHERE tenant_id = ? AND ${d.jsonField('sku', 'string')} = ?`;
-      statements = {
-        active: `SELECT id, data, version ${bySku} AND ${d.jsonField('status', 'string')} = 'active'`,
-        version: `SELECT id, version ${bySku}`,
-      };
-      this.bySku.set(schema.tableName, statements);
-    }
-    return statements;
-  }
-
-  /** Active products by number: `sku` exact, `q` a case-insensitive substring of name or sku. */
-  async listActive(rc: RequestContext, schema: CompiledSchema, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<{ items: DataRecord[]; total: number }> {
-    const d = this.db.dialect;
-    const where = [`tenant_id = ?`, `${d.jsonField('status', 'string')} = 'active'`];
-    const bindings: unknown[] = [rc.tenantId!];
-    if (query.sku !== undefined) {
-      where.push(`${d.jsonField('sku', 'string')} = ?`);
-      bindings.push(query.sku);
-    }
-    if (query.q !== undefined) {
-      const pattern = `%${query.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      where.push(`(lower(${d.jsonField('name', 'string')}) LIKE ? ESCAPE '\\' OR lower(${d.jsonField('sku', 'string')}) LIKE ? ESCAPE '\\')`);
-      bindings.push(pattern, pattern);
-    }
-    const conn = this.db.sql(rc);
-    const filter = where.join(' AND ');
-    const [rows, count] = await Promise.all([
-      conn.rows<RecordRowOut>(`SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE ${filter} `
-        + `ORDER BY ${d.jsonField('number', 'integer')} LIMIT ? OFFSET ?`, [...bindings, query.limit, query.offset]),
-      conn.rows<{ n: number | string }>(`SELECT count(*) AS n FROM ${schema.tableName} WHERE ${filter}`, bindings),
-    ]);
-    return { items: rows.map((r) => this.records.toRecord(r)), total: Number(count[0].n) };
-  }
 }
 
 function toMovement(row: MovementRow): StockMovement {
@@ -156,5 +75,5 @@ function toMovement(row: MovementRow): StockMovement {
     id: row.id, productId: row.product_id, delta: Number(row.delta), reason: row.reason, orderId: row.order_id,
     note: row.note, stockAfter: Number(row.stock_after), createdAt: row.created_at,
   };
-}import { UUID_PATTERN, newId, type CompiledSchema, type DataRecord, type Database, type RecordsRepository, type RequestContext } from '../../core/pack-api.js';
+}import { newId, type PackContext, type RequestContext } from '../../core/pack-api.js';
 

@@ -1,20 +1,16 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, InsufficientStock, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type CompiledSchema, type DataRecord, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
+import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
+import type { Product } from './generated/product.js';
 import { lineTaxCents } from './invoice-totals.js';
 
-export type Product = DataRecord & {
-  number: number;
-  sku: string;
-  name: string;
-  description?: string;
-  priceCents: number;
-  currency: string;
-  physicalStock: number;
-  taxRateBasisPoints: number;
-  status: 'active' | 'archived';
-  imageKeys?: string[];
-};
+export type { Product } from './generated/product.js';
+
+/** What changeStock tells the product's update hook (HookPayload.note.stock): the change is the catalogue's own. */
+interface StockNote {
+  reason: MovementReason;
+}
 
 export interface StockAdjustment {
   delta: number;
@@ -85,24 +81,20 @@ export class Catalog {
   private readonly keptAnswers = new LRUCache<string, KeptAnswer>({ maxSize: KEPT_ANSWERS_SIZE, sizeCalculation: (a) => a.body.length + 64 });
 
   constructor(private readonly pack: PackContext) {
-    this.repository = new CatalogRepository(pack.db, pack.records.repository);
-  }
-
-  schema(rc: RequestContext): Promise<CompiledSchema> {
-    return this.pack.schemas.resolve(rc, 'erp', 'product');
+    this.repository = new CatalogRepository(pack.db);
   }
 
   /** A product by UUID or number; 404 not_found. */
   async get(rc: RequestContext, ref: string): Promise<Product> {
     const parsed = parseRef(ref);
-    const [found] = parsed === null ? [] : await this.repository.findByRefs(rc, await this.schema(rc), [parsed]);
+    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'product', [parsed]);
     if (!found) throw NotFound(`No product "${ref.slice(0, 40)}"`);
-    return found as Product;
+    return found;
   }
 
   /** Products by UUID or number, keyed by the reference given. */
   async findMany(rc: RequestContext, refs: Array<string | number>): Promise<Map<string | number, Product>> {
-    const found = (await this.repository.findByRefs(rc, await this.schema(rc), refs)) as Product[];
+    const found = await findByRefs(this.pack.records, rc, 'product', refs);
     const byRef = new Map<string | number, Product>();
     for (const p of found) {
       byRef.set(p.id, p);
@@ -116,19 +108,19 @@ export class Catalog {
   }
 
   async create(rc: RequestContext, input: unknown): Promise<Product> {
-    return (await this.pack.records.create(rc, 'erp', 'product', input)) as Product;
+    return this.pack.records.create(rc, 'erp', 'product', input);
   }
 
   async update(rc: RequestContext, ref: string, patch: unknown, ifMatch: string | null): Promise<Product> {
     const product = await this.get(rc, ref);
-    return (await this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch })) as Product;
+    return this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch });
   }
 
   /** A stock adjustment by hand: one conditional update and one movement, or 409 insufficient_stock and nothing. */
   async adjust(rc: RequestContext, ref: string, input: StockAdjustment): Promise<{ product: Product; movement: StockMovement }> {
     const product = await this.get(rc, ref);
     return this.pack.db.transaction(rc, async (rc) => {
-      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null, before: product });
+      const changed = await this.changeStock(rc, product.id, input.delta, input.reason, { note: input.note ?? null });
       if (!changed) {
         const now = await this.get(rc, product.id);
         throw InsufficientStock(`Stock of ${now.sku} is ${now.physicalStock}; a change of ${input.delta} would take it below 0`,
@@ -146,42 +138,27 @@ export class Catalog {
   }
 
   /**
-   * Adds `delta` to a product's stock in one conditional statement (never below 0; `expect` adds
-   * conditions, such as the price an order was placed at), writes the movement and raises
-   * `erp.product.updated` (with `before` as `previous` when it is the version just replaced) and
-   * `erp.inventory.updated` in the caller's transaction. Null when the product is
-   * missing or a condition failed: then nothing was written.
+   * Adds `delta` to a product's stock by a conditional change through the records service (never below 0;
+   * `expect` adds conditions, such as the price an order was placed at), under the product's row lock, and
+   * writes the movement, in the caller's transaction. The records service raises `erp.product.updated` (with
+   * `previous`); the update hook raises `erp.inventory.updated`. Null when the product is missing or a
+   * condition failed: then nothing was written.
    */
   async changeStock(
     rc: RequestContext, productId: string, delta: number, reason: MovementReason,
-    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean }; before?: Product } = {},
+    options: { orderId?: string | null; note?: string | null; expect?: { priceCents?: number; active?: boolean } } = {},
   ): Promise<{ product: Product; movement: StockMovement } | null> {
     const where: Array<[string, '=' | '>=', number | string]> = [];
     if (delta < 0) where.push(['physicalStock', '>=', -delta]);
     if (options.expect?.active) where.push(['status', '=', 'active']);
     if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
-    const now = nowIso();
-    const product = (await this.pack.records.changeWhere(rc, 'erp', 'product', productId,
-      { add: { physicalStock: delta }, where }, now)) as Product | null;
+    const stock: StockNote = { reason };
+    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: delta }, where }, { note: { stock } });
     if (!product) return null;
     const movement = await this.repository.addMovement(rc, {
-      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: now,
+      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: product.updatedAt,
     });
-    // The product as read before, when nothing else changed it since; else the same minus this change.
-    const previous = options.before?.version === product.version - 1
-      ? options.before
-      : { ...product, physicalStock: product.physicalStock - delta, version: product.version - 1 };
-    await this.publishUpdate(rc, product, previous);
-    await this.publishInventory(rc, product);
     return { product, movement };
-  }
-
-  /** `erp.product.updated` for a change made outside the records service (stock taken or given back). */
-  private async publishUpdate(rc: RequestContext, record: Product, previous: Record<string, unknown>): Promise<void> {
-    await this.pack.events.publish(rc, {
-      name: 'erp.product.updated',
-      payload: { namespace: 'erp', schema: 'product', id: record.id, record, previous },
-    });
   }
 
   /** `erp.inventory.updated` with the payload of CONTRACT 11.1. */
@@ -218,19 +195,22 @@ export class Catalog {
    * is still current, so a racing order makes this fail whole): number stays, a stock change needs `admin`
    * and becomes a `patch` movement, a change of stock, price, tax rate or status raises erp.inventory.updated.
    */
-  async beforeUpdate(rc: RequestContext, id: string, data: Record<string, unknown>, previous: Record<string, unknown>): Promise<void> {
+  async beforeUpdate(
+    rc: RequestContext, { id, data, previous, version, writer, note }: Pick<HookPayload, 'id' | 'data' | 'version' | 'writer' | 'note'> & { previous: Record<string, unknown> },
+  ): Promise<void> {
     if (data.number !== previous.number) throw ValidationFailed('number is assigned by the server', [{ path: '/number', message: 'may not change' }]);
     if (data.sku !== previous.sku) await this.assertSkuFree(rc, id, data.sku as string);
     const delta = Number(data.physicalStock) - Number(previous.physicalStock);
-    if (delta !== 0) {
+    // A change of stock by this pack's catalogue (an order, a cancellation, an adjustment) writes its own movement.
+    const byCatalog = writer === this.pack.name && note?.stock !== undefined;
+    if (delta !== 0 && !byCatalog) {
       assertMayChangeStock(rc);
       await this.repository.addMovement(rc, {
         productId: id, delta, reason: 'patch', orderId: null, note: null, stockAfter: Number(data.physicalStock), createdAt: nowIso(),
       });
     }
     if (INVENTORY_FIELDS.some((f) => data[f] !== previous[f])) {
-      const stored = await this.pack.records.find(rc, 'erp', 'product', id);
-      await this.publishInventory(rc, { id, ...data, version: (stored?.version ?? 0) + 1 } as Product);
+      await this.publishInventory(rc, { id, ...data, version } as Product);
     }
   }
 
@@ -249,9 +229,9 @@ export class Catalog {
 
   /** The active product with this sku, its stored fields, id and version; 404 not_found. */
   async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
-    const product = await this.repository.findActiveBySku(rc, await this.schema(rc), sku);
+    const product = await this.pack.records.findBy(rc, 'erp', 'product', { sku, status: 'active' });
     if (!product) throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
-    return product as StorefrontSource;
+    return product;
   }
 
   /**
@@ -266,7 +246,7 @@ export class Catalog {
     const key = `${rc.tenantId}/${sku}`;
     const kept = this.keptAnswers.get(key);
     if (kept) {
-      const now = await this.repository.versionBySku(rc, await this.schema(rc), sku);
+      const now = await this.pack.records.versionBy(rc, 'erp', 'product', { sku });
       if (now && now.id === kept.id && now.version === kept.version) return kept;
       this.keptAnswers.delete(key);
     }
@@ -282,9 +262,13 @@ export class Catalog {
   }
 
   async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {
-    const { items, total } = await this.repository.listActive(rc, await this.schema(rc), query);
-    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p as Product)));
-    return { items: views, pagination: { limit: query.limit, offset: query.offset, total, hasMore: query.offset + items.length < total, nextCursor: null } };
+    const filter: NonNullable<RecordQuery['filter']> = [{ field: 'status', op: 'eq', value: 'active' }];
+    if (query.sku !== undefined) filter.push({ field: 'sku', op: 'eq', value: query.sku });
+    // A case-insensitive substring of the name or the sku.
+    const anyOf = query.q === undefined ? undefined : [{ field: 'name', op: 'contains' as const, value: query.q }, { field: 'sku', op: 'contains' as const, value: query.q }];
+    const { items, pagination } = await this.pack.records.list(rc, 'erp', 'product', { filter, anyOf, sort: [{ field: 'number' }], limit: query.limit, offset: query.offset });
+    const views = await Promise.all(items.map((p) => this.storefrontView(rc, p)));
+    return { items: views, pagination: { ...pagination, nextCursor: null } };
   }
 
   async storefrontView(rc: RequestContext, p: StorefrontSource): Promise<StorefrontProduct> {
@@ -307,6 +291,26 @@ export class Catalog {
 export function assertMayChangeStock(rc: RequestContext): void {
   const p = rc.principal;
   if (p && !p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK.admin) throw Forbidden('Changing stock by hand needs the admin role');
+}
+
+/** `in` filters hold at most this many values (the list query's limit). */
+const REFS_PER_QUERY = 100;
+
+/** Records of erp.<name> (products, orders) by UUID or number, a list query per hundred of each. */
+export async function findByRefs<S extends 'product' | 'order'>(
+  records: PackContext['records'], rc: RequestContext, name: S, refs: Array<string | number>,
+): Promise<Array<RecordOf<'erp', S>>> {
+  const ids = [...new Set(refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r)))];
+  const numbers = [...new Set(refs.filter((r): r is number => typeof r === 'number'))];
+  const found = new Map<string, RecordOf<'erp', S>>();
+  for (const [field, values] of [['id', ids], ['number', numbers]] as const) {
+    for (let i = 0; i < values.length; i += REFS_PER_QUERY) {
+      const value = values.slice(i, i + REFS_PER_QUERY);
+      const { items } = await records.list(rc, 'erp', name, { filter: [{ field, op: 'in', value }], limit: REFS_PER_QUERY, count: false });
+      for (const record of items) found.set(record.id, record);
+    }
+  }
+  return [...found.values()];
 }
 
 /** A product reference of a path: a UUID, or a number. */

@@ -12,7 +12,7 @@ import { cartsRoutes } from './carts.routes.js';
 import { shippingOptionsRoutes } from './shipping-options.routes.js';
 import { taxRegionsRoutes } from './tax-regions.routes.js';
 import { ordersRoutes } from './orders.routes.js';
-import { orderWriteRefused, productCreate, productUpdate } from './product-write.hook.js';
+import { productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
 import { productTools } from './product.tools.js';
@@ -20,9 +20,9 @@ import { productTools } from './product.tools.js';
 /**
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
  * invoices and products are records whose hooks keep their rules on every write path (/data too); orders
- * are written only through /erp/orders. Subscribes to CRM deal events by name (it imports nothing from the
- * crm pack): a won deal gets one draft invoice. Tax regions and shipping options are sealed records (written
- * only through their routes); storefront carts live in tables of the pack's own and tell the CRM's
+ * are sealed: written only by this pack (/erp/orders), through the records service with its authority. Subscribes to CRM deal events by name (it imports nothing from the
+ * crm pack): a won deal gets one draft invoice. Tax regions and shipping options are sealed records too
+ * (written only through their routes); storefront carts live in tables of the pack's own and tell the CRM's
  * `crm.events` (optional) what changed in the cart of a known customer.
  */
 export default definePack({
@@ -33,16 +33,13 @@ export default definePack({
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
   events: ['erp.inventory.updated'],
-  namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['tax_region', 'shipping_option'] }],
+  namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,
     'erp.invoice.update': invoiceWrite,
     'erp.invoice.delete': invoiceDelete,
     'erp.product.create': productCreate,
     'erp.product.update': productUpdate,
-    'erp.order.create': orderWriteRefused,
-    'erp.order.update': orderWriteRefused,
-    'erp.order.delete': orderWriteRefused,
   },
   on: {
     'crm.deal.created': draftInvoiceForWonDeal,

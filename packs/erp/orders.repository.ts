@@ -1,4 +1,4 @@
-import type { CompiledSchema, Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 /**
  * What other packs read of the orders (the CRM: reminders, recommendations), over non-cancelled orders. The
@@ -6,40 +6,7 @@ import type { CompiledSchema, Database, RequestContext } from '../../core/pack-a
  * order, so order lines are read from it, on its (tenant_id, order_id) index.
  */
 export class OrdersRepository {
-  constructor(private readonly db: Database) {}
-
-  /** When a customer last placed an order that is not cancelled, or null. */
-  async lastOrderAt(rc: RequestContext, orders: CompiledSchema, customerRef: string): Promise<string | null> {
-    const d = this.db.dialect;
-    const rows = await this.db.sql(rc).rows<{ at: string | null }>(
-      `SELECT max(created_at) AS at FROM ${orders.tableName} WHERE tenant_id = ? AND ${d.jsonField('customerRef', 'string')} = ? `
-      + `AND ${d.jsonField('status', 'string')} <> 'cancelled'`, [rc.tenantId!, customerRef]);
-    return rows[0]?.at ?? null;
-  }
-
-  /** Skus by units sold in non-cancelled orders, most first. */
-  async bestSellers(rc: RequestContext, products: CompiledSchema, limit: number): Promise<Array<{ sku: string; quantity: number }>> {
-    const d = this.db.dialect;
-    const rows = await this.db.sql(rc).rows<{ sku: string; quantity: number | string }>(
-      `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, -sum(m.delta) AS quantity FROM erp_stock_movements m `
-      + `JOIN ${products.tableName} p ON p.tenant_id = m.tenant_id AND p.id = m.product_id `
-      + `WHERE m.tenant_id = ? AND m.reason = 'order' AND ${NOT_CANCELLED} `
-      + 'GROUP BY p.id, sku ORDER BY quantity DESC, sku LIMIT ?', [rc.tenantId!, limit]);
-    return rows.map((r) => ({ sku: r.sku, quantity: Number(r.quantity) }));
-  }
-
-  /** Other skus bought in the same non-cancelled orders as `sku`, with how many orders had both, most first. */
-  async coPurchases(rc: RequestContext, products: CompiledSchema, sku: string, limit: number): Promise<Array<{ sku: string; orders: number }>> {
-    const d = this.db.dialect;
-    const skuOf = (alias: string) => d.jsonField('sku', 'string', `${alias}.data`);
-    const rows = await this.db.sql(rc).rows<{ sku: string; orders: number | string }>(
-      `SELECT ${skuOf('p')} AS sku, cp.orders FROM ${products.tableName} s `
-      + 'CROSS JOIN erp_co_purchases cp CROSS JOIN ' + products.tableName + ' p '
-      + `WHERE s.tenant_id = ? AND ${skuOf('s')} = ? AND cp.tenant_id = s.tenant_id AND cp.product_id = s.id AND cp.other_id <> s.id `
-      + 'AND cp.orders > 0 AND p.tenant_id = cp.tenant_id AND p.id = cp.other_id ORDER BY cp.orders DESC, sku LIMIT ?',
-      [rc.tenantId!, sku, limit]);
-    return rows.map((r) => ({ sku: r.sku, orders: Number(r.orders) }));
-  }
+  constructor(private readonly db: PackContext['db']) {}
 
   /**
    * Counts a placed order (`delta` 1) or a cancelled one (-1) in the co-purchase table: every ordered pair of its
@@ -73,28 +40,22 @@ export class OrdersRepository {
     if (bindings.length) await this.db.writeAtCommit(rc, { sql: countPairsSql(bindings.length / 4), bindings });
   }
 
-  /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers, in one query. */
-  async lastOrderTimes(rc: RequestContext, orders: CompiledSchema, customerRefs: string[]): Promise<Map<string, string>> {
-    const d = this.db.dialect;
-    const customer = d.jsonField('customerRef', 'string');
-    const rows = await this.db.sql(rc).rows<{ customer_ref: string; at: string }>(
-      `SELECT ${customer} AS customer_ref, max(created_at) AS at FROM ${orders.tableName} WHERE tenant_id = ? `
-      + `AND ${customer} IN (${customerRefs.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} <> 'cancelled' GROUP BY ${customer}`,
-      [rc.tenantId!, ...customerRefs]);
-    return new Map(rows.map((r) => [r.customer_ref, r.at]));
+  /** Units sold per product in non-cancelled orders (the ledger's `order` movements), most first, down to the `limit`-th product's count (ties kept). */
+  async unitsSold(rc: RequestContext, limit: number): Promise<Array<{ productId: string; quantity: number }>> {
+    const sold = `SELECT m.product_id, -sum(m.delta) AS quantity FROM erp_stock_movements m WHERE m.tenant_id = ? AND m.reason = 'order' AND ${NOT_CANCELLED} GROUP BY m.product_id`;
+    const top = await this.db.sql(rc).rows<{ quantity: number | string }>(`${sold} ORDER BY quantity DESC LIMIT 1 OFFSET ?`, [rc.tenantId!, Math.max(0, limit - 1)]);
+    const least = top.length ? Number(top[0].quantity) : 0;
+    const rows = await this.db.sql(rc).rows<{ product_id: string; quantity: number | string }>(
+      `SELECT product_id, quantity FROM (${sold}) s WHERE quantity >= ? ORDER BY quantity DESC`, [rc.tenantId!, least]);
+    return rows.map((r) => ({ productId: r.product_id, quantity: Number(r.quantity) }));
   }
 
-  /** Product ids of these skus (absent: no such product), on the sku index. */
-  async productIdsBySku(rc: RequestContext, products: CompiledSchema, skus: string[]): Promise<Map<string, string>> {
-    const d = this.db.dialect;
-    const sku = d.jsonField('sku', 'string');
-    const idOf = new Map<string, string>();
-    for (const chunk of chunks(skus)) {
-      const found = await this.db.sql(rc).rows<{ id: string; sku: string }>(
-        `SELECT id, ${sku} AS sku FROM ${products.tableName} WHERE tenant_id = ? AND ${sku} IN (${chunk.map(() => '?').join(', ')})`, [rc.tenantId!, ...chunk]);
-      for (const r of found) idOf.set(r.sku, r.id);
-    }
-    return idOf;
+  /** A page of products by the number of non-cancelled orders holding them (the pairs of a product with itself), most first. */
+  async mostOrdered(rc: RequestContext, limit: number, offset: number): Promise<Array<{ productId: string; orders: number }>> {
+    const rows = await this.db.sql(rc).rows<{ product_id: string; orders: number | string }>(
+      'SELECT product_id, orders FROM erp_co_purchases WHERE tenant_id = ? AND product_id = other_id AND orders > 0 ORDER BY orders DESC, product_id LIMIT ? OFFSET ?',
+      [rc.tenantId!, limit, offset]);
+    return rows.map((r) => ({ productId: r.product_id, orders: Number(r.orders) }));
   }
 
   /** The co-purchase pairs of these products with others (orders > 0), by product, on the primary key. */
@@ -134,32 +95,6 @@ export class OrdersRepository {
     return found;
   }
 
-  /** Which of these products can be recommended (active, in stock), with their sku and name. */
-  async recommendable(rc: RequestContext, products: CompiledSchema, ids: string[]): Promise<Map<string, { sku: string; name: string }>> {
-    const d = this.db.dialect;
-    const eligible = new Map<string, { sku: string; name: string }>();
-    for (const chunk of chunks(ids)) {
-      const rows = await this.db.sql(rc).rows<{ id: string; sku: string; name: string }>(
-        `SELECT id, ${d.jsonField('sku', 'string')} AS sku, ${d.jsonField('name', 'string')} AS name FROM ${products.tableName} WHERE tenant_id = ? `
-        + `AND id IN (${chunk.map(() => '?').join(', ')}) AND ${d.jsonField('status', 'string')} = 'active' AND ${d.jsonField('physicalStock', 'integer')} > 0`,
-        [rc.tenantId!, ...chunk]);
-      for (const r of rows) eligible.set(r.id, { sku: r.sku, name: r.name });
-    }
-    return eligible;
-  }
-
-  /** Active, in-stock products by the number of non-cancelled orders holding them (the co-purchase table's pairs of a product with itself), then sku. */
-  async bestSellersByOrders(rc: RequestContext, products: CompiledSchema, limit: number): Promise<Array<{ sku: string; name: string }>> {
-    const d = this.db.dialect;
-    const rows = await this.db.sql(rc).rows<{ sku: string; name: string }>(
-      `SELECT ${d.jsonField('sku', 'string', 'p.data')} AS sku, ${d.jsonField('name', 'string', 'p.data')} AS name FROM erp_co_purchases cp `
-      + `CROSS JOIN ${products.tableName} p WHERE cp.tenant_id = ? AND cp.product_id = cp.other_id AND cp.orders > 0 `
-      + `AND p.tenant_id = cp.tenant_id AND p.id = cp.product_id `
-      + `AND ${d.jsonField('status', 'string', 'p.data')} = 'active' AND ${d.jsonField('physicalStock', 'integer', 'p.data')} > 0 `
-      + `ORDER BY cp.orders DESC, sku LIMIT ?`,
-      [rc.tenantId!, limit]);
-    return rows;
-  }
 }
 
 /** Pairs per co-purchase upsert: 4 bound parameters each, within SQLite's 32,766 a statement. */

@@ -1,4 +1,5 @@
 import { listQuerySchema, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import orderDefinition from '../../schemas/erp/order.schema.json' with { type: 'json' };
 
 const order = recordResponse(orderDefinition);
@@ -45,7 +46,7 @@ export function ordersRoutes(router: PackRouter, pack: PackContext): void {
     description: 'productId is the number or UUID; lines of one product are merged. 409 price_changed (details carry `expected`), '
       + '409 insufficient_stock (details carry the `sku`; nothing is written), 409 coupon_invalid.',
     tags, auth: 'tenant', role: 'editor', status: 201, idempotent: 'in-transaction', body: placeOrderBody, response: order,
-    errors: ['price_changed', 'insufficient_stock', 'coupon_invalid', 'conflict', 'idempotency_key_reused'],
+    errors: [PriceChanged, InsufficientStock, 'coupon_invalid', 'conflict', 'idempotency_key_reused'],
   }, async (ctx) => orders.place(ctx.state.rc, ctx.state.body));
 
   router.get('/erp/orders', {

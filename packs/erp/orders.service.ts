@@ -1,9 +1,12 @@
-import { CouponInvalid, InsufficientStock, NotFound, PriceChanged, ValidationFailed, newId, nowIso, toIssues, type CompiledSchema, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
-import { parseRef, type Catalog, type Product } from './catalog.service.js';
+import { CouponInvalid, NotFound, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { InsufficientStock, PriceChanged } from './erp.errors.js';
+import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
+import type { Order } from './generated/order.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
 import { OrdersRepository } from './orders.repository.js';
+import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
 
 export interface PlaceOrderInput {
@@ -15,38 +18,9 @@ export interface PlaceOrderInput {
   currency?: string;
 }
 
-export interface OrderItem {
-  productId: string;
-  number: number;
-  sku: string;
-  name: string;
-  quantity: number;
-  unitPriceCents: number;
-  taxRateBasisPoints: number;
-  discountCents: number;
-  netCents: number;
-  taxCents: number;
-  totalCents: number;
-}
-
-export interface Order {
-  id: string;
-  number: number;
-  status: OrderStatus;
-  clientId: number;
-  customerRef: string | null;
-  paymentMethod: string;
-  currency: string;
-  couponCode: string | null;
-  items: OrderItem[];
-  subtotalCents: number;
-  discountCents: number;
-  taxCents: number;
-  totalCents: number;
-  createdAt: string;
-  updatedAt: string;
-  version: number;
-}
+export type { Order } from './generated/order.js';
+/** A line of an order as stored. */
+export type OrderItem = Order['items'][number];
 
 /** A line of the body after merging: the product, the summed quantity, the price the client saw, where it came from. */
 interface MergedLine {
@@ -65,6 +39,7 @@ interface MergedLine {
  */
 export class OrdersService {
   private readonly repository: OrdersRepository;
+  private readonly products: ProductLookups;
 
   constructor(
     private readonly pack: PackContext,
@@ -72,27 +47,47 @@ export class OrdersService {
     private readonly coupons: () => CouponRedeemer | undefined,
   ) {
     this.repository = new OrdersRepository(pack.db);
+    this.products = new ProductLookups(pack.records, this.repository);
   }
 
   /** When a customer last placed an order that is not cancelled (ISO time), or null. */
   async lastOrderAt(rc: RequestContext, customerRef: string): Promise<string | null> {
-    return this.repository.lastOrderAt(rc, await this.schema(rc), customerRef);
+    return (await this.lastOrderTimes(rc, [customerRef])).get(customerRef) ?? null;
   }
 
-  /** Skus by units sold in non-cancelled orders, most first. */
+  /** Skus by units sold in non-cancelled orders (the stock ledger), most first, then sku. */
   async bestSellers(rc: RequestContext, limit = 10): Promise<Array<{ sku: string; quantity: number }>> {
-    return this.repository.bestSellers(rc, await this.catalog.schema(rc), limit);
+    const sold = await this.repository.unitsSold(rc, limit);
+    const products = await this.products.byIds(rc, sold.map((s) => s.productId), [], ['sku']);
+    return sold.flatMap((s) => (products.has(s.productId) ? [{ sku: products.get(s.productId)!.sku as string, quantity: s.quantity }] : []))
+      .sort((a, b) => b.quantity - a.quantity || bySku(a, b)).slice(0, limit);
   }
 
-  /** Skus bought together with `sku` in non-cancelled orders, by the number of such orders, most first. */
+  /** Skus bought together with `sku` in non-cancelled orders (the co-purchase table), by the number of such orders, most first. */
   async coPurchases(rc: RequestContext, sku: string, limit = 10): Promise<Array<{ sku: string; orders: number }>> {
-    return this.repository.coPurchases(rc, await this.catalog.schema(rc), sku, limit);
+    const product = await this.pack.records.versionBy(rc, 'erp', 'product', { sku });
+    if (!product) return [];
+    const pairs = (await this.repository.coPurchasePairs(rc, [product.id])).get(product.id)!;
+    const products = await this.products.byIds(rc, pairs.map((p) => p.id), [], ['sku']);
+    return pairs.flatMap((p) => (products.has(p.id) ? [{ sku: products.get(p.id)!.sku as string, orders: p.orders }] : []))
+      .sort((a, b) => b.orders - a.orders || bySku(a, b)).slice(0, limit);
   }
 
-  /** Each customer's latest order that is not cancelled (createdAt), for a batch of customers (the CRM's cart recovery). */
+  /**
+   * Each customer's latest order that is not cancelled (createdAt), for a batch of customers (the CRM's cart
+   * recovery): the records service's grouped query, a hundred customers a query.
+   */
   async lastOrderTimes(rc: RequestContext, customerRefs: string[]): Promise<Map<string, string>> {
-    if (!customerRefs.length) return new Map();
-    return this.repository.lastOrderTimes(rc, await this.schema(rc), customerRefs);
+    const times = new Map<string, string>();
+    const refs = [...new Set(customerRefs)];
+    for (let i = 0; i < refs.length; i += 100) {
+      const groups = await this.pack.records.group(rc, 'erp', 'order', {
+        by: 'customerRef', max: ['createdAt'], limit: 100,
+        filter: [{ field: 'customerRef', op: 'in', value: refs.slice(i, i + 100) }, { field: 'status', op: 'ne', value: 'cancelled' }],
+      });
+      for (const g of groups) times.set(String(g.key), String(g.max.createdAt));
+    }
+    return times;
   }
 
   /**
@@ -100,25 +95,25 @@ export class OrdersService {
    * a time: see recommender.ts. Built per run, so that what one batch read serves the next ones.
    */
   async recommender(rc: RequestContext): Promise<Recommend> {
-    return recommender(rc, this.repository, await this.catalog.schema(rc));
+    return recommender(rc, this.repository, this.products);
   }
 
-  schema(rc: RequestContext): Promise<CompiledSchema> {
-    return this.pack.schemas.resolve(rc, 'erp', 'order');
-  }
-
+  /**
+   * Places an order: one write of the sealed `erp.order` through the records service (its migration gate,
+   * validation, hooks and `erp.order.created`), whose document is made inside the write's transaction: the
+   * stock of each line taken, the coupon redeemed, the number drawn and the co-purchases counted, all or none.
+   */
   async place(rc: RequestContext, input: PlaceOrderInput): Promise<Order> {
     const redeemer = input.couponCode !== undefined ? this.couponRedeemer(input) : null;
     const orderId = newId();
-    const schema = await this.schema(rc);
-    return this.pack.db.transaction(rc, async (rc) => {
+    const order = await this.pack.records.create(rc, 'erp', 'order', async (rc) => {
       const lines = await this.mergedLines(rc, input);
       const currency = this.checkCurrency(input, lines);
       this.checkPrices(lines);
       const taken = new Map<string, Product>();
       for (const line of [...lines].sort((a, b) => (a.product.id < b.product.id ? -1 : 1))) {
         const changed = await this.catalog.changeStock(rc, line.product.id, -line.quantity, 'order', {
-          orderId, expect: { priceCents: line.unitPrice, active: true }, before: line.product,
+          orderId, expect: { priceCents: line.unitPrice, active: true },
         });
         if (!changed) await this.refuseLine(rc, line);
         taken.set(line.product.id, changed!.product);
@@ -130,26 +125,20 @@ export class OrdersService {
         return { productId: p.id, number: p.number, sku: p.sku, name: p.name, ...base, ...orderLine(base, percentOff) };
       });
       const number = await this.catalog.repository.nextNumber(rc, 'order');
-      const data = {
-        number, status: 'placed' as const, clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
+      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
+      return {
+        number, status: 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
         currency, couponCode: input.couponCode ?? null, items, ...orderTotals(items),
       };
-      if (!schema.validate(data)) throw ValidationFailed('The order does not match erp.order', toIssues(schema.validate.errors));
-      const order = (await this.pack.records.repository.insert(rc, schema, orderId, data, nowIso())) as unknown as Order;
-      await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
-      await this.pack.events.publish(rc, {
-        name: 'erp.order.created',
-        payload: { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null },
-      });
-      return order;
-    });
+    }, { id: orderId });
+    return order;
   }
 
   async get(rc: RequestContext, ref: string): Promise<Order> {
     const parsed = parseRef(ref);
-    const [found] = parsed === null ? [] : await this.catalog.repository.findByRefs(rc, await this.schema(rc), [parsed]);
+    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'order', [parsed]);
     if (!found) throw NotFound(`No order "${ref.slice(0, 40)}"`);
-    return found as unknown as Order;
+    return found;
   }
 
   list(rc: RequestContext, query: RecordQuery): Promise<Page<Record<string, unknown>>> {
@@ -157,34 +146,31 @@ export class OrdersService {
   }
 
   /**
-   * Moves an order to `to`. The status changes by one conditional update on the status read, so of two
-   * racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back once.
+   * Moves an order to `to`: a conditional change of its status from the one read (under the order's row lock),
+   * so of two racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back
+   * once. The records service raises `erp.order.updated` with `previous`.
    */
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
     return this.pack.db.transaction(rc, async (rc) => {
-      let previous = order;
+      let from = order.status;
       let updated: Order | null;
-      while (!(updated = (await this.pack.records.changeWhere(rc, 'erp', 'order', order.id,
-        { set: { status: to }, where: [['status', '=', previous.status]] }, nowIso())) as unknown as Order | null)) {
+      while (!(updated = await this.pack.records.change(rc, 'erp', 'order', order.id, { set: { status: to }, where: [['status', '=', from]] }))) {
         // Another request moved the order first: judge the transition from where it is now.
-        previous = await this.get(rc, order.id);
-        checkOrderTransition(previous.status, to);
+        from = (await this.get(rc, order.id)).status;
+        checkOrderTransition(from, to);
       }
+      const changed = updated;
       if (to === 'cancelled') {
-        for (const item of [...updated.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+        for (const item of [...changed.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
           // A product deleted since has no stock to take back.
           await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
         }
         // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
-        await this.repository.countOrder(rc, updated.items.map((i) => i.productId), -1);
+        await this.repository.countOrder(rc, changed.items.map((i) => i.productId), -1);
       }
-      await this.pack.events.publish(rc, {
-        name: 'erp.order.updated',
-        payload: { namespace: 'erp', schema: 'order', id: order.id, record: updated, previous },
-      });
-      return updated;
+      return changed;
     });
   }
 
@@ -255,4 +241,9 @@ export class OrdersService {
       path: `/items/${line.index}/quantity`, message: `only ${now.physicalStock} in stock`, sku: now.sku, available: now.physicalStock,
     }]);
   }
+}
+
+/** By sku, in code points (the same order on both engines). */
+function bySku(a: { sku: string }, b: { sku: string }): number {
+  return a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0;
 }

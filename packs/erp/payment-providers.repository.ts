@@ -1,4 +1,6 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
+
+type Database = PackContext['db'];
 
 /** A provider's row: the secrets sealed, their masked hints beside them. */
 export interface ProviderRow {

@@ -1,4 +1,4 @@
-import { NotFound, SecretBox, nowIso } from '../../core/pack-api.js';
+import { NotFound, nowIso } from '../../core/pack-api.js';
 import type { PackContext, RequestContext } from '../../core/pack-api.js';
 import { PaymentProvidersRepository, type ProviderRow } from './payment-providers.repository.js';
 
@@ -34,11 +34,11 @@ export function mask(secret: string): string {
  */
 export class PaymentProvidersService {
   private readonly repository: PaymentProvidersRepository;
-  private readonly box: SecretBox;
+  private readonly box: PackContext['secrets'];
 
   constructor(pack: PackContext) {
     this.repository = new PaymentProvidersRepository(pack.db);
-    this.box = new SecretBox(pack.config.settingsEncryptionKey);
+    this.box = pack.secrets;
   }
 
   async putStripe(rc: RequestContext, keys: StripeKeys): Promise<ProviderView> {

@@ -1,4 +1,5 @@
 import { listQuerySchema, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { InsufficientStock } from './erp.errors.js';
 import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
 
 const product = recordResponse(productDefinition);
@@ -68,7 +69,7 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/erp/products/:id/stock-adjustments', {
     summary: 'Adjust a product\'s stock by hand (admin): one movement; below 0 answers 409 insufficient_stock and writes nothing',
     tags, auth: 'tenant', role: 'admin', status: 201, idempotent: true, body: adjustmentBody,
-    response: { type: 'object', properties: { product, movement } }, errors: ['not_found', 'insufficient_stock'],
+    response: { type: 'object', properties: { product, movement } }, errors: ['not_found', InsufficientStock],
   }, async (ctx) => {
     const { product: p, movement: m } = await catalog.adjust(ctx.state.rc, ctx.params.id, ctx.state.body);
     const { productId: _p, ...shown } = m;

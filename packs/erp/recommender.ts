@@ -1,5 +1,6 @@
-import type { CompiledSchema, RequestContext } from '../../core/pack-api.js';
+import type { RequestContext } from '../../core/pack-api.js';
 import type { OrdersRepository } from './orders.repository.js';
+import type { ProductLookups } from './product-lookups.js';
 
 /** A product recommended for a cart, and why. */
 export interface Recommendation {
@@ -22,7 +23,7 @@ export type Recommend = (carts: Array<{ key: string; skus: string[] }>, limit: n
  * for the run's later batches: each product's pairs are read once a run. A run sees the counts as they were
  * when it first needed them.
  */
-export function recommender(rc: RequestContext, repository: OrdersRepository, products: CompiledSchema): Recommend {
+export function recommender(rc: RequestContext, repository: OrdersRepository, products: ProductLookups): Recommend {
   const idOf = new Map<string, string | null>();
   // Products as small numbers, so that a cart's sums are an array indexed by product.
   const numberOf = new Map<string, number>();
@@ -43,7 +44,7 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
   return async (carts, limit) => {
     const skus = [...new Set(carts.flatMap((c) => c.skus))].filter((s) => !idOf.has(s));
     if (skus.length) {
-      const found = await repository.productIdsBySku(rc, products, skus);
+      const found = await products.idsBySku(rc, skus);
       for (const s of skus) idOf.set(s, found.get(s) ?? null);
     }
     const ids = [...new Set(carts.flatMap((c) => c.skus).map((s) => idOf.get(s)).filter((id): id is string => !!id))].filter((id) => partners[number(id)] === undefined);
@@ -55,13 +56,13 @@ export function recommender(rc: RequestContext, repository: OrdersRepository, pr
       }
     }
     if (named.size) {
-      const found = await repository.recommendable(rc, products, [...named]);
+      const found = await products.recommendable(rc, [...named]);
       for (const id of named) info[number(id)] = found.get(id) ?? null;
     }
     const longest = Math.max(0, ...carts.map((c) => c.skus.length));
     if (bestFor < limit + longest) {
       bestFor = limit + longest;
-      best = await repository.bestSellersByOrders(rc, products, bestFor);
+      best = await products.bestSellersByOrders(rc, bestFor);
     }
     // Carts whose sums count some orders more than once: two of their products were bought together.
     const together = carts.map((cart) => [...new Set(cart.skus.map((s) => idOf.get(s)).filter((id): id is string => !!id))])

@@ -1,8 +1,8 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 /** Hosts a tenant serves its public site on; a host belongs to one tenant at most. */
 export class DomainsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   async list(rc: RequestContext | null, tenantId: string): Promise<string[]> {
     const rows = await this.db.sql(rc).run(this.db.query('tenant_domains').where({ tenant_id: tenantId }).orderBy('host'));

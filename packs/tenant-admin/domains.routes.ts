@@ -1,4 +1,5 @@
-import { HostNotFound, type PackContext, type PackRouter, TenantNotFound } from '../../core/pack-api.js';
+import { type PackContext, type PackRouter, TenantNotFound } from '../../core/pack-api.js';
+import { DomainTaken, FeatureRequired, HostNotFound } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
 
 const domainsResponse = { type: 'object', properties: { domains: { type: 'array', items: { type: 'string' } } } };
@@ -24,7 +25,7 @@ export function domainsRoutes(router: PackRouter, pack: PackContext): void {
       properties: { domains: { type: 'array', maxItems: MAX_DOMAINS * 2, items: { type: 'string', minLength: 1, maxLength: 253 } } },
     },
     response: domainsResponse,
-    errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', 'feature_required', 'domain_taken'],
+    errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', FeatureRequired, DomainTaken],
   }, async (ctx) => ({ domains: await domains.replace(ctx.state.rc, ctx.state.tenant!, ctx.state.body.domains) }));
 
   router.get('/public/resolve-host', {
@@ -36,7 +37,7 @@ export function domainsRoutes(router: PackRouter, pack: PackContext): void {
       type: 'object',
       properties: { tenantId: { type: 'string' }, host: { type: 'string' }, siteConfig: { type: 'object' }, branding: { type: 'object' } },
     },
-    errors: ['validation_failed', 'host_not_found', 'tenant_not_found'],
+    errors: ['validation_failed', HostNotFound, 'tenant_not_found'],
   }, async (ctx) => {
     const { host, tenantId } = await domains.resolve(null, String(ctx.state.query.host));
     if (!tenantId) throw HostNotFound(host);

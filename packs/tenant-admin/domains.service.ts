@@ -1,4 +1,5 @@
-import { type Config, type Database, DomainTaken, type ErrorDetail, FeatureRequired, nowIso, type RequestContext, type TenantRecord, ValidationFailed } from '../../core/pack-api.js';
+import { type Config, type PackContext, type ErrorDetail, nowIso, type RequestContext, type TenantRecord, ValidationFailed } from '../../core/pack-api.js';
+import { DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { DomainsRepository } from './domains.repository.js';
 import type { FeaturesService } from './features.service.js';
 import { isUnderDomain, isValidHostname, normalizeHost } from './hostname.js';
@@ -9,7 +10,7 @@ export const MAX_DOMAINS = 20;
 export class DomainsService {
   readonly repository: DomainsRepository;
 
-  constructor(private readonly db: Database, private readonly config: Config, private readonly features: FeaturesService) {
+  constructor(private readonly db: PackContext['db'], private readonly config: Config, private readonly features: FeaturesService) {
     this.repository = new DomainsRepository(db);
   }
 

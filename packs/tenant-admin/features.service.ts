@@ -1,4 +1,4 @@
-import { type Database, nowIso, type RequestContext, type TenantPlan, type TenantRecord } from '../../core/pack-api.js';
+import { type PackContext, nowIso, type RequestContext, type TenantRecord } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 export const FEATURE_FLAGS = ['custom_domain', 'white_label', 'ai_assistant', 'priority_support'] as const;
@@ -6,7 +6,7 @@ export type FeatureFlag = (typeof FEATURE_FLAGS)[number];
 export type FeatureMap = Record<FeatureFlag, boolean>;
 
 /** What each plan includes; a superadmin's overrides are stored per tenant on top. */
-export const PLAN_FEATURES: Record<TenantPlan, FeatureMap> = {
+export const PLAN_FEATURES: Record<TenantRecord['plan'], FeatureMap> = {
   free: { custom_domain: false, white_label: false, ai_assistant: false, priority_support: false },
   pro: { custom_domain: true, white_label: false, ai_assistant: true, priority_support: false },
   enterprise: { custom_domain: true, white_label: true, ai_assistant: true, priority_support: true },
@@ -16,7 +16,7 @@ export const PLAN_FEATURES: Record<TenantPlan, FeatureMap> = {
 export class FeaturesService {
   private readonly repository: TenantDocumentsRepository;
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: PackContext['db']) {
     this.repository = new TenantDocumentsRepository(db);
   }
 

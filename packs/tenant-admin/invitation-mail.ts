@@ -1,5 +1,4 @@
-import type { MailMessage } from '../../core/pack-api.js';
-
+import type { PackContext } from '../../core/pack-api.js';
 export interface InvitationMailInput {
   to: string;
   tenantName: string;
@@ -14,7 +13,7 @@ function escapeHtml(s: string): string {
 }
 
 /** The invitation e-mail, with a text and an HTML part. */
-export function invitationMail(input: InvitationMailInput): MailMessage {
+export function invitationMail(input: InvitationMailInput): Parameters<PackContext['mail']['send']>[0] {
   const until = new Date(input.expiresAt).toUTCString();
   const text = [
     'Hello,',

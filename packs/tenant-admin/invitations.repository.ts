@@ -1,4 +1,4 @@
-import type { Database, RequestContext, TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext, TenantRole } from '../../core/pack-api.js';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked';
 
@@ -25,7 +25,7 @@ function toInvitation(r: any): InvitationRecord {
 
 /** Invitations to join a tenant; only the SHA-256 of the token is stored. */
 export class InvitationsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   async insert(rc: RequestContext, i: InvitationRecord): Promise<void> {
     await this.db.sql(rc).run(this.db.query('tenant_invitations').insert({

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { AlreadyMember, type Config, Conflict, type Database, type EventsService, Forbidden, type MailService, newId, NotFound, nowIso, type PlatformSettingsService, type RateLimitService, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { AlreadyMember } from './tenant-admin.errors.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
 import type { MemberDirectory } from './member-directory.js';
@@ -35,14 +36,14 @@ export class InvitationsService {
   readonly repository: InvitationsRepository;
 
   constructor(
-    private readonly db: Database,
+    private readonly db: PackContext['db'],
     private readonly config: Config,
     private readonly members: MembersRepository,
     private readonly directory: MemberDirectory,
-    private readonly mail: MailService,
-    private readonly events: EventsService,
-    private readonly settings: PlatformSettingsService,
-    private readonly rateLimits: RateLimitService,
+    private readonly mail: PackContext['mail'],
+    private readonly events: PackContext['events'],
+    private readonly settings: PackContext['settings'],
+    private readonly rateLimits: PackContext['rateLimits'],
   ) {
     this.repository = new InvitationsRepository(db);
   }

@@ -1,4 +1,4 @@
-import type { Database, RequestContext, TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext, TenantRole } from '../../core/pack-api.js';
 
 export interface MemberRecord {
   id: string;
@@ -21,7 +21,7 @@ function toMember(r: any): MemberRecord {
 
 /** The local member store: who belongs to a tenant, with which role. */
 export class MembersRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   async list(rc: RequestContext | null, tenantId: string): Promise<MemberRecord[]> {
     const rows = await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId }).orderBy('email'));

@@ -1,4 +1,5 @@
 import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import { AlreadyMember } from './tenant-admin.errors.js';
 import { INVITATION_RATE } from './invitations.service.js';
 
 const roleSchema = { type: 'string', enum: ['admin', 'editor', 'viewer'] };
@@ -49,7 +50,7 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
       properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: roleSchema },
     },
     response: { ...invitationSchema, properties: { ...invitationSchema.properties, delivery: { type: 'string', enum: ['sent', 'queued'] } } },
-    errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', 'already_member', 'rate_limited', 'upstream_failed'],
+    errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', AlreadyMember, 'rate_limited', 'upstream_failed'],
   }, async (ctx) => {
     const { createdAt: _createdAt, ...created } = await invitations.invite(ctx.state.rc, ctx.state.tenant!, ctx.state.body);
     return created;
@@ -75,7 +76,7 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
         member: { type: 'object', properties: { id: { type: 'string' }, email: { type: 'string' }, role: roleSchema, status: { type: 'string' } } },
       },
     },
-    errors: ['unauthenticated', 'forbidden', 'not_found', 'conflict', 'already_member'],
+    errors: ['unauthenticated', 'forbidden', 'not_found', 'conflict', AlreadyMember],
   }, async (ctx) => {
     const { tenantId, member } = await invitations.accept(ctx.state.rc, ctx.params.token);
     return { tenantId, role: member.role, status: member.status, member: { id: member.id, email: member.email, name: member.name, role: member.role, status: member.status } };

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot, type PackContext, type PackRouter, SmtpFailed, ValidationFailed } from '../../core/pack-api.js';
+import { fromRoot, type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
+import { SmtpFailed } from './tenant-admin.errors.js';
 
 const { $id: _id, ...settingsSchema } = JSON.parse(
   readFileSync(fromRoot('schemas', 'platform', 'platform-settings.schema.json'), 'utf8'),
@@ -27,7 +28,7 @@ export function platformSettingsRoutes(router: PackRouter, pack: PackContext): v
     tags: ['platform'], auth: 'superadmin',
     body: { type: 'object', additionalProperties: false, properties: { to: { type: 'string', format: 'email', maxLength: 254 } } },
     response: { type: 'object', properties: { delivered: { type: 'boolean' }, messageId: { type: 'string' } } },
-    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'smtp_failed'],
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', SmtpFailed],
   }, async (ctx) => {
     const smtp = await settings.getSmtp();
     const to = (ctx.state.body.to as string | undefined) ?? ctx.state.principal?.email ?? smtp.from;

@@ -1,4 +1,5 @@
 import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
@@ -57,6 +58,6 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
         invitations: { type: 'array', items: { type: 'object' } },
       },
     },
-    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', 'domain_taken', 'feature_required', 'schema_not_found', 'already_member'],
+    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', DomainTaken, FeatureRequired, 'schema_not_found', AlreadyMember],
   }, async (ctx) => provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput));
 }

@@ -1,11 +1,11 @@
-import type { PackContext, RequestContext, TenantPlan, TenantRecord, TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext, TenantRecord, TenantRole } from '../../core/pack-api.js';
 import type { DomainsService } from './domains.service.js';
 import type { InvitationsService, InvitationView } from './invitations.service.js';
 import { HEALTHCARE_BRANDING, HEALTHCARE_NAVIGATION } from './healthcare-profile.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
 
 export interface ProvisionInput {
-  tenant: { id?: string; name: string; plan?: TenantPlan };
+  tenant: { id?: string; name: string; plan?: TenantRecord['plan'] };
   domains?: string[];
   navigation?: unknown[];
   branding?: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import type { RequestContext, TenantsService } from '../../core/pack-api.js';
+import type { RequestContext, PackContext } from '../../core/pack-api.js';
 import type { TenantDocumentsService } from './tenant-documents.service.js';
 
 export type SiteDocument = Record<string, unknown>;
@@ -20,7 +20,7 @@ export interface SiteProfileStore {
  * packs (the CMS import) read and merge-patch them with the same validation as PATCH /tenants/{id}/….
  */
 export class TenantDocumentsSiteProfile implements SiteProfileStore {
-  constructor(private readonly tenants: TenantsService, private readonly documents: TenantDocumentsService) {}
+  constructor(private readonly tenants: PackContext['tenants'], private readonly documents: TenantDocumentsService) {}
 
   async getSiteConfig(rc: RequestContext, tenantId: string) {
     return this.documents.get(rc, await this.tenants.require(rc, tenantId), 'site_config');

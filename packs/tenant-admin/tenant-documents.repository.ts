@@ -1,10 +1,10 @@
-import type { Database, RequestContext } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 export type DocumentKind = 'site_config' | 'branding' | 'features';
 
 /** Per-tenant JSON documents (site config, branding, feature overrides), one row per tenant and kind. */
 export class TenantDocumentsRepository {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: PackContext['db']) {}
 
   async get(rc: RequestContext | null, tenantId: string, kind: DocumentKind): Promise<Record<string, unknown> | null> {
     const row = await this.db.sql(rc).run(this.db.query('tenant_documents').where({ tenant_id: tenantId, kind }).first());

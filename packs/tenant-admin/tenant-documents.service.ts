@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { ValidateFunction } from 'ajv';
-import { applyMergePatch, fromRoot, createAjv, type Database, nowIso, type RequestContext, type TenantRecord, toIssues, ValidationFailed } from '../../core/pack-api.js';
+import { applyMergePatch, fromRoot, createAjv, type PackContext, nowIso, type RequestContext, type TenantRecord, toIssues, ValidationFailed } from '../../core/pack-api.js';
 import { TenantDocumentsRepository } from './tenant-documents.repository.js';
 
 const ajv = createAjv();
@@ -23,7 +23,7 @@ export type ProfileKind = keyof typeof validators;
 export class TenantDocumentsService {
   readonly repository: TenantDocumentsRepository;
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: PackContext['db']) {
     this.repository = new TenantDocumentsRepository(db);
   }
 

@@ -16,7 +16,7 @@ const faultyPack = definePack({
       throw new Error('select password from users where id = 1; -- secret=hunter2');
     });
     router.get('/faulty/sql', { summary: 'Runs broken SQL', auth: 'public' }, async () => {
-      await pack.db.knex.raw('select * from no_such_table_for_sure');
+      await pack.db.sql(null).rows('select * from no_such_table_for_sure');
     });
     router.get('/faulty/jsend', { summary: 'Throws on a JSend route', auth: 'public', family: 'jsend' }, () => {
       throw new TypeError('Cannot read properties of undefined (reading \'secret\')');

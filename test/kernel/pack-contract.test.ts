@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { loadConfig } from '../../config/index.js';
 import { packs as defaultPacks } from '../../config/packs.js';
 import { createApp } from '../../core/app.js';
-import { definePack, type PackDefinition } from '../../core/pack-api.js';
+import { definePack, newId, type PackDefinition } from '../../core/pack-api.js';
 import { createTenant, startTestApp, testEnvironment, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 import { createTestDatabase, ENGINE } from '../helpers/engine.js';
@@ -160,19 +160,40 @@ describe('pack contract: provides, requires, declared events and boot checks', (
 });
 
 /**
- * A pack's own SQL: `?` placeholders are converted by knex, so `\\?` is a literal `?` (PostgreSQL's jsonb
- * "has key" operator) and the placeholders after it keep their numbers.
+ * A pack's own SQL on its own table: `?` placeholders are converted by knex, so `\\?` is a literal `?`
+ * (PostgreSQL's jsonb "has key" operator) and the placeholders after it keep their numbers.
  */
 const keyed = definePack({
   name: 'keyed',
-  namespaces: [{ name: 'keyed', open: true }],
+  migrations: [{
+    name: '9900-keyed-notes',
+    async up(knex, dialect) {
+      await knex.schema.createTable('keyed_notes', (t) => {
+        t.string('tenant_id', 64).notNullable();
+        t.string('id', 36).notNullable();
+        if (dialect.name === 'postgres') t.jsonb('data').notNullable();
+        else t.text('data').notNullable();
+        t.integer('version').notNullable();
+        t.primary(['tenant_id', 'id']);
+      });
+    },
+    async down(knex) {
+      await knex.schema.dropTableIfExists('keyed_notes');
+    },
+  }],
   routes(router, pack) {
-    router.get('/keyed/:field', { summary: 'Records of keyed.note that hold a field', tags: ['keyed'], auth: 'tenant' }, async (ctx) => {
+    router.post('/keyed/notes', { summary: 'Keeps a note in the pack\'s own table', tags: ['keyed'], auth: 'tenant', role: 'editor', status: 201 }, async (ctx) => {
+      const id = newId();
+      await pack.db.transaction(ctx.state.rc, (rc) => pack.db.insertAtCommit(rc, 'keyed_notes', {
+        tenant_id: rc.tenantId, id, data: pack.db.dialect.toJson(ctx.state.body), version: 1,
+      }));
+      return { id };
+    });
+    router.get('/keyed/:field', { summary: 'Notes that hold a field', tags: ['keyed'], auth: 'tenant' }, async (ctx) => {
       const rc = ctx.state.rc;
-      const table = (await pack.schemas.resolve(rc, 'keyed', 'note')).tableName;
       const has = pack.db.dialect.name === 'postgres' ? 'data \\? ?' : `json_type(data, '$.' || ?) IS NOT NULL`;
       const rows = await pack.db.sql(rc).rows<{ n: number | string }>(
-        `SELECT count(*) AS n FROM ${table} WHERE tenant_id = ? AND ${has} AND version >= ?`, [rc.tenantId, ctx.params.field, 1]);
+        `SELECT count(*) AS n FROM keyed_notes WHERE tenant_id = ? AND ${has} AND version >= ?`, [rc.tenantId, ctx.params.field, 1]);
       return { holding: Number(rows[0].n) };
     });
   },
@@ -187,10 +208,8 @@ describe("pack contract: a pack's own SQL", () => {
 
   it(`runs a query with a literal ? operator beside its placeholders (${ENGINE})`, async () => {
     const tenant = await createTenant(t, 'keyed');
-    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin'))
-      .send({ namespace: 'keyed', name: 'note', schema: { type: 'object', properties: { title: { type: 'string' }, pinned: { type: 'boolean' } } } }).expect(201);
     for (const body of [{ title: 'a', pinned: true }, { title: 'b' }, { title: 'c', pinned: false }]) {
-      await t.http.post('/api/v1/data/keyed/note').set(as(tenant, 'editor')).send(body).expect(201);
+      await t.http.post('/api/v1/keyed/notes').set(as(tenant, 'editor')).send(body).expect(201);
     }
     const pinned = await t.http.get('/api/v1/keyed/pinned').set(as(tenant, 'viewer')).expect(200);
     expect(pinned.body.data.holding).to.equal(2);

@@ -67,3 +67,16 @@ describe('packs import only core/pack-api', () => {
     ]);
   });
 });
+
+/** Names that reach the kernel's record tables or its write path's internals. */
+const KERNEL_INTERNALS = /\b(tableName|jsonField|knex|changeWhere|runHooks)\b|records\.repository/g;
+
+describe('packs name no kernel table', () => {
+  it('no pack file (its migrations aside) names a record table, knex or the write path\'s internals', () => {
+    const bad = filesUnder(PACKS)
+      .map((file) => relative(ROOT, file).split(sep).join('/'))
+      .filter((file) => !/\/migrations\/|\.migrations?\.ts$/.test(file))
+      .flatMap((file) => [...readFileSync(join(ROOT, file), 'utf8').matchAll(KERNEL_INTERNALS)].map((m) => `${file}: ${m[0]}`));
+    expect(bad).to.deep.equal([]);
+  });
+});

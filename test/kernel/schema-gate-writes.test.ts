@@ -175,4 +175,36 @@ describe('the migration gate holds imports, bulk writes and pack conditional cha
     expect(cancelled.status, JSON.stringify(cancelled.body)).to.equal(200);
     expect(await shop.expectLedgerConsistent(product.id)).to.equal(15);
   });
+
+  it('an order placed while erp.order migrates waits at the gate, then is placed; past the wait it is 503 and takes no stock', async () => {
+    const shop = new Shop(t, tenant);
+    const product = await shop.product({ physicalStock: 10 });
+    const line = [{ productId: product.id, quantity: 2, unitPrice: 1999 }];
+
+    let open = await closeGate('erp', 'order');
+    let answered = false;
+    const waiting = shop.order(line).then((res) => {
+      answered = true;
+      return res;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, WAIT_MS / 2));
+      expect(answered, 'answered while the schema migrates').to.equal(false);
+    } finally {
+      await open();
+    }
+    const placed = await waiting;
+    expect(placed.status, JSON.stringify(placed.body)).to.equal(201);
+    expect(await shop.expectLedgerConsistent(product.id)).to.equal(8);
+
+    open = await closeGate('erp', 'order');
+    try {
+      await expect503(shop.order(line));
+    } finally {
+      await open();
+    }
+    expect(await shop.expectLedgerConsistent(product.id)).to.equal(8);
+    const orders = await t.http.get(ORDERS).set(as(tenant, 'viewer')).expect(200);
+    expect(orders.body.data.items).to.have.length(1);
+  });
 });

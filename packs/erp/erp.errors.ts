@@ -1,0 +1,5 @@
+import { defineError } from '../../core/pack-api.js';
+
+/** The error codes of ERP's commerce (CONTRACT 11.1, 11.2). */
+export const InsufficientStock = defineError('insufficient_stock', 409, (m: string) => m);
+export const PriceChanged = defineError('price_changed', 409, (m: string | void) => m || 'A price changed since the client read it');
