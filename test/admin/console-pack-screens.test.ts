@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { packs } from '../../config/packs.js';
 import { definePack } from '../../core/kernel/define-pack.js';
 import { PACK_SCREENS_FILE, packScreensModule } from '../../scripts/admin-pack-screens.js';
@@ -90,6 +90,31 @@ describe('the generic console names no pack; packs declare their screens (#28)',
     const declared = packs.filter((p) => p.admin).map((p) => p.name);
     expect(declared).to.include.members(['cms', 'crm', 'erp']);
     for (const name of declared) expect(text).to.include(`'../packs/${name}/admin/screens.js'`);
+  });
+
+  it('each pack declares console paths of its own (from /, none shared) and screens for schemas of its own namespaces', async () => {
+    // Loaded as the console loads it: the declarations only (the screens behind their loaders are not imported).
+    const { packScreens } = await import(pathToFileURL(PACK_SCREENS_FILE).href) as { packScreens: Array<{ pack: string; screens: Record<string, any> }> };
+    const owner = new Map<string, string>();
+    const problems: string[] = [];
+    for (const { pack, screens } of packScreens) {
+      const namespaces = packs.find((p) => p.name === pack)?.namespaces?.map((ns) => ns.name) ?? [];
+      for (const path of [...(screens.routes ?? []).map((r: { path: string }) => r.path), ...(screens.menu ?? []).map((m: { to: string }) => m.to)]) {
+        if (!path.startsWith('/')) problems.push(`${pack}: ${path} does not start with /`);
+      }
+      for (const { path } of screens.routes ?? []) {
+        if (owner.has(path) && owner.get(path) !== pack) problems.push(`${pack}: ${path} is ${owner.get(path)}'s too`);
+        owner.set(path, pack);
+      }
+      const schemas = [
+        ...[...(screens.panels ?? []), ...(screens.listActions ?? [])].map((p: { resource: string }) => p.resource),
+        ...(screens.hidden ?? []), ...(screens.menu ?? []).flatMap((m: { needs?: string }) => (m.needs ? [m.needs] : [])),
+        ...(screens.inputs ?? []).map((i: { namespace: string }) => `${i.namespace}.`),
+      ];
+      for (const schema of schemas) if (!namespaces.includes(schema.split('.')[0])) problems.push(`${pack}: ${schema} is not of its namespaces`);
+    }
+    expect(problems).to.deep.equal([]);
+    expect(owner.get('/crm/carts')).to.equal('crm');
   });
 
   it('a pack\'s admin module must be a .ts or .tsx file under its admin/ folder, and exist', () => {

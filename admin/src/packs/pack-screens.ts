@@ -7,7 +7,8 @@ import type { ConsoleFieldInput, ConsoleListAction, ConsoleMenuEntry, ConsolePan
  * The packs' console screens, as their definitions declare them (`admin` in definePack): scripts/build-admin.ts
  * writes admin/pack-screens.generated.ts from config/packs.ts, which imports each declared module. The shell reads
  * them from here only: menu entries, routes, record panels, list actions, dashboard widgets, field inputs and
- * hidden schemas. Nothing here names a pack.
+ * hidden schemas. Nothing here names a pack. (test/admin/console-pack-screens.test.ts checks the declarations: paths
+ * that start with / and that no two packs share, schemas of the declaring pack's own namespaces.)
  */
 
 const declared = packScreens.map((p) => p.screens);
@@ -22,17 +23,6 @@ const inputs: ConsoleFieldInput[] = declared.flatMap((s) => s.inputs ?? []);
 export const tenantList = declared.find((s) => s.tenantList)?.tenantList ?? null;
 /** Schemas the console leaves out (`ns.name`). */
 export const hiddenSchemas = new Set(declared.flatMap((s) => s.hidden ?? []));
-
-// Two packs answering one console path would shadow each other: refuse it where it is made.
-const paths = new Map<string, string>();
-for (const { pack, screens } of packScreens) {
-  for (const route of screens.routes ?? []) {
-    if (!route.path.startsWith('/')) throw new Error(`console screens of ${pack}: route path "${route.path}" must start with /`);
-    const other = paths.get(route.path);
-    if (other) throw new Error(`console screens of ${pack}: route ${route.path} is declared by ${other} too`);
-    paths.set(route.path, pack);
-  }
-}
 
 /** Whether the session reaches an entry's role (none: everyone signed in). */
 export const allowed = (role: Role | undefined) => (role === 'superadmin' ? session.me?.isSuperadmin === true : session.can(role ?? 'viewer'));
