@@ -1,4 +1,5 @@
 import react from '@vitejs/plugin-react';
+import { join } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 
 /**
@@ -47,6 +48,9 @@ export default defineConfig({
   root: import.meta.dirname,
   base: '/admin/',
   plugins: [react(), preloadConsole(), compileHints()],
+  // The packs' console screens live beside their packs (packs/<name>/admin/), outside this root: the build follows
+  // the imports of pack-screens.generated.ts there, and the dev server may serve them.
+  server: { fs: { allow: [join(import.meta.dirname, '..')] } },
   logLevel: 'warn',
   build: {
     outDir: 'dist',

@@ -5,7 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 /**
- * npm run build:admin (and `npm install`, through `prepare`): builds the admin console with Vite into
+ * npm run build:admin (and `npm install`, through `prepare`): writes the console's entry to the packs' screens
+ * (admin/pack-screens.generated.ts, from each pack's `admin` in config/packs.ts), builds the console with Vite into
  * admin/dist, then writes a gzip copy of each text file beside it (the service sends those to browsers
  * that accept gzip). No network. Where the build tools are not installed (`npm ci --omit=dev`), it says
  * so and stops without failing the install: such installs serve a console built elsewhere (see the Dockerfile).
@@ -23,6 +24,10 @@ try {
 }
 
 const started = Date.now();
+// The packs' console screens, from their declarations: the entry module the console imports them through.
+const { packs } = await import('../config/packs.js');
+const { writePackScreens } = await import('./admin-pack-screens.js');
+if (writePackScreens(packs)) console.log('admin console: admin/pack-screens.generated.ts written from config/packs.ts');
 await vite.build({ configFile: join(root, 'admin', 'vite.config.ts'), logLevel: 'warn' });
 const dist = join(root, 'admin', 'dist');
 let files = 0;

@@ -32,6 +32,8 @@ export interface BuildResult {
 function sourcesUnder(dir: string): string[] {
   return readdirSync(join(PACKAGE_ROOT, dir), { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts') && !name.endsWith('.d.ts') && !name.endsWith('.test.ts'))
+    // A pack's console screens (packs/<name>/admin/) are built into the console by Vite, not into the service.
+    .filter((name) => !(dir === 'packs' && /^[^/\\]+[/\\]admin[/\\]/.test(name)))
     .map((name) => join(dir, name).split(sep).join('/'))
     .sort();
 }

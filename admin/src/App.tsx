@@ -11,7 +11,7 @@ import { LoginPage } from './auth/LoginPage.js';
 import { Dashboard } from './layout/Dashboard.js';
 import { Layout } from './layout/Layout.js';
 import { useSession } from './layout/TenantPicker.js';
-import { WRITTEN_BY_PACK } from './commerce/written-by-pack.js';
+import { packRoutes, screenOf } from './packs/pack-screens.js';
 import { RecordList } from './records/Records.js';
 import { SchemaList } from './schemas/Schemas.js';
 
@@ -23,15 +23,9 @@ const RecordEdit = lazy(() => forms().then((m) => ({ default: m.RecordEdit })));
 const RecordShow = lazy(() => forms().then((m) => ({ default: m.RecordShow })));
 const SchemaShow = lazy(() => import('./schemas/SchemaShow.js').then((m) => ({ default: m.SchemaShow })));
 const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaCreate })));
-const TenantSettings = lazy(() => import('./tenant/TenantSettings.js'));
 const Connectors = lazy(() => import('./events/Connectors.js'));
 const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
-const PlatformSettings = lazy(() => import('./platform/PlatformSettings.js'));
-const SiteImport = lazy(() => import('./content/SiteImport.js'));
-const TicketCreate = lazy(() => import('./crm/Tickets.js'));
-const Coupons = lazy(() => import('./crm/Coupons.js'));
-const Carts = lazy(() => import('./crm/Carts.js'));
 
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
 const theme: RaThemeOptions = {
@@ -46,7 +40,10 @@ const theme: RaThemeOptions = {
 
 const i18nProvider = polyglotI18nProvider(() => englishMessages, 'en', { allowMissing: true });
 
-/** Resources come from the tenant's schemas; the rest are screens a schema cannot describe. */
+/**
+ * Resources come from the tenant's schemas (a sealed schema, written only by its pack, has no create or edit form);
+ * the rest are screens a schema cannot describe: the console's own, and those the packs declare (packs/pack-screens.ts).
+ */
 function ConsoleUI() {
   useSession();
   const { schemas } = useSchemas();
@@ -60,16 +57,14 @@ function ConsoleUI() {
         <Resource
           key={resourceOf(s)} name={resourceOf(s)} options={{ label: s.title || s.name }}
           list={RecordList} show={RecordShow}
-          edit={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordEdit : undefined} create={editor && !WRITTEN_BY_PACK.has(resourceOf(s)) ? RecordCreate : undefined}
+          edit={editor && !s.sealed ? RecordEdit : undefined} create={editor && !s.sealed ? RecordCreate : undefined}
         />
       ))}
       <CustomRoutes>
-        <Route path="/tenant" element={<TenantSettings />} />
-        <Route path="/platform" element={<PlatformSettings />} />
-        <Route path="/content/import" element={<SiteImport />} />
-        <Route path="/crm/tickets/new" element={<TicketCreate />} />
-        <Route path="/crm/coupons" element={<Coupons />} />
-        <Route path="/crm/carts" element={<Carts />} />
+        {packRoutes.map((route) => {
+          const Screen = screenOf(route.screen);
+          return <Route key={route.path} path={route.path} element={<Screen />} />;
+        })}
       </CustomRoutes>
     </AdminUI>
   );

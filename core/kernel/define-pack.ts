@@ -65,6 +65,12 @@ export interface PackDefinition {
   routes?: (router: PackRouter, pack: PackContext) => void;
   /** MCP tools keyed by name, offered to AI agents at /api/v1/mcp and gated by `licensed` like the routes. */
   tools?: Record<string, McpToolDefinition>;
+  /**
+   * The pack's console screens: the path, relative to the pack's folder, of its console module (`admin/screens.ts`),
+   * whose default export declares them (admin/src/packs/console-screens.ts). The console's build imports it
+   * (scripts/build-admin.ts); the service never loads it.
+   */
+  admin?: string;
   /** Runs once the app is built and migrated (e.g. to start a background loop). */
   start?: (pack: PackContext) => Promise<void> | void;
   /** Runs on shutdown. */
@@ -74,6 +80,7 @@ export interface PackDefinition {
 const PACK_NAME = /^[a-z][a-z0-9-]{0,39}$/;
 const SERVICE_KEY = /^[a-z][a-zA-Z0-9]{0,39}$/;
 const REQUIREMENT = /^[a-z][a-z0-9-]{0,39}(\.[a-z][a-zA-Z0-9]{0,39})?\??$/;
+const ADMIN_MODULE = /^admin\/([A-Za-z0-9_-]+\/)*[A-Za-z0-9_-]+\.tsx?$/;
 const HOOK_KEY = /^[a-z][a-z0-9_]{0,39}\.([a-z][a-z0-9_]{0,39}|\*)\.(create|update|delete)$/;
 
 /** Declares a pack. Checks its shape at once, so a mistake fails at boot, not on the first request. */
@@ -93,6 +100,9 @@ export function definePack(definition: PackDefinition): PackDefinition {
   }
   for (const ns of definition.namespaces ?? []) {
     if (!/^[a-z][a-z0-9_]{0,39}$/.test(ns.name)) throw new Error(`definePack(${definition.name}): invalid namespace "${ns.name}"`);
+  }
+  if (definition.admin !== undefined && !ADMIN_MODULE.test(definition.admin)) {
+    throw new Error(`definePack(${definition.name}): invalid admin module "${definition.admin}" (a .ts or .tsx path under the pack's admin/ folder)`);
   }
   for (const [name, tool] of Object.entries(definition.tools ?? {})) checkToolDefinition(`definePack(${definition.name})`, name, tool);
   return Object.freeze({ ...definition });

@@ -3,7 +3,7 @@ import type { JsonSchema } from '../http/route.js';
 import { ModuleDisabled } from '../http/errors.js';
 import { OPERATORS, queryFromString } from '../data/list-query.js';
 import { KNOWLEDGE_LIMITS } from '../knowledge/knowledge.service.js';
-import { toSchemaItem } from '../metadata/schema-definition.js';
+import { schemaItemResponse, toSchemaItem } from '../metadata/schema-definition.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { DataRecord } from '../data/records.service.js';
 import { idempotentCall } from './idempotent-call.js';
@@ -129,12 +129,9 @@ export function kernelTools(idempotency: IdempotencyKeys): Record<string, McpToo
       title: 'List schemas',
       description: 'The record schemas the tenant sees (the platform\'s and its own), optionally of one namespace; each with its JSON Schema.',
       input: { type: 'object', additionalProperties: false, properties: { namespace: IDENTIFIER } },
-      output: pageResponse({
-        type: 'object',
-        properties: { namespace: { type: 'string' }, name: { type: 'string' }, version: { type: 'integer' }, scope: { type: 'string' }, schema: { type: 'object' } },
-      }),
+      output: pageResponse(schemaItemResponse),
       handler: async (args: { namespace?: string }, { rc, pack }) => {
-        const items = (await pack.schemas.list(rc, args.namespace)).map(toSchemaItem);
+        const items = (await pack.schemas.list(rc, args.namespace)).map((s) => toSchemaItem(s, pack.schemas.sealedBy(s.namespace, s.name) !== null));
         return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
       },
     },

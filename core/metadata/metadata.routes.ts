@@ -1,5 +1,6 @@
 import type { PackRouter } from '../http/route.js';
-import { toSchemaItem } from './schema-definition.js';
+import { schemaItemResponse, toSchemaItem, type RegisteredSchema } from './schema-definition.js';
+import { pageResponse } from '../http/response-schemas.js';
 import type { SchemaRegistry } from './schema-registry.js';
 import type { SchemaEvolution } from './schema-evolution.js';
 import { relationsOf, type Relations } from '../data/relations.js';
@@ -36,48 +37,51 @@ const changeBody = {
 
 /** The schema registry's endpoints (JSend). */
 export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution, relations: Relations): void {
+  const itemOf = (s: RegisteredSchema) => toSchemaItem(s, registry.sealedBy(s.namespace, s.name) !== null);
+  const itemResponse = { type: 'object', properties: { item: schemaItemResponse } };
   router.post('/metadata/schemas', {
     summary: 'Register a JSON Schema; its records are served at once under /data/{namespace}/{name}',
-    tags: ['metadata'], auth: 'tenant', role: 'admin', status: 201, body: registerBody,
+    tags: ['metadata'], auth: 'tenant', role: 'admin', status: 201, body: registerBody, response: itemResponse,
     errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'reserved_namespace', 'schema_exists'],
   }, async (ctx) => {
     const body = ctx.state.body;
     assertIdentifier('namespace', body.namespace);
     assertIdentifier('name', body.name);
     const registered = await registry.registerForTenant(ctx.state.rc, body);
-    return { item: toSchemaItem(registered) };
+    return { item: itemOf(registered) };
   });
 
   router.get('/metadata/schemas', {
     summary: 'List the platform schemas and the tenant\'s own',
-    tags: ['metadata'], auth: 'tenant',
+    tags: ['metadata'], auth: 'tenant', response: pageResponse(schemaItemResponse),
     query: { type: 'object', additionalProperties: false, properties: { namespace: { type: 'string' } } },
   }, async (ctx) => {
     const namespace = ctx.state.query.namespace as string | undefined;
     if (namespace !== undefined) assertIdentifier('namespace', namespace);
-    const items = (await registry.list(ctx.state.rc, namespace)).map(toSchemaItem);
+    const items = (await registry.list(ctx.state.rc, namespace)).map(itemOf);
     return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
   });
 
   router.get('/metadata/schemas/:ns/:name', {
     summary: 'Read one schema, with its relations and the relations that point at it', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
+    response: { type: 'object', properties: { item: { ...schemaItemResponse, properties: { ...schemaItemResponse.properties, relations: { type: 'array', items: { type: 'object' } }, referencedBy: { type: 'array', items: { type: 'object' } } } } } },
   }, async (ctx) => {
     const schema = await registry.resolve(ctx.state.rc, ctx.params.ns, ctx.params.name);
     ctx.set('ETag', `"${schema.version}"`);
     const relationList = relationsOf(schema.schema).map(({ field, target, many, onDelete }) => ({ field, target, many, onDelete }));
-    return { item: { ...toSchemaItem(schema), relations: relationList, referencedBy: await relations.referencedBy(ctx.state.rc, schema) } };
+    return { item: { ...itemOf(schema), relations: relationList, referencedBy: await relations.referencedBy(ctx.state.rc, schema) } };
   });
 
   router.put('/metadata/schemas/:ns/:name', {
     summary: 'Register the next version of a schema (If-Match required); incompatible changes need "migrate"',
-    tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody,
+    tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody, response: itemResponse,
     errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'schema_not_found', 'superadmin_required',
       'precondition_required', 'version_mismatch', 'schema_incompatible', 'conflict'],
   }, async (ctx) => {
     await evolution.change(ctx.state.rc, ctx.params.ns, ctx.params.name, ctx.get('If-Match') || undefined, ctx.state.body);
     const current = await registry.resolveStored(ctx.state.rc, ctx.params.ns, ctx.params.name);
     ctx.set('ETag', `"${current.version}"`);
-    return { item: toSchemaItem(current) };
+    return { item: itemOf(current) };
   });
 
   router.delete('/metadata/schemas/:ns/:name', {

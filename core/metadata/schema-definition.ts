@@ -38,8 +38,12 @@ export interface RegisteredSchema {
   updatedAt: string;
 }
 
-/** The public shape of a schema in responses (CONTRACT.md section 3). */
-export function toSchemaItem(s: RegisteredSchema) {
+/**
+ * The public shape of a schema in responses (CONTRACT.md section 3). `sealed`: only its pack writes its records
+ * (the registry's `sealedBy`); the data API, bulk, import and MCP answer writes with 403, and the console shows
+ * it read-only.
+ */
+export function toSchemaItem(s: RegisteredSchema, sealed: boolean) {
   return {
     namespace: s.namespace,
     name: s.name,
@@ -50,10 +54,31 @@ export function toSchemaItem(s: RegisteredSchema) {
     schema: s.schema,
     indexes: s.indexes,
     unique: s.unique,
+    sealed,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
   };
 }
+
+/** The schema item's JSON Schema (the OpenAPI document and the MCP tool's output). */
+export const schemaItemResponse = {
+  type: 'object',
+  required: ['namespace', 'name', 'version', 'scope', 'title', 'description', 'schema', 'indexes', 'unique', 'sealed', 'createdAt', 'updatedAt'],
+  properties: {
+    namespace: { type: 'string' },
+    name: { type: 'string' },
+    version: { type: 'integer', minimum: 1 },
+    scope: { type: 'string', enum: ['platform', 'tenant'] },
+    title: { type: 'string' },
+    description: { type: 'string' },
+    schema: { type: 'object' },
+    indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    sealed: { type: 'boolean', description: 'Only its pack writes its records: writes through /data, bulk, import and MCP answer 403' },
+    createdAt: { type: 'string', format: 'date-time' },
+    updatedAt: { type: 'string', format: 'date-time' },
+  },
+};
 
 /** The JSON type of each top-level property, for filters, sorts and index expressions. */
 export function fieldTypes(schema: Record<string, any>): Map<string, FieldType> {

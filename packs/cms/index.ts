@@ -18,6 +18,7 @@ import { contentTools } from './content.tools.js';
 export default definePack({
   name: 'cms',
   description: 'Headless CMS: content types, pages, posts, forms, site import, knowledge and the public runtime',
+  admin: 'admin/screens.ts',
   licensed: 'cms',
   namespaces: [{ name: 'cms', open: true, schemas: ['page', 'post', 'form', 'form_submission'], onRegister: withContentFields }],
   requires: ['tenant-admin.siteProfile'],

@@ -21,6 +21,7 @@ import { supportTicketsRoutes } from './support-tickets.routes.js';
 export default definePack({
   name: 'crm',
   description: 'Customer relationship management: deals, first-party events, support tickets',
+  admin: 'admin/screens.ts',
   licensed: 'crm',
   namespaces: [{ name: 'crm', open: false, schemas: ['deal', 'ticket'], sealed: ['ticket'] }],
   migrations: [crmEventsMigration, ticketCountersMigration, cartRecoveryMigration, customerContactsMigration],

@@ -28,6 +28,7 @@ import { productTools } from './product.tools.js';
 export default definePack({
   name: 'erp',
   description: 'Enterprise resource planning: invoices, products, stock, orders',
+  admin: 'admin/screens.ts',
   licensed: 'erp',
   migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration],
   provides: erpServices,

@@ -19,6 +19,7 @@ import { tenantsRoutes } from './tenants.routes.js';
 export default definePack({
   name: 'tenant-admin',
   description: 'Tenants and their administration',
+  admin: 'admin/screens.ts',
   migrations: [tenantAdminMigration, dropProvisioningKeysMigration],
   provides: tenantAdminServices,
   routes(router, pack) {

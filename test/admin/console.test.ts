@@ -372,6 +372,24 @@ describe('admin console at /admin (headless Chromium)', function () {
     expect(order.body.data.status).to.equal('paid');
   });
 
+  it('shows the screens packs declare beside their code: menu sections, routes, list actions, and no create for a sealed schema (#28)', async () => {
+    // Discovered from the packs' definitions (`admin` in packs/<name>/index.ts), none named by the console itself.
+    await go('/');
+    const menu = page.locator('nav[aria-label="Console"]');
+    await menu.locator('section[aria-label="Content"] a[href="/admin/content/import"]').waitFor();
+    for (const path of ['/crm/tickets/new', '/crm/carts', '/crm/coupons']) await menu.locator(`section[aria-label="CRM"] a[href="/admin${path}"]`).waitFor();
+    // crm.ticket is sealed (GET /metadata/schemas says so): its table offers the pack's own form, not the generated one.
+    await go('/crm.ticket');
+    await page.getByRole('link', { name: 'New ticket' }).waitFor();
+    expect(await page.getByRole('link', { name: 'Create' }).count()).to.equal(0);
+    await page.getByRole('link', { name: 'New ticket' }).click();
+    await page.waitForURL(url('/crm/tickets/new'));
+    await page.getByRole('button', { name: 'Open ticket' }).waitFor();
+    // A schema that is not sealed keeps its generated form.
+    await go('/erp.product');
+    await page.getByRole('link', { name: 'Create' }).waitFor();
+  });
+
   it('previews a site import (dry run: nothing written), then applies it', async () => {
     const site = await startTestSite();
     try {

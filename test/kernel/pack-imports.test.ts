@@ -18,14 +18,25 @@ function filesUnder(dir: string): string[] {
 
 /**
  * What a pack file may import: packages, its own pack's files, core/pack-api, and the schema files of the
- * namespaces its pack declares. Returns the offending imports as `file: specifier`.
+ * namespaces its pack declares. Its console screens (packs/<name>/admin/) import packages, their own folder and
+ * the console kit (admin/src/pack-kit.ts) only, and no other file of the pack imports them (browser code and
+ * service code stay apart). Returns the offending imports as `file: specifier`.
  */
 export function forbiddenImports(file: string, source: string, ownNamespaces: string[]): string[] {
-  const pack = relative(PACKS, file).split(sep)[0];
+  const [pack, folder] = relative(PACKS, file).split(sep);
+  const screens = `packs/${pack}/admin/`;
   const bad: string[] = [];
   for (const [, specifier] of source.matchAll(SPECIFIER)) {
     if (!specifier.startsWith('.')) continue;
     const target = relative(ROOT, resolve(dirname(file), specifier)).split(sep).join('/');
+    if (folder === 'admin') {
+      if (!target.startsWith(screens) && target !== 'admin/src/pack-kit.js') bad.push(`${relative(ROOT, file)}: ${specifier}`);
+      continue;
+    }
+    if (target.startsWith(screens)) {
+      bad.push(`${relative(ROOT, file)}: ${specifier}`);
+      continue;
+    }
     if (target.startsWith(`packs/${pack}/`)) continue;
     if (target === 'core/pack-api.js' || target === 'core/pack-api/index.js') continue;
     if (ownNamespaces.some((ns) => target.startsWith(`schemas/${ns}/`))) continue;
@@ -64,6 +75,30 @@ describe('packs import only core/pack-api', () => {
       'packs/erp/example.ts: ../crm/deals.routes.js',
       'packs/erp/example.ts: ../tenant-admin/index.js',
       'packs/erp/example.ts: ../../schemas/crm/deal.schema.json',
+    ]);
+  });
+
+  it('lets console screens import the console kit and their own folder only, and no service file import them', () => {
+    const screen = join(PACKS, 'erp', 'admin', 'Example.tsx');
+    const source = [
+      "import { api } from '../../../admin/src/pack-kit.js';",
+      "import { useState } from 'react';",
+      "import type { Ticket } from './TicketPanel.js';",
+      "import { session } from '../../../admin/src/api/session.js';",
+      "import Carts from '../../crm/admin/Carts.js';",
+      "import { placeOrder } from '../orders.service.js';",
+      "import { definePack } from '../../../core/pack-api.js';",
+    ].join('\n');
+    expect(forbiddenImports(screen, source, ['erp'])).to.deep.equal([
+      'packs/erp/admin/Example.tsx: ../../../admin/src/api/session.js',
+      'packs/erp/admin/Example.tsx: ../../crm/admin/Carts.js',
+      'packs/erp/admin/Example.tsx: ../orders.service.js',
+      'packs/erp/admin/Example.tsx: ../../../core/pack-api.js',
+    ]);
+    const service = join(PACKS, 'erp', 'example.ts');
+    expect(forbiddenImports(service, "import screens from './admin/screens.js';\nimport { api } from '../../admin/src/pack-kit.js';", ['erp'])).to.deep.equal([
+      'packs/erp/example.ts: ./admin/screens.js',
+      'packs/erp/example.ts: ../../admin/src/pack-kit.js',
     ]);
   });
 });

@@ -45,7 +45,7 @@ export interface Operation {
   summary: string;
 }
 
-/** An operation of the document: `operation('post', '/crm/support-tickets')` (paths without /api/v1). */
+/** An operation of the document: `operation('post', '/shop/orders')` (paths without /api/v1). */
 export async function operation(method: string, path: string): Promise<Operation> {
   const doc = await openApi();
   const op = doc.paths?.[`${API}${path}`]?.[method.toLowerCase()];

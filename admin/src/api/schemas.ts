@@ -1,6 +1,7 @@
 import { useEffect, useSyncExternalStore } from 'react';
 import { api } from './client.js';
 import { session } from './session.js';
+import { hiddenSchemas } from '../packs/pack-screens.js';
 
 export interface JsonSchema {
   type?: string | string[];
@@ -30,15 +31,14 @@ export interface SchemaItem {
   schema: JsonSchema;
   indexes: string[][];
   unique: string[][];
+  /** Only its pack writes its records (its own screens do): no create or edit form here. */
+  sealed: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
 /** The record resource of a schema: `shop.product`. */
 export const resourceOf = (s: Pick<SchemaItem, 'namespace' | 'name'>) => `${s.namespace}.${s.name}`;
-
-/** Namespaces whose records only their pack writes; the console lists them read-only or leaves them out. */
-const HIDDEN = new Set(['cms.form_submission']);
 
 interface State { tenant: string | null; token: string | null; schemas: SchemaItem[]; loaded: boolean }
 let state: State = { tenant: null, token: null, schemas: [], loaded: false };
@@ -67,7 +67,7 @@ async function loadSchemas(): Promise<void> {
   } else {
     try {
       const data = await api<{ items: SchemaItem[] }>('/metadata/schemas');
-      state = { tenant, token, schemas: data.items.filter((s) => !HIDDEN.has(resourceOf(s))), loaded: true };
+      state = { tenant, token, schemas: data.items.filter((s) => !hiddenSchemas.has(resourceOf(s))), loaded: true };
     } catch {
       state = { tenant, token, schemas: [], loaded: true };
     }

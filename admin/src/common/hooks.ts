@@ -1,6 +1,5 @@
 import { useCallback, useEffect, useState } from 'react';
 import { type ApiError, api, isApiError } from '../api/client.js';
-import { session } from '../api/session.js';
 import { useSession } from '../layout/TenantPicker.js';
 
 /** Loads `path` (again when the tenant changes); `reload` fetches it anew. */
@@ -17,6 +16,3 @@ export function useApi<T>(path: string | null): { data: T | null; error: ApiErro
   }, [path, key, tick]);
   return { data, error, reload: useCallback(() => setTick((t) => t + 1), []), setData };
 }
-
-/** The tenant acted on, for paths like /tenants/{id}/branding. */
-export const tenantPath = (suffix: string) => (session.tenant ? `/tenants/${encodeURIComponent(session.tenant)}${suffix}` : null);

@@ -50,7 +50,7 @@ export function ConnectorCreate() {
       >
         <SimpleForm>
           <TextInput id="url" source="url" label="Endpoint URL" validate={required()} fullWidth />
-          <TextInput id="events" source="events" label="Events" helperText="Comma-separated: erp.*, cms.page.updated or * for all" validate={required()} fullWidth />
+          <TextInput id="events" source="events" label="Events" helperText="Comma-separated: shop.*, shop.product.updated or * for all" validate={required()} fullWidth />
           <TextInput id="description" source="description" label="Description" fullWidth />
           <BooleanInput source="active" label="Active" defaultValue />
         </SimpleForm>

@@ -4,6 +4,7 @@ import { Link, useLocation } from 'react-router-dom';
 import { Box, List, ListItem, ListItemButton, ListItemText, Typography } from '@mui/material';
 import { resourceOf, useSchemas } from '../api/schemas.js';
 import { session } from '../api/session.js';
+import { packMenu, shown } from '../packs/pack-screens.js';
 import { TenantPicker, useSession } from './TenantPicker.js';
 
 // Memoised: a page turn changes the location, and nothing in the bar depends on it. Always shown: hiding it
@@ -38,19 +39,22 @@ function Section({ title, children }: { title: string; children: ReactNode }) {
   );
 }
 
+/** The console's own last section; packs may add to it (tenant settings). */
+const ADMINISTRATION = 'Administration';
+
 /**
- * The side menu, generated from the tenant's schemas (one section per namespace) plus the hand-made
- * screens. Plain links in lists (not an ARIA menu): it is navigation.
+ * The side menu, generated from the tenant's schemas (one section per namespace), the packs' screens (their
+ * sections, in pack order) and the console's own. Plain links in lists (not an ARIA menu): it is navigation.
  */
 function ConsoleMenu() {
   useSession();
   const [open] = useSidebarState();
   const { schemas } = useSchemas();
   const namespaces = [...new Set(schemas.map((s) => s.namespace))].sort();
-  const me = session.me;
   const path = useLocation().pathname;
-  // The CRM module's screens, when the tenant has it (its schemas are then listed).
-  const crm = schemas.some((s) => resourceOf(s) === 'crm.ticket');
+  const entries = packMenu.filter((entry) => shown(entry, schemas));
+  const sections = [...new Set(entries.map((entry) => entry.section))].filter((section) => section !== ADMINISTRATION);
+  const item = (entry: { to: string; label: string }) => <Item key={entry.to} path={path} to={entry.to} label={entry.label} />;
   if (!open) return null;
   return (
     <Box component="nav" aria-label="Console" sx={{ width: 220, pb: 4 }}>
@@ -61,18 +65,14 @@ function ConsoleMenu() {
           {schemas.filter((s) => s.namespace === ns).map((s) => <Item key={resourceOf(s)} path={path} to={`/${resourceOf(s)}`} label={s.title || s.name} />)}
         </Section>
       ))}
-      <Section title="Content"><Item path={path} to="/content/import" label="Site import" /></Section>
-      {crm && (
-        <Section title="CRM">
-          {session.can('editor') && <Item path={path} to="/crm/tickets/new" label="New support ticket" />}
-          {session.can('admin') && <Item path={path} to="/crm/carts" label="Abandoned carts" />}
-          {session.can('admin') && <Item path={path} to="/crm/coupons" label="Coupons" />}
+      {sections.map((section) => (
+        <Section key={section} title={section}>
+          {entries.filter((entry) => entry.section === section).map(item)}
         </Section>
-      )}
-      <Section title="Administration">
-        <Item path={path} to="/tenant" label="Tenant settings" />
+      ))}
+      <Section title={ADMINISTRATION}>
+        {entries.filter((entry) => entry.section === ADMINISTRATION).map(item)}
         <Item path={path} to="/connectors" label="Connectors" />
-        {me?.isSuperadmin && <Item path={path} to="/platform" label="Platform settings" />}
       </Section>
     </Box>
   );

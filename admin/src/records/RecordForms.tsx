@@ -6,8 +6,7 @@ import {
 import { Alert, Button } from '@mui/material';
 import { useFormContext } from 'react-hook-form';
 import type { SchemaItem } from '../api/schemas.js';
-import { OrderTransitions, ProductStock } from '../commerce/CommercePanels.js';
-import { TicketPanel } from '../crm/Tickets.js';
+import { PackPanels } from '../packs/PackPanels.js';
 import { properties, resourceName, title, useSchema } from './Records.js';
 import { fieldFor, inputFor } from './schema-inputs.js';
 
@@ -68,7 +67,7 @@ export function RecordEdit() {
         <TextField source="version" label="Version" />
         <RecordInputs schema={schema} />
       </SimpleForm>
-      {resourceName(schema) === 'erp.product' && <ProductStock />}
+      <PackPanels resource={resourceName(schema)} on="edit" />
     </Edit>
   );
 }
@@ -85,9 +84,7 @@ export function RecordShow() {
         <DateField source="updatedAt" showTime />
         <TextField source="version" />
       </SimpleShowLayout>
-      {resourceName(schema) === 'erp.order' && <OrderTransitions />}
-      {resourceName(schema) === 'crm.ticket' && <TicketPanel />}
-      {resourceName(schema) === 'erp.product' && <ProductStock />}
+      <PackPanels resource={resourceName(schema)} on="show" />
     </Show>
   );
 }

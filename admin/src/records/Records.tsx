@@ -5,7 +5,7 @@ import AddIcon from '@mui/icons-material/Add';
 import { Link } from 'react-router-dom';
 import { findSchema, type SchemaItem } from '../api/schemas.js';
 import { session } from '../api/session.js';
-import { WRITTEN_BY_PACK } from '../commerce/written-by-pack.js';
+import { allowed, listActionsFor } from '../packs/pack-screens.js';
 import { cellFor, filtersFor, formatDateTime } from './cells.js';
 import { isScalar, labelOf } from './json-schema.js';
 import { FIRST_PAGE } from './list-defaults.js';
@@ -45,7 +45,8 @@ export function RecordList() {
   const schema = useSchema();
   const filters = useMemo(() => (schema ? filtersFor(properties(schema)) : []), [schema]);
   if (!schema) return <Typography sx={{ p: 2 }}>Loading the schema…</Typography>;
-  const canEdit = session.can('editor') && !WRITTEN_BY_PACK.has(`${schema.namespace}.${schema.name}`);
+  const canEdit = session.can('editor') && !schema.sealed;
+  const actions = listActionsFor(resourceName(schema)).filter((a) => allowed(a.role));
   return (
     <List
       // The console checks the session once for every screen (AdminUI requireAuth), and the API checks every
@@ -55,8 +56,8 @@ export function RecordList() {
       actions={(
         <TopToolbar>
           <FilterButton />{canEdit && <CreateButton />}
-          {/* Tickets are opened through their pack's route: its own form. */}
-          {resourceName(schema) === 'crm.ticket' && session.can('editor') && <Button component={Link} to="/crm/tickets/new" startIcon={<AddIcon />} size="small">New ticket</Button>}
+          {/* A pack's own forms, e.g. for a sealed schema whose records its route writes. */}
+          {actions.map((a) => <Button key={a.to} component={Link} to={a.to} startIcon={<AddIcon />} size="small">{a.label}</Button>)}
           <ExportButton />
         </TopToolbar>
       )}

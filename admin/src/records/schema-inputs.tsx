@@ -5,6 +5,7 @@ import {
 } from 'react-admin';
 import { Box, Typography } from '@mui/material';
 import type { JsonSchema } from '../api/schemas.js';
+import { inputFor as packInputFor } from '../packs/pack-screens.js';
 import { summary } from './cells.js';
 import { choices, isScalar, labelOf, typeOf } from './json-schema.js';
 
@@ -16,8 +17,8 @@ import { choices, isScalar, labelOf, typeOf } from './json-schema.js';
 
 const MarkdownInput = lazy(() => import('../content/MarkdownInput.js'));
 
-/** Long text: Markdown for content (`contentMediaType: text/markdown`, or a `content` field of the cms namespace). */
-const isMarkdown = (name: string, s: JsonSchema, ns: string) => s.contentMediaType === 'text/markdown' || (ns === 'cms' && name === 'content');
+/** Long text: Markdown for content (`contentMediaType: text/markdown`, or a field a pack declares Markdown in its namespace). */
+const isMarkdown = (name: string, s: JsonSchema, ns: string) => s.contentMediaType === 'text/markdown' || packInputFor(ns, name) === 'markdown';
 
 export function inputFor(name: string, s: JsonSchema, ns: string, source = name, isRequired = false, inIterator = false): ReactElement {
   const label = labelOf(name, s);

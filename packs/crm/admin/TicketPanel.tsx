@@ -1,19 +1,15 @@
 import { useState } from 'react';
-import { Title, useNotify, useRecordContext, useRefresh } from 'react-admin';
-import { useNavigate } from 'react-router-dom';
-import { Alert, Box, Button, Card, CardContent, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
-import { api, call, isApiError } from '../api/client.js';
-import { session } from '../api/session.js';
-import { OperationForm } from '../common/OperationForm.js';
-import { formatDateTime } from '../records/cells.js';
+import { useNotify, useRecordContext, useRefresh } from 'react-admin';
+import { Alert, Box, Button, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
+import { call, formatDateTime, isApiError, session } from '../../../admin/src/pack-kit.js';
 
 /**
- * Support tickets (PQRS, `crm.ticket`): written only through /crm/support-tickets, so beside the generated
- * table and record page the console adds the ticket's status moves with its history, and a "new ticket" form
- * generated from the route's body in the OpenAPI document.
+ * Support tickets (PQRS, `crm.ticket`) are sealed, written only through /crm/support-tickets: beside the generated
+ * table and record page, the ticket's status moves with its history (this panel) and a "new ticket" form
+ * generated from the route's body in the OpenAPI document (TicketCreate.tsx).
  */
 
-interface Ticket { id: string; number: string; status: string; version: number; history?: Array<{ at: string; by: string; from: string | null; to: string }> }
+export interface Ticket { id: string; number: string; status: string; version: number; history?: Array<{ at: string; by: string; from: string | null; to: string }> }
 
 /** The contract's status machine (11.5): any other move answers 409 invalid_transition. */
 const MOVES: Record<string, Array<{ to: string; label: string }>> = {
@@ -25,7 +21,7 @@ const MOVES: Record<string, Array<{ to: string; label: string }>> = {
 };
 
 /** On a ticket's page: its status, the moves allowed from it, and its history (every move, who and when). */
-export function TicketPanel() {
+export default function TicketPanel() {
   const ticket = useRecordContext<Ticket>();
   const notify = useNotify();
   const refresh = useRefresh();
@@ -65,24 +61,5 @@ export function TicketPanel() {
         </TableBody>
       </Table>
     </Box>
-  );
-}
-
-/** A new ticket: the form of POST /crm/support-tickets, generated from its body schema. */
-export default function TicketCreate() {
-  const navigate = useNavigate();
-  return (
-    <Card sx={{ mt: 2 }}>
-      <Title title="New support ticket" />
-      <CardContent>
-        <Typography component="h2" variant="h6" gutterBottom>New support ticket</Typography>
-        <OperationForm method="post" path="/crm/support-tickets" submit={async (body) => {
-          const ticket = await api<Ticket>('/crm/support-tickets', { method: 'POST', body });
-          navigate(`/crm.ticket/${ticket.id}/show`);
-        }}>
-          <Button type="submit" variant="contained">Open ticket</Button>
-        </OperationForm>
-      </CardContent>
-    </Card>
   );
 }

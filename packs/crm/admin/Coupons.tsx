@@ -1,11 +1,7 @@
 import { useState } from 'react';
 import { Title } from 'react-admin';
 import { Alert, Box, Button, Card, CardContent, LinearProgress, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
-import { query } from '../api/client.js';
-import { useApi } from '../common/hooks.js';
-import { useOperation } from '../common/OperationForm.js';
-import { cellFor } from '../records/cells.js';
-import { labelOf } from '../records/json-schema.js';
+import { cellFor, labelOf, query, useApi, useOperation } from '../../../admin/src/pack-kit.js';
 
 const PAGE = 25;
 

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Title } from 'react-admin';
 import { Alert, Box, Button, Card, CardContent, FormControlLabel, MenuItem, Switch, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
-import { type ApiError, api, isApiError } from '../api/client.js';
+import { api, isApiError } from '../../../admin/src/pack-kit.js';
 
 interface ImportResult { pages: Array<{ url: string; slug: string; title: string; action: string; id: string | null }>; stats?: Record<string, unknown> }
 

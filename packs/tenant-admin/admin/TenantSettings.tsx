@@ -4,10 +4,10 @@ import {
   Alert, Box, Button, Card, CardContent, FormControlLabel, MenuItem, Switch, Tab, Table, TableBody, TableCell, TableHead,
   TableRow, Tabs, TextField, Typography,
 } from '@mui/material';
-import { type ApiError, api, isApiError } from '../api/client.js';
-import { session } from '../api/session.js';
-import { tenantPath, useApi } from '../common/hooks.js';
-import { useSession } from '../layout/TenantPicker.js';
+import { type ApiError, api, isApiError, session, useApi, useSession } from '../../../admin/src/pack-kit.js';
+
+/** The tenant acted on, for paths like /tenants/{id}/branding. */
+const tenantPath = (suffix: string) => (session.tenant ? `/tenants/${encodeURIComponent(session.tenant)}${suffix}` : null);
 
 /** Tenant administration: site config and navigation, branding, domains, modules, features, members. */
 export default function TenantSettings() {

@@ -1,9 +1,7 @@
 import { useState } from 'react';
 import { Title } from 'react-admin';
 import { Box, Button, Card, CardContent, Table, TableBody, TableCell, TableHead, TableRow, Typography } from '@mui/material';
-import { api } from '../api/client.js';
-import { OperationForm } from '../common/OperationForm.js';
-import { formatDateTime } from '../records/cells.js';
+import { api, formatDateTime, OperationForm } from '../../../admin/src/pack-kit.js';
 
 interface Recovery {
   recovered: Array<{

@@ -1,19 +1,16 @@
 import { useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { Alert, Box, Button, MenuItem, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
-import { api, isApiError } from '../api/client.js';
-import { session } from '../api/session.js';
-import { useApi } from '../common/hooks.js';
+import { api, isApiError, session, useApi } from '../../../admin/src/pack-kit.js';
 
 /**
- * What the ERP schemas cannot say, beside their generated screens: a product's stock adjustments and
- * ledger (POST /erp/products/{id}/stock-adjustments, GET .../stock-movements), and an order's allowed
- * status transitions (PATCH /erp/orders/{id}).
+ * On a product's page and edit form, what its schema cannot say: its stock adjustments (admin; POST
+ * /erp/products/{id}/stock-adjustments) and its stock ledger (GET /erp/products/{id}/stock-movements).
  */
 
 interface Movement { id: string; delta: number; reason: string; orderId: string | null; note: string | null; stockAfter: number; createdAt: string }
 
-export function ProductStock() {
+export default function ProductStock() {
   const product = useRecordContext<{ id: string; physicalStock?: number }>();
   const notify = useNotify();
   const refresh = useRefresh();
@@ -65,40 +62,6 @@ export function ProductStock() {
           ))}
         </TableBody>
       </Table>
-    </Box>
-  );
-}
-
-/** The contract's order life cycle: placed → paid → fulfilled, placed | paid → cancelled. */
-const NEXT: Record<string, string[]> = { placed: ['paid', 'cancelled'], paid: ['fulfilled', 'cancelled'], fulfilled: [], cancelled: [] };
-
-export function OrderTransitions() {
-  const order = useRecordContext<{ id: string; status: string }>();
-  const notify = useNotify();
-  const refresh = useRefresh();
-  const [error, setError] = useState<string | null>(null);
-  if (!order || !session.can('editor')) return null;
-  const move = async (status: string) => {
-    setError(null);
-    try {
-      await api(`/erp/orders/${order.id}`, { method: 'PATCH', body: { status } });
-      notify(`Order ${status}`, { type: 'success' });
-      refresh();
-    } catch (err) {
-      if (!isApiError(err)) throw err;
-      setError(err.message);
-    }
-  };
-  const next = NEXT[order.status] ?? [];
-  return (
-    <Box component="section" aria-label="Status" sx={{ p: 2, display: 'flex', gap: 1, alignItems: 'center' }}>
-      <Typography>Status: <strong>{order.status}</strong></Typography>
-      {next.map((status) => (
-        <Button key={status} variant={status === 'cancelled' ? 'outlined' : 'contained'} color={status === 'cancelled' ? 'error' : 'primary'} onClick={() => void move(status)}>
-          {status === 'cancelled' ? 'Cancel order' : `Mark ${status}`}
-        </Button>
-      ))}
-      {error && <Alert severity="error" role="alert">{error}</Alert>}
     </Box>
   );
 }
