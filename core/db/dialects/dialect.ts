@@ -213,6 +213,8 @@ export interface Dialect {
    * to plan for the value; `+?` it does not look into. PostgreSQL: `?`.
    */
   fixedParameter: string;
+  /** Rows per multi-row INSERT (bulk writes): SQLite caps a compound insert at 500 rows; PostgreSQL 1000. */
+  readonly rowsPerInsert: number;
   /** Whether the driver raised a unique violation. */
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */
