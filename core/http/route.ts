@@ -38,7 +38,8 @@ export interface RouteSpec {
   /**
    * public: no credentials (the tenant comes from `tenantParam`); user: any signed-in caller;
    * tenant: a caller acting for a tenant (from `tenantParam`, else the token or X-Tenant-Id);
-   * superadmin: platform superadmins only (with an optional `tenantParam`).
+   * superadmin: platform superadmins only (with an optional `tenantParam`). A suspended tenant's members get
+   * 403; superadmins pass.
    */
   auth: AuthLevel;
   /** Path parameter that names the tenant, e.g. `id` for /tenants/:id/branding. */
@@ -87,7 +88,6 @@ export interface RouteSpec {
    * routes whose writes are database writes only (no upload, no outbound call while the transaction is open).
    */
   idempotent?: boolean | 'in-transaction';
-  /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
 /**
