@@ -14,7 +14,7 @@ import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
-import type { IdempotencyClaim, IdempotencyKeys } from './idempotency.js';
+import type { IdempotencyKeys } from './idempotency.js';
 
 import type * as catalogue from './errors.js';
 import type { ErrorFactory } from './errors.js';
@@ -150,7 +150,7 @@ export class PackRouter {
   patch<const S extends JsonSchema | 'raw' = JsonSchema>(path: string, spec: SpecWithBody<S>, handler: RouteHandler<S>) { return this.add('patch', path, spec, handler); }
   delete(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('delete', path, spec, handler); }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's type is the public methods' concern
+  // The handler's ctx is `any` here: the body's type is the public methods' concern.
   private add(method: HttpMethod, path: string, spec: RouteSpec, handler: (ctx: any) => unknown): this {
     if (spec.auth === 'public' && !spec.tenantParam && spec.module) {
       throw new Error(`${method.toUpperCase()} ${path}: a public route gated by a module needs tenantParam`);
@@ -292,7 +292,7 @@ function compile(ajv: ReturnType<typeof createAjv>, schema: JsonSchema, label: s
   try {
     return ajv.compile(schema);
   } catch (err) {
-    throw new Error(`Invalid schema for ${label}: ${(err as Error).message}`);
+    throw new Error(`Invalid schema for ${label}: ${(err as Error).message}`, { cause: err });
   }
 }
 

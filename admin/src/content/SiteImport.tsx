@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Title } from 'react-admin';
 import { Alert, Box, Button, Card, CardContent, FormControlLabel, MenuItem, Switch, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
-import { type ApiError, api, isApiError } from '../api/client.js';
+import { api, isApiError } from '../api/client.js';
 
 interface ImportResult { pages: Array<{ url: string; slug: string; title: string; action: string; id: string | null }>; stats?: Record<string, unknown> }
 
@@ -47,7 +47,9 @@ export default function SiteImport() {
             <Table size="small" aria-label="Import pages">
               <TableHead><TableRow><TableCell>Title</TableCell><TableCell>Slug</TableCell><TableCell>Action</TableCell><TableCell>URL</TableCell></TableRow></TableHead>
               <TableBody>
-                {shown.pages.map((p) => <TableRow key={p.url}><TableCell>{p.title}</TableCell><TableCell>{p.slug}</TableCell><TableCell>{p.action}</TableCell><TableCell>{p.url}</TableCell></TableRow>)}
+                {shown.pages.map((p) => (
+                  <TableRow key={p.url}><TableCell>{p.title}</TableCell><TableCell>{p.slug}</TableCell><TableCell>{p.action}</TableCell><TableCell>{p.url}</TableCell></TableRow>
+                ))}
               </TableBody>
             </Table>
           </>

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Title, useNotify } from 'react-admin';
 import { Alert, Box, Button, Card, CardContent, FormControlLabel, Switch, TextField, Typography } from '@mui/material';
-import { type ApiError, api, isApiError } from '../api/client.js';
+import { api, isApiError } from '../api/client.js';
 import { session } from '../api/session.js';
 import { useApi } from '../common/hooks.js';
 
