@@ -144,7 +144,6 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   class DrainingResponse extends ServerResponse {
     // writeHead(status, headers?) or writeHead(status, reason, headers?), passed on as they came (no rest
     // array per response: Node reads an undefined third argument as absent).
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- writeHead's overloads
     override writeHead(statusCode: number, reasonOrHeaders?: any, headers?: any): this {
       if (draining && !this.headersSent) this.setHeader('Connection', 'close');
       return super.writeHead(statusCode, reasonOrHeaders, headers);

@@ -152,8 +152,7 @@ export class RecordsRepository {
   async insertMany(rc: RequestContext, schema: CompiledSchema, records: DataRecord[]): Promise<void> {
     if (!records.length) return;
     this.touch(schema.tableName);
-    // SQLite caps a compound insert at 500 rows.
-    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    const batch = this.db.dialect.rowsPerInsert;
     for (let i = 0; i < records.length; i += batch) {
       const rows = records.slice(i, i + batch).map(({ id, createdAt, updatedAt, version, ...data }) => ({
         tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
@@ -173,8 +172,7 @@ export class RecordsRepository {
     const rows: RecordRow[] = records.map(({ id, createdAt, updatedAt, version, ...data }) => ({
       tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: createdAt, updated_at: updatedAt,
     }));
-    // SQLite caps a compound insert at 500 rows.
-    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    const batch = this.db.dialect.rowsPerInsert;
     for (let i = 0; i < rows.length; i += batch) await conn.run(this.db.query(schema.tableName).insert(rows.slice(i, i + batch)));
     if (rows.length) await this.totals.add(rc, schema.id, rows.length);
   }

@@ -13,13 +13,13 @@ export interface DbConnection {
   ping(): Promise<void>;
 }
 
-/** Opens the database named by DATABASE_URL: `sqlite:<path>` (embedded default) or `postgres://...`. */
 /** Where knex reports pool and connection trouble (else it writes to the console). */
 export interface DbLog {
   warn(message: unknown): void;
   error(message: unknown): void;
 }
 
+/** Opens the database named by DATABASE_URL: `sqlite:<path>` (embedded default) or `postgres://...`. */
 export function connectDatabase(databaseUrl: string, poolMax = 10, log?: DbLog): DbConnection {
   const knexLog = log ? {
     warn: (m: unknown) => log.warn(String(m)),

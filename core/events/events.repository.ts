@@ -13,8 +13,7 @@ export class EventsRepository {
 
   /** Many events, queued as multi-row statements (bulk writes). */
   async insertMany(rc: RequestContext, events: PlatformEvent[]): Promise<void> {
-    // SQLite caps a compound insert at 500 rows.
-    const batch = this.db.dialect.name === 'sqlite' ? 400 : 1000;
+    const batch = this.db.dialect.rowsPerInsert;
     for (let i = 0; i < events.length; i += batch) {
       await this.db.writeAtCommit(rc, { table: 'outbox_events', rows: events.slice(i, i + batch).map((e) => this.row(e)) });
     }

@@ -25,15 +25,15 @@ export type OutboxFanout = (rc: RequestContext, event: PlatformEvent, queued: (c
 /** A fan-out's form for many events of one transaction (EventsService.publishMany). */
 export type OutboxBatchFanout = (rc: RequestContext, events: PlatformEvent[]) => Promise<void>;
 
+/** Queues runs of pack handlers for an event in rc's transaction. */
+export type HandlerQueue = (rc: RequestContext, event: PlatformEvent, handlers: string[]) => Promise<void>;
+
 /**
  * Raising events: `publish` writes the event to the outbox in the caller's transaction (or its own),
  * lets the fan-outs queue deliveries in it, queues one run per subscribed pack handler in it, and hands the
  * event to in-process observers after commit (platform events only: events published through the API reach
  * connectors alone).
  */
-/** Queues runs of pack handlers for an event in rc's transaction. */
-export type HandlerQueue = (rc: RequestContext, event: PlatformEvent, handlers: string[]) => Promise<void>;
-
 export class EventsService {
   readonly bus: EventBus;
   private readonly repository: EventsRepository;

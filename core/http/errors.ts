@@ -73,7 +73,7 @@ export const UrlNotAllowed = defineError('url_not_allowed', 400, (m: string | vo
 export const InvalidKeySegment = defineError('invalid_key_segment', 400, (s: string) => `Invalid storage key segment "${s.slice(0, 60)}"`);
 export const BadRequest = defineError('bad_request', 400, (m: string) => m);
 // 401
-export const Unauthenticated = defineError('unauthenticated', 401, () => 'Authentication is required', );
+export const Unauthenticated = defineError('unauthenticated', 401, () => 'Authentication is required');
 export const InvalidToken = defineError('invalid_token', 401, (m: string | void) => m || 'The access token is invalid');
 // 402
 // 403
@@ -87,22 +87,19 @@ export const SchemaNotFound = defineError('schema_not_found', 404, ({ ns, name }
 export const TenantNotFound = defineError('tenant_not_found', 404, (id: string) => `No tenant "${id}"`);
 // 405
 export const MethodNotAllowed = defineError('method_not_allowed', 405, (m: string) => `Method ${m} is not allowed here`);
+// 408
+export const RequestTimeout = defineError('request_timeout', 408, () => 'The request took too long to arrive');
 // 409
 export const Conflict = defineError('conflict', 409, (m: string | void) => m || 'The request conflicts with the current state');
 export const SchemaExists = defineError('schema_exists', 409, ({ ns, name }: { ns: string; name: string }) => `The schema ${ns}.${name} exists already`);
 export const SchemaIncompatible = defineError('schema_incompatible', 409, (m: string) => m);
 export const CouponInvalid = defineError('coupon_invalid', 409, (reason: string) => `The coupon cannot be used: ${reason}`);
 export const InvalidTransition = defineError('invalid_transition', 409, ({ from, to }: { from: string; to: string }) => `The status cannot go from ${from} to ${to}`);
-// 410
-export const InvitationExpired = defineError('invitation_expired', 410, (at: string) => `The invitation expired at ${at}`);
 // 412
 export const VersionMismatch = defineError(
   'version_mismatch', 412, ({ expected, actual }: { expected: string; actual: number }) => `If-Match ${expected} does not match the current version "${actual}"`,
 );
-// 428
-export const PreconditionRequired = defineError('precondition_required', 428, (what: string) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 413
-export const RequestTimeout = defineError('request_timeout', 408, () => 'The request took too long to arrive');
 export const PayloadTooLarge = defineError('payload_too_large', 413, (limit: number) => `The body exceeds the limit of ${limit} bytes`);
 // 415
 export const UnsupportedMediaType = defineError('unsupported_media_type', 415, (m: string | void) => m || 'The body must be application/json');
@@ -110,9 +107,12 @@ export const UnsupportedMediaType = defineError('unsupported_media_type', 415, (
 export const RangeNotSatisfiable = defineError('range_not_satisfiable', 416, (size: number) => `The range is outside the ${size} bytes of the object`);
 // 422
 export const IdempotencyKeyReused = defineError('idempotency_key_reused', 422, () => 'This Idempotency-Key was used with another request body');
+// 428
+export const PreconditionRequired = defineError('precondition_required', 428, (what: string) => `${what} needs an If-Match header with the current version, e.g. If-Match: "3"`);
 // 429
-export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 export const RateLimited = defineError('rate_limited', 429, (s: number) => `Too many requests; retry in ${s} s`);
+// 431
+export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The request headers are too large');
 // 502
 export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503

@@ -87,7 +87,7 @@ function collectUnstorable(value: unknown, path: string, issues: ErrorDetail[]):
 
 /** The string with each NUL and lone surrogate shown as U+FFFD, for messages. */
 function printable(value: string): string {
-  return (value as string & { toWellFormed(): string }).toWellFormed().replace(/\u0000/g, '\uFFFD');
+  return (value as string & { toWellFormed(): string }).toWellFormed().replaceAll('\u0000', '\uFFFD');
 }
 
 function escapePointer(key: string): string {

@@ -14,7 +14,7 @@ import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
 import { createAjv, toIssues } from '../metadata/ajv.js';
 import type { Logger } from 'pino';
-import type { IdempotencyClaim, IdempotencyKeys } from './idempotency.js';
+import type { IdempotencyKeys } from './idempotency.js';
 
 import type * as catalogue from './errors.js';
 import type { ErrorFactory } from './errors.js';
@@ -38,7 +38,8 @@ export interface RouteSpec {
   /**
    * public: no credentials (the tenant comes from `tenantParam`); user: any signed-in caller;
    * tenant: a caller acting for a tenant (from `tenantParam`, else the token or X-Tenant-Id);
-   * superadmin: platform superadmins only (with an optional `tenantParam`).
+   * superadmin: platform superadmins only (with an optional `tenantParam`). A suspended tenant's members get
+   * 403; superadmins pass.
    */
   auth: AuthLevel;
   /** Path parameter that names the tenant, e.g. `id` for /tenants/:id/branding. */
@@ -87,7 +88,6 @@ export interface RouteSpec {
    * routes whose writes are database writes only (no upload, no outbound call while the transaction is open).
    */
   idempotent?: boolean | 'in-transaction';
-  /** Superadmin-only action on a suspended tenant is allowed; members of a suspended tenant get 403. */
 }
 
 /**
@@ -150,7 +150,7 @@ export class PackRouter {
   patch<const S extends JsonSchema | 'raw' = JsonSchema>(path: string, spec: SpecWithBody<S>, handler: RouteHandler<S>) { return this.add('patch', path, spec, handler); }
   delete(path: string, spec: RouteSpec, handler: RouteHandler) { return this.add('delete', path, spec, handler); }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the body's type is the public methods' concern
+  // The handler's ctx is `any` here: the body's type is the public methods' concern.
   private add(method: HttpMethod, path: string, spec: RouteSpec, handler: (ctx: any) => unknown): this {
     if (spec.auth === 'public' && !spec.tenantParam && spec.module) {
       throw new Error(`${method.toUpperCase()} ${path}: a public route gated by a module needs tenantParam`);
@@ -292,7 +292,7 @@ function compile(ajv: ReturnType<typeof createAjv>, schema: JsonSchema, label: s
   try {
     return ajv.compile(schema);
   } catch (err) {
-    throw new Error(`Invalid schema for ${label}: ${(err as Error).message}`);
+    throw new Error(`Invalid schema for ${label}: ${(err as Error).message}`, { cause: err });
   }
 }
 

@@ -35,7 +35,7 @@ export interface PackDatabase extends Pick<Database, 'transaction' | 'sql' | 'in
 
 /** Events a pack publishes: those it declares (`events`); record events are the kernel's. */
 export type PackEvents = Pick<EventsService, 'publish' | 'publishMany'>;
-export type PackSchemas = Pick<SchemaRegistry, 'registerForTenant' | 'list' | 'moduleOf'>;
+export type PackSchemas = Pick<SchemaRegistry, 'registerForTenant' | 'list' | 'moduleOf' | 'sealedBy'>;
 export type PackTenants = Pick<TenantsService, 'get' | 'require' | 'create' | 'update' | 'list' | 'listModules' | 'lookup' | 'isModuleEnabled' | 'setModule' | 'appCodes'>;
 export type PackStorage = Pick<StorageService, 'findPublic' | 'publicUrl' | 'putObject' | 'getObject' | 'deleteObject' | 'signedUrl'>;
 export type PackKnowledge = Pick<KnowledgeService, 'upsertForSource' | 'removeSource' | 'search'>;

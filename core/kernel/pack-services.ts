@@ -6,5 +6,5 @@
  *       interface PackServices { 'erp.catalog': Catalog }
  *     }
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- an interface, empty until packs merge into it
 export interface PackServices {}

@@ -50,7 +50,7 @@ export class McpToolbox {
         try {
           validate = argumentsAjv.compile(definition.input);
         } catch (err) {
-          throw new Error(`${context.name}: tool "${name}": invalid input schema: ${(err as Error).message}`);
+          throw new Error(`${context.name}: tool "${name}": invalid input schema: ${(err as Error).message}`, { cause: err });
         }
         this.tools.push({ name, definition, module, context, validate });
       }

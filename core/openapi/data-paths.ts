@@ -114,7 +114,6 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
   return doc;
 }
 
-/** Puts the registered schema into components: as registered (create), as a merge patch, and as a stored record. */
 /**
  * Relations (CONTRACT.md 12.2) on each record component: `x-relations` (its own `x-ref` properties) and
  * `x-referenced-by` (the relations of other schemas that point at it).
@@ -134,6 +133,7 @@ function describeRelations(doc: OpenApiDocument, schemas: RegisteredSchema[]): v
   }
 }
 
+/** Puts the registered schema into components: as registered (create), as a merge patch, and as a stored record. */
 function registerComponents(doc: OpenApiDocument, base: string, schema: RegisteredSchema) {
   const input = toOpenApiSchema(schema.schema, componentRef(base));
   if (schema.title && input.title === undefined) input.title = schema.title;

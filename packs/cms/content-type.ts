@@ -7,7 +7,6 @@ export const NON_CONTENT_TYPES = new Set(['form_submission']);
 export const NOT_INDEXED_TYPES = new Set(['form', 'form_submission']);
 
 export const STATUSES = ['draft', 'published', 'archived'] as const;
-export type ContentStatus = (typeof STATUSES)[number];
 
 export const SLUG_PATTERN = '^[a-z0-9]+(?:-[a-z0-9]+)*$';
 

@@ -49,7 +49,6 @@ export function importRoutes(router: PackRouter, pack: PackContext): void {
   });
 }
 
-/** The flags with their documented defaults (the body validator does not fill them in). */
 /** Writing the site config or branding is an admin's right (CONTRACT.md section 2), also through an import. */
 function allowedFor(rc: RequestContext, options: ImportOptions): ImportOptions {
   const p = rc.principal;
@@ -59,6 +58,7 @@ function allowedFor(rc: RequestContext, options: ImportOptions): ImportOptions {
   return options;
 }
 
+/** The flags with their documented defaults (the body validator does not fill them in). */
 function withDefaults(body: Partial<ImportOptions> & { url: string }): ImportOptions {
   return {
     depth: 1, use_ai: false, dry_run: false, apply_suggestions: false, apply_navigation: false, apply_branding: false, publish: false,

@@ -1,3 +1,4 @@
+import { newId, type PackContext, type RequestContext } from '../../core/pack-api.js';
 
 export type MovementReason = 'initial' | 'order' | 'cancel' | 'patch' | 'restock' | 'correction' | 'damage' | 'return';
 
@@ -75,5 +76,4 @@ function toMovement(row: MovementRow): StockMovement {
     id: row.id, productId: row.product_id, delta: Number(row.delta), reason: row.reason, orderId: row.order_id,
     note: row.note, stockAfter: Number(row.stock_after), createdAt: row.created_at,
   };
-}import { newId, type PackContext, type RequestContext } from '../../core/pack-api.js';
-
+}

@@ -1,3 +1,4 @@
+import type { RequestContext } from '../../core/pack-api.js';
 
 /**
  * The coupon service order placement calls inside its transaction (the CRM pack provides it as
@@ -6,5 +7,4 @@
  */
 export interface CouponRedeemer {
   redeem(rc: RequestContext, input: { code: string; customerRef: string; orderId: string }): Promise<{ percentOff: number }>;
-}import type { RequestContext } from '../../core/pack-api.js';
-
+}

@@ -40,5 +40,5 @@ export function checkTransition(data: Record<string, unknown>, previous: Record<
 /** JSON with object keys sorted: PostgreSQL jsonb does not keep the key order a client sent. */
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v);
+    (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
 }

@@ -1,3 +1,4 @@
+import { InvalidTransition } from '../../core/pack-api.js';
 
 export type OrderStatus = 'placed' | 'paid' | 'fulfilled' | 'cancelled';
 
@@ -15,5 +16,4 @@ export function checkOrderTransition(from: OrderStatus, to: OrderStatus): void {
     const allowed = ORDER_TRANSITIONS[from].length ? ORDER_TRANSITIONS[from].join(' or ') : 'nothing (it is final)';
     throw InvalidTransition({ from, to }, [{ path: '/status', message: `from ${from} it may go to ${allowed}` }]);
   }
-}import { InvalidTransition } from '../../core/pack-api.js';
-
+}

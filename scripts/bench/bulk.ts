@@ -72,7 +72,7 @@ async function run(engine: 'sqlite' | 'postgres') {
     // The twin: the same rows (records + outbox events) written by hand, one transaction per 1000.
     const knex = app.kernel.db.knex;
     const table = (await knex('schemas').where({ tenant_id: 'bench', name: 'item' }).first()).table_name as string;
-    const rowsPerStatement = engine === 'sqlite' ? 400 : 1000;
+    const rowsPerStatement = app.kernel.db.dialect.rowsPerInsert;
     const twinStarted = performance.now();
     for (let r = 0; r < REQUESTS; r++) {
       const now = nowIso();

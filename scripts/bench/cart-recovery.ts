@@ -146,7 +146,8 @@ async function run(engine: Engine) {
     for (const s of body.data.skipped) reasons[s.reason] = (reasons[s.reason] ?? 0) + 1;
     return {
       engine, events: EVENTS, customers: CUSTOMERS, orders: ORDERS, loadSeconds: Number(loadSeconds.toFixed(1)), backfillSeconds: Number(backfillSeconds.toFixed(2)),
-      recoverySeconds: Number(seconds.toFixed(2)), processCpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(2)), loadAverage: loadavg()[0], recovered: body.data.recovered.length, skipped: reasons,
+      recoverySeconds: Number(seconds.toFixed(2)), processCpuSeconds: Number(((used.user + used.system) / 1e6).toFixed(2)), loadAverage: loadavg()[0],
+      recovered: body.data.recovered.length, skipped: reasons,
       heapBeforeMiB: Math.round(base.heapUsed / 2 ** 20), peakHeapMiB: Math.round(peakHeap / 2 ** 20),
       rssBeforeMiB: Math.round(base.rss / 2 ** 20), peakRssMiB: Math.round(peakRss / 2 ** 20),
     };

@@ -149,7 +149,10 @@ app.use(async (ctx) => {
         const p = taken.get(byNumber.get(i.productId)!.id)!;
         const net = BigInt(i.quantity) * BigInt(i.unitPrice);
         const tax = half(net, BigInt(p.taxRateBasisPoints));
-        return { productId: p.id, number: p.number, sku: p.sku, name: p.name, quantity: i.quantity, unitPriceCents: i.unitPrice, taxRateBasisPoints: p.taxRateBasisPoints, discountCents: 0, netCents: Number(net), taxCents: Number(tax), totalCents: Number(net + tax) };
+        return {
+          productId: p.id, number: p.number, sku: p.sku, name: p.name, quantity: i.quantity, unitPriceCents: i.unitPrice, taxRateBasisPoints: p.taxRateBasisPoints,
+          discountCents: 0, netCents: Number(net), taxCents: Number(tax), totalCents: Number(net + tax),
+        };
       });
       const sum = (k: 'netCents' | 'taxCents' | 'totalCents') => items.reduce((s, i) => s + i[k], 0);
       const data = { number: Number(value), status: 'placed', clientId: body.clientId, customerRef: null, paymentMethod: body.paymentMethod, currency: 'EUR', couponCode: null, items, subtotalCents: sum('netCents'), discountCents: 0, taxCents: sum('taxCents'), totalCents: sum('totalCents') };

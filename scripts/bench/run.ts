@@ -153,8 +153,8 @@ try {
 } catch {
   // not a git checkout
 }
-const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario after a ${WARM_UP_SECONDS} s warm-up, ${RECORDS} records per tenant, 2 tenants; commerce: ${args.products} products per tenant.\n` +
-  'In the deep-page row the comparator columns hold the service\'s own page 1; in the totals rows, the service\'s own list with count=false. Totals, expansion and undeclared filters in alternating rounds: npm run bench:day-two.\n';
+const header = `Benchmark ${new Date().toISOString()} on commit ${commit}: ${CONNECTIONS} connections, ${DURATION} s per scenario after a ${WARM_UP_SECONDS} s warm-up, ${RECORDS} records per tenant, 2 tenants; commerce: ${args.products} products per tenant.\n`
+  + 'In the deep-page row the comparator columns hold the service\'s own page 1; in the totals rows, the service\'s own list with count=false. Totals, expansion and undeclared filters in alternating rounds: npm run bench:day-two.\n';
 const md = `${header}\n${table(all)}\n`;
 console.log(`\n${md}`);
 mkdirSync(join(ROOT, 'bench-results'), { recursive: true });

@@ -23,6 +23,7 @@ export class HttpReceiver {
     res.writeHead(200, { 'Content-Type': 'application/json' });
     res.end('{"ok":true}');
   };
+
   private server: Server | null = null;
 
   get url(): string {

@@ -96,7 +96,7 @@ describe('pack contract: provides, requires, declared events and boot checks', (
     const lamp = definePack({ name: 'lamp', requires: ['shelf.books'], provides: { light: () => ({ on: true }) } });
 
     // shelf optionally requires lamp.light and lamp requires shelf.books: no hard cycle.
-    before(async () => { t = await startTestApp({ packs: [...defaultPacks, shelf, lamp], }); });
+    before(async () => { t = await startTestApp({ packs: [...defaultPacks, shelf, lamp] }); });
     after(() => t?.close());
 
     it('is handed over once loaded', async () => {

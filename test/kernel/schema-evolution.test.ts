@@ -132,7 +132,7 @@ describe('PUT /api/v1/metadata/schemas/:ns/:name (schema evolution)', () => {
     expect(accepted.body.data.item.unique).to.deep.equal([['code']]);
     fail(await t.http.post('/api/v1/data/evo/product').set(as(tenant, 'editor')).send({ title: 'F', code: 'y' }), 409, 'conflict');
     // Dropping the unique set lets duplicates in again.
-    (await put(tenant, { ...v1, unique: [] }, '"2"')).body;
+    await put(tenant, { ...v1, unique: [] }, '"2"');
     await t.http.post('/api/v1/data/evo/product').set(as(tenant, 'editor')).send({ title: 'F', code: 'y' }).expect(201);
   });
 
@@ -151,7 +151,7 @@ describe('PUT /api/v1/metadata/schemas/:ns/:name (schema evolution)', () => {
     try {
       // The other instance has the schema in its cache.
       await other.http.post('/api/v1/data/evo/product').set(as(tenant, 'editor')).send({ title: 'cached' }).expect(201);
-      (await put(tenant, changed({ color: { type: 'string' } }))).status;
+      await put(tenant, changed({ color: { type: 'string' } }));
       const deadline = Date.now() + 2000;
       let status = 0;
       while (Date.now() < deadline) {

@@ -5,9 +5,6 @@ import { session } from './session.js';
 /** Fields the server manages on every record; never sent back. */
 export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'];
 
-/** A filter key in the console: `field` (equals) or `field|op` with op of the query language. */
-export const FILTER_OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'like', 'exists'] as const;
-
 /**
  * Cursor per page of a list: page n+1 of the same filter and sort is read with the `nextCursor` page n
  * answered (keyset paging, as fast on page 2,000 as on page 1); a page reached otherwise uses offset.
@@ -29,6 +26,7 @@ function listQuery(params: GetListParams, cursor: string | undefined, count: boo
   if (cursor) q.cursor = cursor;
   else if (page > 1) q.offset = (page - 1) * perPage;
   if (params.sort?.field) q.sort = `${params.sort.order === 'DESC' ? '-' : ''}${params.sort.field}`;
+  // A filter key is `field` (equals) or `field|op` with op of the query language.
   for (const [key, value] of Object.entries(params.filter ?? {})) {
     if (value === undefined || value === null || value === '') continue;
     const [field, op] = key.split('|');

@@ -51,7 +51,7 @@ const listeners = new Set<() => void>();
  */
 let inFlight: { tenant: string | null; token: string | null; done: Promise<void> } | null = null;
 export function refreshSchemas(): Promise<void> {
-  // One request at a time per session: main.tsx starts it before the first render, the menu and the
+  // One request at a time per session: start.tsx starts it before the first render, the menu and the
   // resources then share it.
   if (inFlight && inFlight.tenant === session.tenant && inFlight.token === session.token) return inFlight.done;
   const current = { tenant: session.tenant, token: session.token, done: loadSchemas() };

@@ -92,7 +92,12 @@ function Deliveries() {
         <Button onClick={reload}>Refresh</Button>
       </Box>
       <Table size="small" aria-label="Delivery log">
-        <TableHead><TableRow><TableCell>Event</TableCell><TableCell>Status</TableCell><TableCell>Attempts</TableCell><TableCell>Last answer</TableCell><TableCell>Next attempt</TableCell><TableCell>Action</TableCell></TableRow></TableHead>
+        <TableHead>
+          <TableRow>
+            <TableCell>Event</TableCell><TableCell>Status</TableCell><TableCell>Attempts</TableCell>
+            <TableCell>Last answer</TableCell><TableCell>Next attempt</TableCell><TableCell>Action</TableCell>
+          </TableRow>
+        </TableHead>
         <TableBody>
           {(data?.items ?? []).map((d) => (
             <TableRow key={d.id} data-testid="delivery-row">

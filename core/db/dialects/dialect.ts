@@ -90,14 +90,14 @@ export function sumCounters(writes: readonly DeferredWrite[]): CounterWrite[] {
   return [...sums.values()].filter((c) => c.add !== 0);
 }
 
+/** Counter upsert texts by shape (table, columns, row count), built once (the same text finds its prepared statement at once). */
+const upsertSql = new Map<string, string>();
+
 /**
  * Summed counter writes (sumCounters) as statements, one per table and column: upserts into the counter rows
  * (`rows: 'shared'`, SQLite), or inserts of rows of their own (`rows: 'own'`, PostgreSQL; see CounterWrite).
  * Upserted rows come in key order, so that two statements never lock the same rows in opposite orders.
  */
-/** Counter upsert texts by shape (table, columns, row count), built once (the same text finds its prepared statement at once). */
-const upsertSql = new Map<string, string>();
-
 export function counterStatements(counters: readonly CounterWrite[], rows: 'shared' | 'own'): Array<{ sql: string; bindings: unknown[] }> {
   const byTarget = new Map<string, CounterWrite[]>();
   for (const c of counters) {
@@ -213,6 +213,8 @@ export interface Dialect {
    * to plan for the value; `+?` it does not look into. PostgreSQL: `?`.
    */
   fixedParameter: string;
+  /** Rows per multi-row INSERT (bulk writes): SQLite caps a compound insert at 500 rows; PostgreSQL 1000. */
+  readonly rowsPerInsert: number;
   /** Whether the driver raised a unique violation. */
   isUniqueViolation(error: unknown): boolean;
   /** Whether the driver raised a foreign key violation. */

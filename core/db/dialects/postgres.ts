@@ -174,6 +174,7 @@ export const postgresDialect: Dialect = {
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'ILIKE',
   fixedParameter: '?',
+  rowsPerInsert: 1000,
   isUniqueViolation: (error) => (error as { code?: string })?.code === '23505',
   isForeignKeyViolation: (error) => (error as { code?: string })?.code === '23503',
   isUnavailable(error) {

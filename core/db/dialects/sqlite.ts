@@ -196,6 +196,7 @@ export const sqliteDialect: Dialect = {
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'LIKE',
   fixedParameter: '+?',
+  rowsPerInsert: 400,
   isUniqueViolation(error) {
     const code = (error as { code?: string })?.code;
     return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

@@ -6,7 +6,7 @@ import { newId } from '../ids.js';
  * Exact totals without counting: every write of a record adds a row `+1` or `-1` to record_counts in its
  * own transaction (an insert, which group commit merges with the record's own; a single counter row would
  * be one hot row that every write of a tenant's schema waits for). Readers sum a tenant's rows for a
- * schema; the rows are folded into one now and then (core/data/totals.ts). Existing records are counted
+ * schema; the rows are folded into one now and then (core/data/totals.repository.ts). Existing records are counted
  * once here. On PostgreSQL every record table also gets a GIN index (jsonb_path_ops) on its document, so
  * that equality on any field, declared index or not, is served by an index.
  */

@@ -16,6 +16,6 @@ import { schemaVersionsMigration } from './0011-schema-versions.js';
 import { schemaMigrationRunsMigration } from './0012-schema-migration-runs.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
-export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration,
-  outboxPositionsMigration, outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration];
+export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration,
+  idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration, outboxHandlersMigration,
+  platformSettingsMigration, knowledgeMigration, recordCountsMigration, schemaVersionsMigration, schemaMigrationRunsMigration];

@@ -47,7 +47,9 @@ export default function SiteImport() {
             <Table size="small" aria-label="Import pages">
               <TableHead><TableRow><TableCell>Title</TableCell><TableCell>Slug</TableCell><TableCell>Action</TableCell><TableCell>URL</TableCell></TableRow></TableHead>
               <TableBody>
-                {shown.pages.map((p) => <TableRow key={p.url}><TableCell>{p.title}</TableCell><TableCell>{p.slug}</TableCell><TableCell>{p.action}</TableCell><TableCell>{p.url}</TableCell></TableRow>)}
+                {shown.pages.map((p) => (
+                  <TableRow key={p.url}><TableCell>{p.title}</TableCell><TableCell>{p.slug}</TableCell><TableCell>{p.action}</TableCell><TableCell>{p.url}</TableCell></TableRow>
+                ))}
               </TableBody>
             </Table>
           </>

@@ -42,7 +42,12 @@ export default function Carts() {
               {result.dryRun ? `Preview: ${result.data.recovered.length} cart(s) would be recovered (nothing written yet)` : `Recovered ${result.data.recovered.length} cart(s)`}
             </Typography>
             <Table size="small" aria-label="Abandoned carts">
-              <TableHead><TableRow><TableCell>Customer</TableCell><TableCell>Items</TableCell><TableCell>Last activity</TableCell><TableCell>Coupon</TableCell><TableCell>Recommended</TableCell><TableCell>Message</TableCell></TableRow></TableHead>
+              <TableHead>
+                <TableRow>
+                  <TableCell>Customer</TableCell><TableCell>Items</TableCell><TableCell>Last activity</TableCell>
+                  <TableCell>Coupon</TableCell><TableCell>Recommended</TableCell><TableCell>Message</TableCell>
+                </TableRow>
+              </TableHead>
               <TableBody>
                 {result.data.recovered.map((cart) => (
                   <TableRow key={cart.customerRef} data-testid="cart-row">

@@ -1,3 +1,4 @@
+import type { Migration } from '../../../core/pack-api.js';
 
 /**
  * Commerce: the per-tenant number sequences of products and orders (a number once committed is never
@@ -34,5 +35,4 @@ export const erpCommerceMigration: Migration = {
     await knex.schema.dropTable('erp_stock_movements');
     await knex.schema.dropTable('erp_sequences');
   },
-};import type { Migration } from '../../../core/pack-api.js';
-
+};

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { Title, useNotify } from 'react-admin';
 import { Alert, Box, Button, Card, CardContent, FormControlLabel, Switch, TextField, Typography } from '@mui/material';
-import { type ApiError, api, isApiError, session, useApi } from '../../../admin/src/pack-kit.js';
+import { api, isApiError, session, useApi } from '../../../admin/src/pack-kit.js';
 
 const MASK = '********';
 const KEYS = ['SMTP_HOST', 'SMTP_PORT', 'SMTP_USER', 'SMTP_PASSWORD', 'SMTP_FROM', 'FRONTEND_URL', 'INVITE_LOGIN_URL'] as const;

@@ -283,7 +283,9 @@ function Members() {
             <TableHead><TableRow><TableCell>Invited</TableCell><TableCell>Role</TableCell><TableCell>Status</TableCell><TableCell>Expires</TableCell></TableRow></TableHead>
             <TableBody>
               {(invitations.data ?? []).map((i) => (
-                <TableRow key={i.id}><TableCell>{i.email}</TableCell><TableCell>{i.role}</TableCell><TableCell>{i.status}</TableCell><TableCell>{new Date(i.expiresAt).toLocaleDateString()}</TableCell></TableRow>
+                <TableRow key={i.id}>
+                  <TableCell>{i.email}</TableCell><TableCell>{i.role}</TableCell><TableCell>{i.status}</TableCell><TableCell>{new Date(i.expiresAt).toLocaleDateString()}</TableCell>
+                </TableRow>
               ))}
             </TableBody>
           </Table>

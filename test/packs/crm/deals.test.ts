@@ -46,7 +46,7 @@ describe('CRM deals', () => {
     it('publishes crm.deal.created with the record', async () => {
       const deal = await createDeal({ title: 'Evented' });
       const [event] = eventsFor('crm.deal.created', deal.id);
-      expect(event, 'crm.deal.created').to.exist;
+      expect(event, 'crm.deal.created').to.not.equal(undefined);
       expect(event.payload.record).to.include({ id: deal.id, title: 'Evented', stage: 'lead' });
       expect(event.payload.previous).to.equal(null);
     });
@@ -188,7 +188,7 @@ describe('CRM deals', () => {
       const deal = await createDeal({ title: 'Moving', stage: 'proposal' });
       await t.http.patch(`${DEALS}/${deal.id}`).set(as(tenant, 'editor')).send({ stage: 'won' }).expect(200);
       const [event] = eventsFor('crm.deal.updated', deal.id);
-      expect(event, 'crm.deal.updated').to.exist;
+      expect(event, 'crm.deal.updated').to.not.equal(undefined);
       expect(event.payload.record).to.include({ stage: 'won', version: 2 });
       expect(event.payload.previous).to.include({ stage: 'proposal', version: 1 });
     });

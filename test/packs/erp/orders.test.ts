@@ -25,7 +25,9 @@ describe('ERP orders', () => {
       expect(res.status, JSON.stringify(res.body)).to.equal(201);
       const order = res.body.data;
       expect(order).to.include({ number: 1, status: 'placed', clientId: 7, customerRef: 'cust-1', paymentMethod: 'stripe_card', currency: 'EUR', couponCode: null, version: 1 });
-      expect(order.items[0]).to.deep.include({ productId: mug.id, number: mug.number, sku: mug.sku, quantity: 3, unitPriceCents: 1999, taxRateBasisPoints: 1900, discountCents: 0, netCents: 5997, taxCents: 1139, totalCents: 7136 });
+      expect(order.items[0]).to.deep.include({
+        productId: mug.id, number: mug.number, sku: mug.sku, quantity: 3, unitPriceCents: 1999, taxRateBasisPoints: 1900, discountCents: 0, netCents: 5997, taxCents: 1139, totalCents: 7136,
+      });
       expect(order.items[1]).to.deep.include({ productId: pen.id, quantity: 1, netCents: 150, taxCents: 29, totalCents: 179 });
       expect(order).to.include({ subtotalCents: 6147, discountCents: 0, taxCents: 1168, totalCents: 7315 });
       expect((await shop.get(mug.id)).physicalStock).to.equal(2);
@@ -66,7 +68,9 @@ describe('ERP orders', () => {
     it('answers 409 insufficient_stock naming the sku when two lines of one product together exceed the stock, writing nothing', async () => {
       const p = await shop.product({ physicalStock: 4 });
       const other = await shop.product({ physicalStock: 4 });
-      const res = await shop.order([{ productId: other.number, quantity: 1, unitPrice: 1999 }, { productId: p.number, quantity: 3, unitPrice: 1999 }, { productId: p.number, quantity: 2, unitPrice: 1999 }]);
+      const res = await shop.order([
+        { productId: other.number, quantity: 1, unitPrice: 1999 }, { productId: p.number, quantity: 3, unitPrice: 1999 }, { productId: p.number, quantity: 2, unitPrice: 1999 },
+      ]);
       expect(res.status).to.equal(409);
       expect(res.body.error.code).to.equal('insufficient_stock');
       expect(res.body.error.details[0]).to.include({ sku: p.sku, available: 4 });

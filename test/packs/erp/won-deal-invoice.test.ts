@@ -80,7 +80,7 @@ describe('won deal → draft invoice (crm.deal.updated in the erp pack)', () => 
     await win(deal.id);
     await settle(deal.id, 1);
     const event = events.find((e) => e.payload.id === deal.id && (e.payload.record as any).stage === 'won')!;
-    expect(event, 'the crm.deal.updated event').to.exist;
+    expect(event, 'the crm.deal.updated event').to.not.equal(undefined);
 
     // Redelivery through the bus (every subscriber sees it again), twice at once.
     t.app.kernel.events.bus.emit(event);

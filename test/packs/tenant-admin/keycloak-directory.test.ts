@@ -25,7 +25,7 @@ describe('GET /api/v1/tenants/:id/members with the Keycloak directory', () => {
         tokenRequests += 1;
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ access_token: 'kc-access-token', expires_in: 300, token_type: 'Bearer' }));
-          return;
+        return;
       }
       if (req.method === 'GET' && url.pathname === '/admin/realms/clinics/users') {
         if (req.headers.authorization !== 'Bearer kc-access-token') {
@@ -46,7 +46,7 @@ describe('GET /api/v1/tenants/:id/members with the Keycloak directory', () => {
         ];
         res.writeHead(200, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify(users));
-          return;
+        return;
       }
       res.writeHead(404);
       res.end();
