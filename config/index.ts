@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import dotenv from 'dotenv';
-import { fromRoot } from '../core/package-root.js';
+import { fromRoot } from '../core/base/package-root.js';
 import { DEV_DEFAULTS } from './dev-defaults.js';
 
 /**

@@ -19,7 +19,7 @@ import type { PackDefinition } from './kernel/define-pack.js';
 import type { PackContext } from './kernel/pack-context.js';
 import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
 import { createKernelServices, type KernelInternals } from './kernel/services.js';
-import { createLogger } from './logger.js';
+import { createLogger } from './base/logger.js';
 import { kernelRoutes } from './kernel/kernel-routes.js';
 import { operationsRoutes } from './kernel/operations-routes.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';

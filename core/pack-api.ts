@@ -10,25 +10,25 @@
 // Declaring a pack.
 export { definePack } from './kernel/define-pack.js';
 /** A file of the package (e.g. a JSON schema under schemas/), from the sources and from the compiled dist/ alike. */
-export { fromRoot } from './package-root.js';
+export { fromRoot } from './base/package-root.js';
 export type { EventHandler, FilterHook, HookPayload, PackDefinition, SeedContribution, ServiceBuilder } from './kernel/define-pack.js';
 /** What a pack gets; its services are read as `PackContext['records']`, `PackContext['db']`, … */
 export type { PackContext } from './kernel/pack-context.js';
-export type { McpToolDefinition } from './mcp/mcp-tool.js';
+export type { McpToolDefinition } from './kernel/mcp-tool.js';
 export type { PackServices } from './kernel/pack-services.js';
 export type { Migration } from './db/migration.js';
 export type { Config } from '../config/index.js';
 
 // Request context and roles.
-export { ROLE_RANK, systemContext } from './kernel/request-context.js';
-export type { RequestContext, TenantRole } from './kernel/request-context.js';
+export { ROLE_RANK, systemContext } from './base/request-context.js';
+export type { RequestContext, TenantRole } from './base/request-context.js';
 
 // Errors: the ones packs raise; a pack declares its own codes with defineError(code, status, message).
 export {
   AppError, Conflict, CouponInvalid, defineError, Forbidden, InvalidTransition, NotFound, RateLimited, SchemaNotFound, TenantNotFound, UpstreamFailed,
   ValidationFailed, VersionMismatch,
-} from './http/errors.js';
-export type { ErrorDetail } from './http/errors.js';
+} from './base/errors.js';
+export type { ErrorDetail } from './base/errors.js';
 
 // Routes.
 export type { ErrorCode, JsonSchema, PackRouter } from './http/route.js';
@@ -46,7 +46,7 @@ export { queryFromString } from './data/list-query.js';
 export { applyMergePatch } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';
 export { assertIdentifier } from './metadata/schema-registry.js';
-export { createAjv, toIssues } from './metadata/ajv.js';
-export { newId, nowIso, UUID_PATTERN } from './db/ids.js';
+export { createAjv, toIssues } from './base/ajv.js';
+export { newId, nowIso, UUID_PATTERN } from './base/ids.js';
 export { FetchError } from './fetch/fetch-error.js';
 export type { TenantRecord } from './tenants/tenants.repository.js';

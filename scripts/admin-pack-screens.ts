@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PackDefinition } from '../core/kernel/define-pack.js';
-import { PACKAGE_ROOT } from '../core/package-root.js';
+import { PACKAGE_ROOT } from '../core/base/package-root.js';
 
 /**
  * The console's entry to the packs' screens: admin/pack-screens.generated.ts, one import per pack that declares

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, s
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as esbuild from 'esbuild';
-import { PACKAGE_ROOT } from '../core/package-root.js';
+import { PACKAGE_ROOT } from '../core/base/package-root.js';
 
 /**
  * npm run build (also run by `npm install` through `prepare`, and by `npm start` when a source is newer than

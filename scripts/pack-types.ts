@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compile } from 'json-schema-to-typescript';
 import { packs } from '../config/packs.js';
-import { fromRoot } from '../core/package-root.js';
+import { fromRoot } from '../core/base/package-root.js';
 
 /**
  * npm run pack-types: each pack's record types, generated from its JSON Schema files (schemas/<ns>/<name>.schema.json)

@@ -5,7 +5,7 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../config/index.js';
 import { createApp } from '../core/app.js';
 import { packModulesOf } from '../core/kernel/operations-routes.js';
-import { systemContext } from '../core/kernel/request-context.js';
+import { systemContext } from '../core/base/request-context.js';
 import { OpenApiService } from '../core/openapi/openapi.service.js';
 
 /**

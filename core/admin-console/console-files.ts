@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { extname, join, relative, sep } from 'node:path';
-import { fromRoot } from '../package-root.js';
+import { fromRoot } from '../base/package-root.js';
 
 /** Where `npm run build:admin` (run by `npm install`) writes the console: admin/dist. */
 export const CONSOLE_DIST = `${fromRoot('admin', 'dist')}/`;

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import type { Config } from '../../config/index.js';
 import type { AppContext } from '../http/app-state.js';
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import { ConsoleFiles, type ConsoleFile } from './console-files.js';
 

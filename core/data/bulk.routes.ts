@@ -2,7 +2,7 @@ import type { Config } from '../../config/index.js';
 import type { Database } from '../db/database.js';
 import type { AppContext } from '../http/app-state.js';
 import { successEnvelope } from '../http/envelope.js';
-import { PayloadTooLarge } from '../http/errors.js';
+import { PayloadTooLarge } from '../base/errors.js';
 import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, type BulkWriter } from './bulk.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
-import { newId, nowIso } from '../db/ids.js';
-import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { newId, nowIso } from '../base/ids.js';
+import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import type { AppContext } from '../http/app-state.js';
-import { ModuleDisabled, ValidationFailed } from '../http/errors.js';
+import { ModuleDisabled, ValidationFailed } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import { assertIdentifier, type SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';

@@ -1,7 +1,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Database } from '../db/database.js';
-import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, ItemsFailed, MAX_LISTED_ERRORS } from './bulk.js';

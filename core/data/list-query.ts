@@ -1,6 +1,6 @@
 import type { Dialect, JsonScalarType } from '../db/dialects/dialect.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
-import { AppError, InvalidCursor, InvalidFilter } from '../http/errors.js';
+import { AppError, InvalidCursor, InvalidFilter } from '../base/errors.js';
 import { isScalar, type FieldType } from '../metadata/schema-definition.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { Page } from '../http/envelope.js';
 import type { BulkResult } from './bulk.js';
 import type { RecordQuery } from './list-query.js';

@@ -1,4 +1,4 @@
-import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
+import { ROLE_RANK, type RequestContext, type TenantRole } from '../base/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import type { Dialect } from '../db/dialects/dialect.js';
 import { forUpdateClause } from '../db/dialects/row-locking.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
 import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
 import { slowListAdvice } from './slow-list.js';

@@ -1,13 +1,13 @@
 import type { Database } from '../db/database.js';
-import { newId, nowIso, UUID_PATTERN } from '../db/ids.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { newId, nowIso, UUID_PATTERN } from '../base/ids.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, Forbidden, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../http/errors.js';
+import { Conflict, Forbidden, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
-import { toIssues } from '../metadata/ajv.js';
+import { toIssues } from '../base/ajv.js';
 import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';

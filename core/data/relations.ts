@@ -1,9 +1,9 @@
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
-import { Conflict, InvalidFilter, InvalidSchema, ValidationFailed, type ErrorDetail } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { Conflict, InvalidFilter, InvalidSchema, ValidationFailed, type ErrorDetail } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
-import type { SchemaChangeGuard } from '../metadata/schema-evolution.js';
+import type { SchemaChangeGuard } from './schema-evolution.js';
 import { takeMembers } from './json-members.js';
 import { isPlainObject } from './merge-patch.js';
 import { recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
 import { counterStatements, type CounterWrite } from '../db/dialects/dialect.js';
-import { newId } from '../db/ids.js';
-import { systemContext, type RequestContext } from '../kernel/request-context.js';
+import { newId } from '../base/ids.js';
+import { systemContext, type RequestContext } from '../base/request-context.js';
 
 /** Counter rows of one tenant's schema beyond which a read folds them into one (in the background). */
 const FOLD_AT = 64;

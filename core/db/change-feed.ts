@@ -1,6 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import type pg from 'pg';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 
 /** Called with the key that changed, or null when anything may have changed (the feed was interrupted). */
 export type ChangeListener = (key: string | null) => void;

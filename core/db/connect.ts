@@ -4,7 +4,7 @@ import knexFactory, { type Knex } from 'knex';
 import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
-import { newId } from './ids.js';
+import { newId } from '../base/ids.js';
 
 export interface DbConnection {
   knex: Knex;

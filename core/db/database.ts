@@ -1,6 +1,6 @@
 import knexFactory, { type Knex } from 'knex';
 import type { DeferredWrite, Dialect, PoolClient, WriteCommitter } from './dialects/dialect.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.js';
 import { countQuery } from './query-count.js';
 import type { Query, Sql } from './sql.js';

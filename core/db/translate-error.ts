@@ -1,4 +1,4 @@
-import { AppError, DatabaseUnavailable } from '../http/errors.js';
+import { AppError, DatabaseUnavailable } from '../base/errors.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 

@@ -1,7 +1,7 @@
 import { createReadStream } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 
 /** swagger-ui-dist's folder in node_modules: the page works offline, no CDN. */

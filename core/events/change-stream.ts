@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import type { BackgroundTask } from '../kernel/background.js';
+import type { BackgroundTask } from '../base/background.js';
 import type { EventBus } from './event-bus.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { Config } from '../../config/index.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../base/secret-box.js';
 import type { Database } from '../db/database.js';
-import { newId, nowIso } from '../db/ids.js';
+import { newId, nowIso } from '../base/ids.js';
 import type { FetchService } from '../fetch/fetch.service.js';
-import { Conflict, NotFound } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { Conflict, NotFound } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { Connector, ConnectorInput, ConnectorRow } from './connector.js';
 import { ConnectorsRepository, type ConnectorColumns } from './connectors.repository.js';
 import { DeliveriesRepository } from './deliveries.repository.js';

@@ -1,8 +1,8 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
-import { newId } from '../db/ids.js';
+import { newId } from '../base/ids.js';
 import { rawRows, skipLockedClause } from '../db/dialects/row-locking.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { PlatformEvent } from './event.js';
 import type { StoredMail } from './mail-seal.js';
 import type { AttemptOutcome, Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';

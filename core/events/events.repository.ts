@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { PlatformEvent } from './event.js';
 
 /** The outbox: events written in the same transaction as the change that raised them. */

@@ -1,4 +1,4 @@
-import { Forbidden } from '../http/errors.js';
+import { Forbidden } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { RateLimitService } from '../ratelimit/rate-limit.service.js';

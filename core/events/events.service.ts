@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
-import { newId, nowIso } from '../db/ids.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { newId, nowIso } from '../base/ids.js';
+import type { RequestContext } from '../base/request-context.js';
 import { EventBus, type BusHandler } from './event-bus.js';
 import { eventMatches, type PlatformEvent } from './event.js';
 import { EventsRepository } from './events.repository.js';

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
-import { newId, nowIso } from '../db/ids.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { newId, nowIso } from '../base/ids.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { MailMessage } from '../mail/mail.service.js';
 import type { DeliveriesRepository } from './deliveries.repository.js';
 import type { Dispatcher } from './dispatcher.js';

@@ -1,4 +1,4 @@
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../base/secret-box.js';
 import type { MailMessage } from '../mail/mail.service.js';
 
 /** A mail job's message as stored: sealed, or (jobs written before sealing) the message itself. */

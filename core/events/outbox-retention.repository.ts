@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
-import { idsBefore } from '../db/ids.js';
-import { systemContext } from '../kernel/request-context.js';
+import { idsBefore } from '../base/ids.js';
+import { systemContext } from '../base/request-context.js';
 
 /** Deletes what the outbox no longer needs, one tenant and one bounded batch at a time. */
 export class OutboxRetentionRepository {

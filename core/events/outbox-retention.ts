@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import type { BackgroundTask } from '../kernel/background.js';
+import type { BackgroundTask } from '../base/background.js';
 import { OutboxRetentionRepository } from './outbox-retention.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

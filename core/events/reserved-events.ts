@@ -1,5 +1,5 @@
-import { AppError } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { AppError } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 
 const RESERVED_PREFIXES = ['tenant.', 'platform.', 'metadata.'];

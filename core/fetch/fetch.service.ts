@@ -4,7 +4,7 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
-import { UrlNotAllowed } from '../http/errors.js';
+import { UrlNotAllowed } from '../base/errors.js';
 import { refusedAddressReason, refusedHostReason } from './address-policy.js';
 import { FetchError } from './fetch-error.js';
 

@@ -1,4 +1,4 @@
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 
 export type RecordAction = 'create' | 'update' | 'delete';
 

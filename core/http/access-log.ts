@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import { infoLine } from '../logger.js';
+import { infoLine } from '../base/logger.js';
 import type { AppContext } from './app-state.js';
 
 /** The access log line's fields, in the order they are written. */

@@ -1,6 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { RouteFamily } from './envelope.js';
-import type { Principal, RequestContext } from '../kernel/request-context.js';
+import type { Principal, RequestContext } from '../base/request-context.js';
 import type { TenantRecord } from '../tenants/tenants.repository.js';
 
 /** Typed per-request state, initialised by the first middleware (request-id). */

@@ -2,8 +2,8 @@ import { createSecretKey, KeyObject, timingSafeEqual } from 'node:crypto';
 import { createLocalJWKSet, createRemoteJWKSet, errors as joseErrors, type JWSHeaderParameters } from 'jose';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from '../../config/index.js';
-import { InvalidToken, Unauthenticated } from './errors.js';
-import { ROLE_RANK, type Principal, type TenantRole } from '../kernel/request-context.js';
+import { InvalidToken, Unauthenticated } from '../base/errors.js';
+import { ROLE_RANK, type Principal, type TenantRole } from '../base/request-context.js';
 
 const VERIFIED_CACHE_SIZE = 10_000;
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];

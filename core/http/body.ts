@@ -1,6 +1,6 @@
 import getRawBody from 'raw-body';
 import type { AppContext } from './app-state.js';
-import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from './errors.js';
+import { InvalidJson, PayloadTooLarge, UnsupportedMediaType } from '../base/errors.js';
 import { assertCleanJson, assertJsonDepth } from './input-hygiene.js';
 
 export const JSON_BODY_LIMIT = 1024 * 1024;

@@ -3,7 +3,7 @@ import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from 'pino';
 import { bffError } from './envelope.js';
-import { BadRequest, HeadersTooLarge, RequestTimeout, type AppError } from './errors.js';
+import { BadRequest, HeadersTooLarge, RequestTimeout, type AppError } from '../base/errors.js';
 
 /** What Node's parser errors mean to a client. */
 function errorFor(code: string | undefined): AppError {

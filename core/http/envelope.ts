@@ -1,4 +1,4 @@
-import type { ErrorDetail } from './errors.js';
+import type { ErrorDetail } from '../base/errors.js';
 
 /** Envelopes of CONTRACT.md section 1: the BFF envelope and JSend for /metadata and /data. */
 

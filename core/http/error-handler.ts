@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { AppContext } from './app-state.js';
 import { errorEnvelope } from './envelope.js';
-import { AppError } from './errors.js';
+import { AppError } from '../base/errors.js';
 import { translateDbError } from '../db/translate-error.js';
 
 /**

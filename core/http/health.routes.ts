@@ -1,5 +1,5 @@
 import type { PackRouter } from './route.js';
-import { NotReady } from './errors.js';
+import { NotReady } from '../base/errors.js';
 
 /** Liveness and readiness probes. */
 export function healthRoutes(router: PackRouter, isReady: () => Promise<boolean>): void {

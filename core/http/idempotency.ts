@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { AppContext } from './app-state.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import { errorEnvelope, JSON_TYPE } from './envelope.js';
 import { toAppError } from './error-handler.js';
-import { Conflict, IdempotencyKeyReused, ValidationFailed } from './errors.js';
+import { Conflict, IdempotencyKeyReused, ValidationFailed } from '../base/errors.js';
 import { IdempotencyRepository, type IdempotencyRow } from './idempotency.repository.js';
 
 /** How long a key and its first answer are kept. */

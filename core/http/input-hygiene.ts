@@ -1,5 +1,5 @@
 import type { AppContext } from './app-state.js';
-import { InvalidIdentifier, InvalidJson, ValidationFailed, type ErrorDetail } from './errors.js';
+import { InvalidIdentifier, InvalidJson, ValidationFailed, type ErrorDetail } from '../base/errors.js';
 
 /** How deep a JSON body may nest (objects and arrays); deeper bodies are refused before they are parsed. */
 export const MAX_JSON_DEPTH = 64;

@@ -1,7 +1,7 @@
 import type { Middleware } from 'koa';
 import type Router from '@koa/router';
 import type { AppContext, AppState } from './app-state.js';
-import { MethodNotAllowed } from './errors.js';
+import { MethodNotAllowed } from '../base/errors.js';
 
 /** How many leading path segments pick the routes a request may match (`api/v1/erp`). */
 const KEY_SEGMENTS = 3;

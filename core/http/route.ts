@@ -7,20 +7,20 @@ import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
-import { Forbidden, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from './errors.js';
+import { Forbidden, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from '../base/errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
-import { ROLE_RANK, type RequestContext, type TenantRole } from '../kernel/request-context.js';
-import { createAjv, toIssues } from '../metadata/ajv.js';
+import { ROLE_RANK, type RequestContext, type TenantRole } from '../base/request-context.js';
+import { createAjv, toIssues } from '../base/ajv.js';
 import type { Logger } from 'pino';
 import type { IdempotencyKeys } from './idempotency.js';
 
-import type * as catalogue from './errors.js';
-import type { ErrorFactory } from './errors.js';
+import type * as catalogue from '../base/errors.js';
+import type { ErrorFactory } from '../base/errors.js';
 
 type CodeOf<T> = T extends { readonly code: infer C extends string; readonly status: number } ? C : never;
-/** A code of the error catalogue (core/http/errors.ts). */
+/** A code of the error catalogue (core/base/errors.ts). */
 export type ErrorCode = CodeOf<(typeof catalogue)[keyof typeof catalogue]>;
 
 export type AuthLevel = 'public' | 'user' | 'tenant' | 'superadmin';

@@ -2,12 +2,12 @@ import type { Migration } from '../db/migration.js';
 import type { PackContext } from './pack-context.js';
 import type { PackRouter } from '../http/route.js';
 import type { PlatformEvent } from '../events/event.js';
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { NamespaceDeclaration } from '../metadata/schema-definition.js';
 import type { HookPayload } from '../hooks/hook-registry.js';
 import type { TenantRecord } from '../tenants/tenants.repository.js';
 import { EVENT_NAME } from '../events/event.js';
-import { checkToolDefinition, type McpToolDefinition } from '../mcp/mcp-tool.js';
+import { checkToolDefinition, type McpToolDefinition } from './mcp-tool.js';
 
 export type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 export type { NamespaceDeclaration } from '../metadata/schema-definition.js';

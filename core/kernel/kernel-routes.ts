@@ -1,7 +1,7 @@
 import type { PackRouter } from '../http/route.js';
 import type { KernelInternals } from './services.js';
 import type { Config } from '../../config/index.js';
-import { metadataRoutes } from '../metadata/metadata.routes.js';
+import { metadataRoutes } from '../data/metadata.routes.js';
 import { dataRoutes } from '../data/data.routes.js';
 import { bulkRoutes } from '../data/bulk.routes.js';
 import { changesRoutes } from '../data/changes.routes.js';

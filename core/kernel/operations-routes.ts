@@ -3,7 +3,7 @@ import { consoleRoutes } from '../admin-console/console.routes.js';
 import { docsRoutes } from '../docs/docs.routes.js';
 import { authConfigRoutes } from '../http/auth-config.routes.js';
 import { PackRouter, type RouteDeps } from '../http/route.js';
-import { metricsRoutes } from '../metrics/metrics.routes.js';
+import { metricsRoutes } from '../http/metrics.routes.js';
 import { openapiRoutes } from '../openapi/openapi.routes.js';
 import { OpenApiService } from '../openapi/openapi.service.js';
 import type { LoadedPack } from './pack-loader.js';

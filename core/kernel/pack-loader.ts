@@ -3,12 +3,12 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { PackDefinition } from './define-pack.js';
 import type { PackContext, PackDatabase, PackDialect, PackEvents, PackSecrets } from './pack-context.js';
-import { SecretBox } from '../crypto/secret-box.js';
+import { SecretBox } from '../base/secret-box.js';
 import type { Database } from '../db/database.js';
 import type { EventsService } from '../events/events.service.js';
 import type { KernelInternals } from './services.js';
-import { systemContext } from './request-context.js';
-import { fromRoot } from '../package-root.js';
+import { systemContext } from '../base/request-context.js';
+import { fromRoot } from '../base/package-root.js';
 import type { SchemaInput } from '../metadata/schema-definition.js';
 
 export const SCHEMAS_DIR = `${fromRoot('schemas')}/`;

@@ -1,4 +1,4 @@
-import type { RequestContext } from './request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { TenantRecord } from '../tenants/tenants.repository.js';
 
 type Contribution = (rc: RequestContext, tenant: TenantRecord) => Promise<Record<string, number>>;

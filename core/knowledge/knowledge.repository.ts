@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 
 export interface KnowledgeRow {
   id: string;

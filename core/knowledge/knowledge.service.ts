@@ -1,10 +1,10 @@
 import type { Config } from '../../config/index.js';
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { newId, nowIso } from '../db/ids.js';
+import { newId, nowIso } from '../base/ids.js';
 import type { Page } from '../http/envelope.js';
-import { TenantRequired } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { TenantRequired } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import { chunkMarkdown, queryTerms } from './knowledge-chunker.js';
 import { HIGHLIGHT, KnowledgeRepository, type KnowledgeHit, type KnowledgeRow } from './knowledge.repository.js';
 

@@ -1,5 +1,5 @@
-import type { RequestContext } from '../kernel/request-context.js';
-import type { SettingsProvider, SmtpSettings } from '../settings/settings-provider.js';
+import type { RequestContext } from '../base/request-context.js';
+import type { SettingsProvider, SmtpSettings } from './settings-provider.js';
 
 export interface MailMessage {
   to: string;

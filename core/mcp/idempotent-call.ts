@@ -1,8 +1,8 @@
 import { errorEnvelope, successEnvelope, type RouteFamily } from '../http/envelope.js';
 import { toAppError } from '../http/error-handler.js';
-import { AppError } from '../http/errors.js';
+import { AppError } from '../base/errors.js';
 import type { IdempotencyKeys, StoredAnswer } from '../http/idempotency.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 
 /** The route a tool call stands for: its key space, its envelope and its success status. */
 export interface RouteEquivalent {

@@ -1,13 +1,13 @@
 import { pageResponse } from '../http/response-schemas.js';
 import type { JsonSchema } from '../http/route.js';
-import { ModuleDisabled } from '../http/errors.js';
+import { ModuleDisabled } from '../base/errors.js';
 import { OPERATORS, queryFromString } from '../data/list-query.js';
 import { KNOWLEDGE_LIMITS } from '../knowledge/knowledge.service.js';
 import { schemaItemResponse, toSchemaItem } from '../metadata/schema-definition.js';
 import type { IdempotencyKeys } from '../http/idempotency.js';
 import type { DataRecord } from '../data/records.service.js';
 import { idempotentCall } from './idempotent-call.js';
-import type { McpToolDefinition, ToolCall } from './mcp-tool.js';
+import type { McpToolDefinition, ToolCall } from '../kernel/mcp-tool.js';
 
 /**
  * The kernel's MCP tools (CONTRACT.md section 14): the tenant's knowledge, its schemas and its records,

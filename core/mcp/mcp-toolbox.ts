@@ -3,12 +3,12 @@ import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import { bffError } from '../http/envelope.js';
 import { toAppError } from '../http/error-handler.js';
-import { ValidationFailed } from '../http/errors.js';
+import { ValidationFailed } from '../base/errors.js';
 import type { PackContext } from '../kernel/pack-context.js';
-import { ROLE_RANK, type RequestContext } from '../kernel/request-context.js';
+import { ROLE_RANK, type RequestContext } from '../base/request-context.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { createAjv, toIssues } from '../metadata/ajv.js';
-import { checkToolDefinition, type McpToolDefinition } from './mcp-tool.js';
+import { createAjv, toIssues } from '../base/ajv.js';
+import { checkToolDefinition, type McpToolDefinition } from '../kernel/mcp-tool.js';
 
 /** One tool as the toolbox keeps it: its declaration, the module gating it and its compiled input schema. */
 export interface RegisteredTool {

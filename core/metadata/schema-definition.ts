@@ -1,6 +1,6 @@
 import type { JsonScalarType } from '../db/dialects/dialect.js';
-import type { ErrorDetail } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { ErrorDetail } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 
 export const IDENTIFIER = /^[a-z][a-z0-9_]{0,39}$/;
 export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'] as const;

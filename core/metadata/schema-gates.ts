@@ -1,6 +1,6 @@
 import type { ChangeFeed } from '../db/change-feed.js';
-import { systemContext } from '../kernel/request-context.js';
-import { Unavailable } from '../http/errors.js';
+import { systemContext } from '../base/request-context.js';
+import { Unavailable } from '../base/errors.js';
 
 const TOPIC = 'schema-gate';
 /** A write waits this long for a migration of its schema, then answers 503 unavailable (SCHEMA_WRITE_WAIT_MS). */

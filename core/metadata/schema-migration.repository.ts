@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import { PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
 
 /** A record's key, in the order of the record table's primary key. */

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
-import { Unavailable } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { Unavailable } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from './schema-definition.js';
 import {
   SchemaMigrationRepository, type Edit, type LateRecord, type MigrationRun, type RecordKey,

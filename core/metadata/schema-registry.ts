@@ -2,10 +2,10 @@ import type { ValidateFunction } from 'ajv';
 import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
-import { nowIso } from '../db/ids.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../http/errors.js';
-import { createAjv } from './ajv.js';
+import { nowIso } from '../base/ids.js';
+import type { RequestContext } from '../base/request-context.js';
+import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../base/errors.js';
+import { createAjv } from '../base/ajv.js';
 import {
   fieldTypes, IDENTIFIER, isScalar, plainScalarFields, SERVER_FIELDS, type FieldType, type NamespaceDeclaration, type RegisteredSchema, type SchemaChangeGuard, type SchemaInput,
 } from './schema-definition.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Database, Sql } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import { fieldTypes, isScalar, PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
 import { serverColumn } from '../data/list-query.js';
 

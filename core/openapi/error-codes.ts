@@ -1,4 +1,4 @@
-import { statusOfDeclaredCode } from '../http/errors.js';
+import { statusOfDeclaredCode } from '../base/errors.js';
 import type { RouteSpec } from '../http/route.js';
 
 /** Path parameters that name a namespace, schema or content type (see core/http/input-hygiene.ts). */

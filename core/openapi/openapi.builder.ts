@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { familyOf } from '../http/envelope.js';
-import { fromRoot } from '../package-root.js';
+import { fromRoot } from '../base/package-root.js';
 import type { HttpMethod, JsonSchema, RouteEntry } from '../http/route.js';
 import { groupByStatus, routeErrorCodes } from './error-codes.js';
 import { IDENTIFIER } from '../metadata/schema-definition.js';

@@ -1,6 +1,6 @@
 import type { AppContext } from '../http/app-state.js';
 import type { Authenticator } from '../http/auth.js';
-import { Forbidden } from '../http/errors.js';
+import { Forbidden } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { OpenApiService } from './openapi.service.js';

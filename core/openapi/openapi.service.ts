@@ -1,6 +1,6 @@
 import type { Config } from '../../config/index.js';
 import type { RouteEntry } from '../http/route.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { addSchemaPaths, describeDataPaths } from './data-paths.js';

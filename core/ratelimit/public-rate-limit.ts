@@ -1,6 +1,6 @@
 import type { AppContext } from '../http/app-state.js';
 import { clientKey } from '../http/client-key.js';
-import { RateLimited } from '../http/errors.js';
+import { RateLimited } from '../base/errors.js';
 
 /**
  * Fixed-window counters kept in this process's memory: one Map for the current window, replaced when the

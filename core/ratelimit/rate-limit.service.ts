@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
-import { RateLimited } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import { RateLimited } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
 import { RateLimitsRepository } from './rate-limits.repository.js';
 
 export interface RateLimit {

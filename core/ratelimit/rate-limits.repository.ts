@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 
 /**
  * The counters of core/ratelimit. Counting is one atomic upsert (SQLite ≥ 3.35 and PostgreSQL alike), so

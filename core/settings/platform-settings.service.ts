@@ -3,15 +3,15 @@ import type { ValidateFunction } from 'ajv';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { Database } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
-import { fromRoot } from '../package-root.js';
+import { nowIso } from '../base/ids.js';
+import { fromRoot } from '../base/package-root.js';
 import type { EventsService } from '../events/events.service.js';
-import { ValidationFailed } from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import { createAjv, toIssues } from '../metadata/ajv.js';
+import { ValidationFailed } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
+import { createAjv, toIssues } from '../base/ajv.js';
 import { PlatformSettingsRepository } from './platform-settings.repository.js';
-import { SecretBox } from '../crypto/secret-box.js';
-import type { SettingsProvider, SmtpSettings } from './settings-provider.js';
+import { SecretBox } from '../base/secret-box.js';
+import type { SettingsProvider, SmtpSettings } from '../mail/settings-provider.js';
 
 export const SETTING_KEYS = [
   'SMTP_HOST', 'SMTP_PORT', 'SMTP_SECURE', 'SMTP_USER', 'SMTP_PASSWORD', 'SMTP_FROM', 'FRONTEND_URL', 'INVITE_LOGIN_URL',

@@ -1,4 +1,4 @@
-import { NotFound } from '../http/errors.js';
+import { NotFound } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import { sendObject } from './send-object.js';
 import type { StorageService } from './storage.service.js';

@@ -1,5 +1,5 @@
 import type { AppContext } from '../http/app-state.js';
-import { NotFound, RangeNotSatisfiable } from '../http/errors.js';
+import { NotFound, RangeNotSatisfiable } from '../base/errors.js';
 import type { ByteRange } from './drivers/storage-driver.js';
 import { isActiveContent, type StorageService, type StoredObject } from './storage.service.js';
 import { matchesEtag } from '../http/conditional.js';

@@ -1,4 +1,4 @@
-import { InvalidKeySegment } from '../http/errors.js';
+import { InvalidKeySegment } from '../base/errors.js';
 
 /** One key segment (tenant, product, collection, filename): CONTRACT.md section 8. */
 export const KEY_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;

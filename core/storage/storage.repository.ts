@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { Visibility } from './drivers/storage-driver.js';
 
 /** What the service knows of an object; written only once its bytes are stored. */

@@ -1,6 +1,6 @@
 import { KEY_SEGMENT } from './storage-key.js';
 import type { AppContext } from '../http/app-state.js';
-import { MissingHeader, ValidationFailed } from '../http/errors.js';
+import { MissingHeader, ValidationFailed } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import {
   DOWNLOAD_EXPIRY_DEFAULT, DOWNLOAD_EXPIRY_MAX, UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX, type StorageService, type Visibility,

@@ -1,4 +1,4 @@
-import type { Principal, TenantRole } from '../kernel/request-context.js';
+import type { Principal, TenantRole } from '../base/request-context.js';
 
 /** Finds the role a signed-in user holds in a tenant through its membership (CONTRACT.md section 13). */
 export interface MembershipResolver {

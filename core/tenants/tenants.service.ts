@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import { Conflict, TenantNotFound, ValidationFailed } from '../http/errors.js';
+import { nowIso } from '../base/ids.js';
+import type { RequestContext } from '../base/request-context.js';
+import { Conflict, TenantNotFound, ValidationFailed } from '../base/errors.js';
 import { TenantsRepository, type ModuleRecord, type TenantPlan, type TenantRecord, type TenantStatus } from './tenants.repository.js';
 
 export const TENANT_ID = /^[a-z0-9][a-z0-9-]{1,62}$/;

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
-import { createAjv } from '../../core/metadata/ajv.js';
+import { createAjv } from '../../core/base/ajv.js';
 import { eventBodySchema } from '../../packs/crm/events.service.js';
 import { serveComparator } from './harness.js';
 import { BENCH_SCHEMA } from './bench-schema.js';

@@ -10,7 +10,7 @@
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
-import { newId, nowIso } from '../../core/db/ids.js';
+import { newId, nowIso } from '../../core/base/ids.js';
 import { makeDatabase } from './harness.js';
 
 const [engineArg = 'both', requestsArg = '40', clientsArg = '2'] = process.argv.slice(2);

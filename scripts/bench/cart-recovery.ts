@@ -17,9 +17,9 @@ import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
-import { backfillCoPurchases } from '../../packs/erp/migrations/0510-erp-co-purchases.migration.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
+import { backfillCoPurchases } from '../../packs/erp/migrations/0510-erp-co-purchases.js';
 import { JWT_SECRET, makeDatabase, serviceEnv, type Engine } from './harness.js';
 
 const [engineArg = 'both', eventsArg = '100000', customersArg = '5000', ordersArg = '20000'] = process.argv.slice(2);

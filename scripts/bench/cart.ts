@@ -18,8 +18,8 @@ import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 const { values: args } = parseArgs({

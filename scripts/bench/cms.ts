@@ -4,7 +4,7 @@
  *   node --import tsx scripts/bench/cms.ts [--entries 10000] [--imports 5] [--searches 200]
  */
 import { performance } from 'node:perf_hooks';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { createTenant, startTestApp } from '../../test/helpers/test-app.js';
 import { as } from '../../test/helpers/tokens.js';
 import { startTestSite } from '../../test/packs/cms/test-site.js';

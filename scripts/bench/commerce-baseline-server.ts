@@ -4,7 +4,7 @@ import Koa from 'koa';
 import pg from 'pg';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
-import { createAjv } from '../../core/metadata/ajv.js';
+import { createAjv } from '../../core/base/ajv.js';
 import { placeOrderBody } from '../../packs/erp/orders.routes.js';
 import { serveComparator } from './harness.js';
 

@@ -12,8 +12,8 @@ import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess } from './harness.js';
 

@@ -3,7 +3,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import { SourceMap } from 'node:module';
 import { join } from 'node:path';
-import { PACKAGE_ROOT } from '../../core/package-root.js';
+import { PACKAGE_ROOT } from '../../core/base/package-root.js';
 import { createScratchDatabase, type Engine } from '../../test/helpers/engine.js';
 import { freePort } from '../../test/helpers/service-process.js';
 

@@ -1,7 +1,7 @@
 import type { createApp } from '../../core/app.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { BENCH_CATEGORY_SCHEMA, BENCH_LINKED_SCHEMA, BENCH_SCHEMA, BENCH_TAGGED_SCHEMA, benchBody, CATEGORIES } from './bench-schema.js';
 
 type App = Awaited<ReturnType<typeof createApp>>;

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Database } from '../../core/db/database.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import type { RegisteredSchema } from '../../core/metadata/schema-definition.js';
 import { SCHEMA_CACHE_MAX, SchemaRegistry } from '../../core/metadata/schema-registry.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { packs as defaultPacks } from '../../config/packs.js';
 import { definePack } from '../../core/kernel/define-pack.js';
-import { BadRequest } from '../../core/http/errors.js';
+import { BadRequest } from '../../core/base/errors.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';

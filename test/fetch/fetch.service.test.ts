@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { AppError } from '../../core/http/errors.js';
+import { AppError } from '../../core/base/errors.js';
 import { FetchError } from '../../core/fetch/fetch-error.js';
 import type { FetchService } from '../../core/fetch/fetch.service.js';
 import { startReceiver, type HttpReceiver } from '../helpers/http-receiver.js';

@@ -1,6 +1,6 @@
 import type supertest from 'supertest';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import type { TestApp } from './test-app.js';
 import { as } from './tokens.js';
 

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { packs as defaultPacks } from '../../config/packs.js';
 import type { PlatformEvent } from '../../core/events/event.js';
-import { ValidationFailed } from '../../core/http/errors.js';
+import { ValidationFailed } from '../../core/base/errors.js';
 import { definePack } from '../../core/kernel/define-pack.js';
 import { startReceiver } from '../helpers/http-receiver.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';

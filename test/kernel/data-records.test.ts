@@ -3,9 +3,9 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { packs as defaultPacks } from '../../config/packs.js';
 import type { PlatformEvent } from '../../core/events/event.js';
-import { ValidationFailed } from '../../core/http/errors.js';
+import { ValidationFailed } from '../../core/base/errors.js';
 import { definePack } from '../../core/kernel/define-pack.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { translateDbError } from '../../core/db/translate-error.js';
-import { AppError } from '../../core/http/errors.js';
+import { AppError } from '../../core/base/errors.js';
 import { sharedTestApp, type TestApp } from '../helpers/test-app.js';
 
 /** The driver's own unique and foreign-key violations, raised for real on the engine under test. */

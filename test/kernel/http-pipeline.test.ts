@@ -192,7 +192,7 @@ describe('HTTP pipeline', () => {
       const own = await createTenant(t, 'gate');
       const before = await t.http.post('/api/v1/data/crm/deal').set(as(own, 'editor')).send({ title: 'Big one' });
       expect(before.status, JSON.stringify(before.body)).to.equal(201);
-      const { systemContext } = await import('../../core/kernel/request-context.js');
+      const { systemContext } = await import('../../core/base/request-context.js');
       await t.app.kernel.tenants.setModule(systemContext(null), own, 'crm', false);
       for (const req of [
         t.http.get('/api/v1/data/crm/deal').set(as(own, 'viewer')),

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { newId, nowIso } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId, nowIso } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';

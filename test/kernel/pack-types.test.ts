@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { readFileSync } from 'node:fs';
-import { fromRoot } from '../../core/package-root.js';
+import { fromRoot } from '../../core/base/package-root.js';
 import { packTypeFiles } from '../../scripts/pack-types.js';
 
 describe('pack record types (npm run pack-types)', () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { as } from '../helpers/tokens.js';
 
 const str = { type: 'string' };

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { newId } from '../../core/db/ids.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { newId } from '../../core/base/ids.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { MIGRATE_BATCH } from '../../core/metadata/schema-migration.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { listEvery, storeRecords } from '../helpers/stored-records.js';

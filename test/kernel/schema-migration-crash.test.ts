@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { ENGINE } from '../helpers/engine.js';
 import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
 import { listEvery, storeRecords } from '../helpers/stored-records.js';

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { packs as defaultPacks } from '../../config/packs.js';
 import { definePack } from '../../core/kernel/define-pack.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
 

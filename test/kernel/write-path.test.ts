@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import pg from 'pg';
 import { FEED_APPLICATION } from '../../core/db/change-feed.js';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { ENGINE } from '../helpers/engine.js';
 import { startReceiver, type HttpReceiver } from '../helpers/http-receiver.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';

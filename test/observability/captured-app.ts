@@ -7,7 +7,7 @@ import supertest from 'supertest';
 import { loadConfig } from '../../config/index.js';
 import { packs as defaultPacks } from '../../config/packs.js';
 import { createApp, type App } from '../../core/app.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger } from '../../core/base/logger.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.js';
 import { testEnvironment } from '../helpers/test-app.js';
 import { probePack } from './probe-pack.js';

@@ -2,7 +2,7 @@ import { request } from 'node:http';
 import { expect } from 'chai';
 import { as, signToken, bearer, superadmin } from '../helpers/tokens.js';
 import { loadConfig } from '../../config/index.js';
-import { createLogger } from '../../core/logger.js';
+import { createLogger } from '../../core/base/logger.js';
 import { startCapturedApp, type CapturedApp } from './captured-app.js';
 import { startServiceProcess } from '../helpers/service-process.js';
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { expect } from 'chai';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { Readable } from 'node:stream';
-import { systemContext } from '../../core/kernel/request-context.js';
+import { systemContext } from '../../core/base/request-context.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
 import { startS3Server, S3_ACCESS_KEY, S3_SECRET_KEY, type S3TestServer } from '../helpers/s3-server.js';

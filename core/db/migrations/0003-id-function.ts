@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * `hp_new_id()`: a UUIDv7 (the product's id format, core/db/ids.ts) made by the database, for rows that
+ * `hp_new_id()`: a UUIDv7 (the product's id format, core/base/ids.ts) made by the database, for rows that
  * INSERT ... SELECT writes (one outbox delivery per matching connector). On SQLite the connection
  * registers it as a function of the driver (core/db/connect.ts); on PostgreSQL it is this SQL function:
  * a random UUID whose first 48 bits become the Unix time in milliseconds and whose version becomes 7.

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Migration } from '../migration.js';
-import { newId } from '../ids.js';
+import { newId } from '../../base/ids.js';
 
 /**
  * Exact totals without counting: every write of a record adds a row `+1` or `-1` to record_counts in its

@@ -15,7 +15,7 @@ export const eventsMigration: Migration = {
       t.string('product', 100).nullable();
       t.boolean('active').notNullable();
       t.text('description').nullable();
-      // The connector's own signing secret, encrypted (core/crypto/secret-box.ts); null: SIGNING_SECRET.
+      // The connector's own signing secret, encrypted (core/base/secret-box.ts); null: SIGNING_SECRET.
       t.text('secret').nullable();
       // Why the platform turned the connector off (e.g. `gone`: the receiver answered 410).
       t.string('disabled_reason', 100).nullable();

@@ -1,7 +1,7 @@
 import type { Migration } from '../migration.js';
 
 /**
- * Events are found for retention by their id (a UUIDv7 starts with its time, core/db/ids.ts), through the
+ * Events are found for retention by their id (a UUIDv7 starts with its time, core/base/ids.ts), through the
  * primary key: the (tenant_id, occurred_at) index cost every event an index entry for a job run every ten
  * minutes.
  */

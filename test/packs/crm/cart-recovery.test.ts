@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { PlatformEvent } from '../../../core/events/event.js';
-import { systemContext } from '../../../core/kernel/request-context.js';
+import { systemContext } from '../../../core/base/request-context.js';
 import { HttpReceiver } from '../../helpers/http-receiver.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import type { Response } from 'supertest';
-import { systemContext } from '../../../core/kernel/request-context.js';
+import { systemContext } from '../../../core/base/request-context.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
 import { withinOneWindow } from '../../helpers/rate-window.js';

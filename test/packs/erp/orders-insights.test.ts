@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { systemContext } from '../../../core/pack-api.js';
-import { backfillCoPurchases } from '../../../packs/erp/migrations/0510-erp-co-purchases.migration.js';
+import { backfillCoPurchases } from '../../../packs/erp/migrations/0510-erp-co-purchases.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
 import { ORDERS, Shop, type Json } from './shop.js';

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { systemContext } from '../../../core/kernel/request-context.js';
+import { systemContext } from '../../../core/base/request-context.js';
 import { createTenant, sharedTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
 

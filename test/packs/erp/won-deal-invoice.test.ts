@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import { newId } from '../../../core/db/ids.js';
-import { systemContext } from '../../../core/kernel/request-context.js';
+import { newId } from '../../../core/base/ids.js';
+import { systemContext } from '../../../core/base/request-context.js';
 import type { PlatformEvent } from '../../../core/events/event.js';
 import type { PackContext } from '../../../core/kernel/pack-context.js';
 import erp from '../../../packs/erp/index.js';

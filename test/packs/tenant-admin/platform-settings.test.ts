@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Response } from 'supertest';
-import { createLogger } from '../../../core/logger.js';
+import { createLogger } from '../../../core/base/logger.js';
 import { loadConfig } from '../../../config/index.js';
 import { createTestDatabase } from '../../helpers/engine.js';
 import { createTenant } from '../../helpers/test-app.js';

@@ -1,4 +1,4 @@
-import type { Migration } from '../db/migration.js';
+import type { Migration } from '../migration.js';
 
 /** The platform settings store (keys of CONTRACT.md section 4); secrets are stored encrypted. */
 export const platformSettingsMigration: Migration = {

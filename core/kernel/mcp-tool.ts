@@ -1,6 +1,6 @@
 import type { JsonSchema } from '../http/route.js';
-import type { PackContext } from '../kernel/pack-context.js';
-import type { RequestContext, TenantRole } from '../kernel/request-context.js';
+import type { PackContext } from './pack-context.js';
+import type { RequestContext, TenantRole } from '../base/request-context.js';
 
 /** What a tool's handler gets besides its (validated) arguments. */
 export interface ToolCall {

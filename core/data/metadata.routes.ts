@@ -1,10 +1,10 @@
 import type { PackRouter } from '../http/route.js';
-import { schemaItemResponse, toSchemaItem, type RegisteredSchema } from './schema-definition.js';
+import { schemaItemResponse, toSchemaItem, type RegisteredSchema } from '../metadata/schema-definition.js';
 import { pageResponse } from '../http/response-schemas.js';
-import type { SchemaRegistry } from './schema-registry.js';
+import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaEvolution } from './schema-evolution.js';
-import { relationsOf, type Relations } from '../data/relations.js';
-import { assertIdentifier } from './schema-registry.js';
+import { relationsOf, type Relations } from './relations.js';
+import { assertIdentifier } from '../metadata/schema-registry.js';
 
 const identifier = { type: 'string' };
 const registerBody = {

@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Logger } from 'pino';
-import type { Config } from '../config/index.js';
+import type { Config } from '../../config/index.js';
 
 /**
  * Field names whose values are never written to logs, at any of the first three levels of a log object

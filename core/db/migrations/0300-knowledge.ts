@@ -1,4 +1,4 @@
-import type { Migration } from '../db/migration.js';
+import type { Migration } from '../migration.js';
 
 /**
  * The knowledge store: one row per chunk, led by tenant_id. Full-text search is engine specific:

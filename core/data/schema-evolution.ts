@@ -1,18 +1,18 @@
 import type { ValidateFunction } from 'ajv';
 import type { Database } from '../db/database.js';
-import { nowIso } from '../db/ids.js';
+import { nowIso } from '../base/ids.js';
 import type { EventsService } from '../events/events.service.js';
 import {
   PreconditionRequired, SchemaIncompatible, SuperadminRequired, ValidationFailed, VersionMismatch, type ErrorDetail,
-} from '../http/errors.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import type { TotalsRepository } from '../data/totals.repository.js';
-import { toIssues } from './ajv.js';
-import { isWidening } from './schema-compatibility.js';
-import { SERVER_FIELDS, type RegisteredSchema, type SchemaInput } from './schema-definition.js';
+} from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
+import type { TotalsRepository } from './totals.repository.js';
+import { toIssues } from '../base/ajv.js';
+import { isWidening } from '../metadata/schema-compatibility.js';
+import { SERVER_FIELDS, type RegisteredSchema, type SchemaInput } from '../metadata/schema-definition.js';
 import { SchemaEvolutionRepository, type StoredDocument } from './schema-evolution.repository.js';
-import { giveWay, SchemaMigrations, type Migration } from './schema-migration.js';
-import { assertIdentifier, type SchemaRegistry } from './schema-registry.js';
+import { giveWay, SchemaMigrations, type Migration } from '../metadata/schema-migration.js';
+import { assertIdentifier, type SchemaRegistry } from '../metadata/schema-registry.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 
 /** The body of PUT /metadata/schemas/{ns}/{name}: a registration, and how to bring stored records along. */
@@ -43,7 +43,7 @@ const GATE_RENEW_MS = 60_000;
 
 type Migrate = { set: Record<string, unknown>; unset: string[] };
 
-export type { SchemaChangeGuard } from './schema-definition.js';
+export type { SchemaChangeGuard } from '../metadata/schema-definition.js';
 
 /**
  * Schema evolution (CONTRACT.md 12.1): versioned changes under If-Match, checked against every stored

@@ -1,4 +1,4 @@
-import type { Migration } from '../db/migration.js';
+import type { Migration } from '../migration.js';
 
 /** Object metadata of the storage mediator; the bytes live in the driver. */
 export const storageMigration: Migration = {

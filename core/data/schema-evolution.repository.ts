@@ -1,7 +1,7 @@
 import type { Database } from '../db/database.js';
-import type { RequestContext } from '../kernel/request-context.js';
-import { SqlListQuery } from '../data/list-query.js';
-import { fieldTypes, type RegisteredSchema } from './schema-definition.js';
+import type { RequestContext } from '../base/request-context.js';
+import { SqlListQuery } from './list-query.js';
+import { fieldTypes, type RegisteredSchema } from '../metadata/schema-definition.js';
 
 export interface StoredDocument {
   tenantId: string;

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
-import { NotFound, Unauthenticated } from '../http/errors.js';
-import type { PackRouter } from '../http/route.js';
-import type { Metrics } from './metrics.js';
+import { NotFound, Unauthenticated } from '../base/errors.js';
+import type { PackRouter } from './route.js';
+import type { Metrics } from '../metrics/metrics.js';
 
 /**
  * GET /metrics: Prometheus exposition; with METRICS_TOKEN set, only for `Authorization: Bearer <METRICS_TOKEN>`.
