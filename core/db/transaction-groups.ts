@@ -1,4 +1,4 @@
-import type { PoolClient } from './dialects/dialect.js';
+import type { PoolClient } from './dialects/pool-client.js';
 
 /** Transactions per group, at most. */
 const GROUP_LIMIT = 64;

@@ -1,15 +1,10 @@
 import type { Knex } from 'knex';
 import type { TransactionGroups } from '../transaction-groups.js';
+import type { PoolClient } from './pool-client.js';
+
+export type { PoolClient } from './pool-client.js';
 
 export type JsonScalarType = 'string' | 'number' | 'integer' | 'boolean';
-
-/** knex's pool, or a transaction (core/db/unit-of-work.ts), as the kernel uses it: driver connections taken and given back. */
-export interface PoolClient {
-  acquireConnection(): Promise<object>;
-  releaseConnection(connection: object): Promise<unknown>;
-  /** The engine's placeholders for `?` ones (PostgreSQL: `$1, $2, ...`; `\\?` stays a literal `?`). */
-  positionBindings(sql: string): string;
-}
 
 /**
  * A write queued in a transaction until it commits (see Database.writeAtCommit), described as data so that
