@@ -1,7 +1,8 @@
 import type { Dialect, JsonScalarType } from '../db/dialects/dialect.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { AppError, InvalidCursor, InvalidFilter } from '../base/errors.js';
-import { isScalar, type FieldType } from '../metadata/schema-definition.js';
+import { isScalar, serverColumn, type FieldType } from '../metadata/schema-definition.js';
+import { LIST_LIMITS } from '../http/response-schemas.js';
 
 /**
  * The kernel's query language (CONTRACT.md section 3), parsed from the query string and translated into
@@ -17,7 +18,6 @@ export const OPERATORS = ['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'in', 'nin', 'li
 export type Operator = (typeof OPERATORS)[number] | 'contains';
 const QUERY_OPERATORS: readonly Operator[] = [...OPERATORS, 'contains'];
 
-export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200, maxOffset: 100_000, maxInValues: 100 };
 
 export interface Filter {
   field: string;
@@ -42,19 +42,6 @@ export interface ListQuery {
   count: boolean;
   /** count=estimated: the planner's estimate may stand in for a large total (CONTRACT.md 12.5). */
   estimated: boolean;
-}
-
-/** Columns of every record table, by API name. */
-const SERVER_COLUMNS: Record<string, { column: string; type: JsonScalarType }> = {
-  id: { column: 'id', type: 'string' },
-  createdAt: { column: 'created_at', type: 'string' },
-  updatedAt: { column: 'updated_at', type: 'string' },
-  version: { column: 'version', type: 'integer' },
-};
-
-/** The server column of an API field name; own keys only, so `constructor` or `toString` are plain fields. */
-export function serverColumn(field: string): { column: string; type: JsonScalarType } | undefined {
-  return Object.hasOwn(SERVER_COLUMNS, field) ? SERVER_COLUMNS[field] : undefined;
 }
 
 

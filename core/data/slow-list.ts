@@ -1,6 +1,7 @@
 import { isScalar } from '../metadata/schema-definition.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
-import { serverColumn, type ListQuery } from './list-query.js';
+import type { ListQuery } from './list-query.js';
+import { serverColumn } from '../metadata/schema-definition.js';
 
 /** The same advice is logged at most once a minute per schema and field list. */
 const ADVICE_EVERY_MS = 60_000;

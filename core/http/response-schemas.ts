@@ -1,10 +1,12 @@
 import type { JsonSchema } from './route.js';
-import { LIST_LIMITS } from '../data/list-query.js';
 
 /**
  * JSON Schemas for route specs (the OpenAPI document) shared by every pack that serves records:
  * a record, a page of records, and the data API's list query.
  */
+
+/** Bounds of a list query (core/data/list-query.ts checks them; the list query's schema below states them). */
+export const LIST_LIMITS = { defaultLimit: 50, maxLimit: 200, maxOffset: 100_000, maxInValues: 100 };
 
 const SERVER_FIELD_SCHEMAS = {
   id: { type: 'string', format: 'uuid' },

@@ -6,6 +6,19 @@ export const IDENTIFIER = /^[a-z][a-z0-9_]{0,39}$/;
 export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'] as const;
 export const PLATFORM_SCOPE = '_platform';
 
+/** Columns of every record table, by API name. */
+const SERVER_COLUMNS: Record<string, { column: string; type: JsonScalarType }> = {
+  id: { column: 'id', type: 'string' },
+  createdAt: { column: 'created_at', type: 'string' },
+  updatedAt: { column: 'updated_at', type: 'string' },
+  version: { column: 'version', type: 'integer' },
+};
+
+/** The server column of an API field name; own keys only, so `constructor` or `toString` are plain fields. */
+export function serverColumn(field: string): { column: string; type: JsonScalarType } | undefined {
+  return Object.hasOwn(SERVER_COLUMNS, field) ? SERVER_COLUMNS[field] : undefined;
+}
+
 /** The body of POST /metadata/schemas, and what packs register at boot. */
 export interface SchemaInput {
   namespace: string;

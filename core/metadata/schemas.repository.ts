@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database, Sql } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import { fieldTypes, isScalar, PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
-import { serverColumn } from '../data/list-query.js';
+import { serverColumn } from './schema-definition.js';
 
 interface SchemaRow {
   id: number;
