@@ -1,6 +1,14 @@
+import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
+import type { BackgroundTasks } from '../base/background.js';
+import type { Database } from '../db/database.js';
+import type { FetchService } from '../fetch/fetch.service.js';
 import type { PackRouter } from '../http/route.js';
-import type { KernelInternals } from '../kernel/services.js';
+import type { MailService } from '../mail/mail.service.js';
+import type { SchemaRegistry } from '../metadata/schema-registry.js';
+import type { Metrics } from '../metrics/metrics.js';
+import type { RateLimitService } from '../ratelimit/rate-limit.service.js';
+import type { EventsService } from './events.service.js';
 import { connectorsRoutes } from './connectors.routes.js';
 import { ConnectorsService } from './connectors.service.js';
 import { Dispatcher } from './dispatcher.js';
@@ -11,12 +19,25 @@ import { MailSeal } from './mail-seal.js';
 import { OutboxRetention } from './outbox-retention.js';
 import { OUTBOX_OLDEST_AGE_GAUGE, OUTBOX_PENDING_GAUGE } from '../metrics/metrics.js';
 
+/** The kernel services the outbox is built on. */
+export interface OutboxKernel {
+  readonly db: Database;
+  readonly events: EventsService;
+  readonly fetch: FetchService;
+  readonly mail: MailService;
+  readonly schemas: SchemaRegistry;
+  readonly rateLimits: RateLimitService;
+  readonly metrics: Metrics;
+  readonly background: BackgroundTasks;
+  readonly logger: Logger;
+}
+
 /**
  * Installs the outbox on the kernel: the connector fan-out (deliveries queued in the publishing
  * transaction), pack handler runs (queued the same way), durable mail, the dispatcher (a background task, poked after each commit that queued
  * work) and the /events and /connectors routes. Mounted once from core/kernel/kernel-routes.ts.
  */
-export function installOutbox(router: PackRouter, kernel: KernelInternals, config: Config): void {
+export function installOutbox(router: PackRouter, kernel: OutboxKernel, config: Config): void {
   const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);
   const mailSeal = new MailSeal(config.settingsEncryptionKey);
   const dispatcher = new Dispatcher({
