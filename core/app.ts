@@ -7,7 +7,6 @@ import { connectDatabase } from './db/connect.js';
 import { Database } from './db/database.js';
 import { migrateLatest, pendingMigrations } from './db/migrate.js';
 import type { Migration } from './db/migration.js';
-import { kernelMigrations } from './db/migrations/index.js';
 import type { AppContext, AppState } from './http/app-state.js';
 import { healthRoutes } from './http/health.routes.js';
 import { requestPipeline } from './http/request-pipeline.js';
@@ -17,17 +16,72 @@ import { PackRouter, type RouteEntry } from './http/route.js';
 import { routeDispatch } from './http/route-dispatch.js';
 import type { PackDefinition } from './kernel/define-pack.js';
 import type { PackContext } from './kernel/pack-context.js';
-import { checkPackKeys, kernelContext, orderPacks, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
-import { createKernelServices, type KernelInternals } from './kernel/services.js';
+import { checkPackKeys, kernelContext, orderPacks, packModulesOf, registerPackSchemas, wirePacks, type LoadedPack } from './kernel/pack-loader.js';
+import type { KernelInternals } from './kernel/services.js';
 import { createLogger } from './base/logger.js';
-import { kernelRoutes } from './kernel/kernel-routes.js';
-import { operationsRoutes } from './kernel/operations-routes.js';
 import { publicRateLimit } from './ratelimit/public-rate-limit.js';
 import { publicCors } from './http/public-cors.js';
 import { kernelTools } from './mcp/kernel-tools.js';
 import { McpToolbox } from './mcp/mcp-toolbox.js';
 import { mcpRoutes } from './mcp/mcp.routes.js';
 import { IdempotencyKeys } from './http/idempotency.js';
+import { isMissingTable } from './db/translate-error.js';
+import { systemContext } from './base/request-context.js';
+import { BackgroundTasks } from './base/background.js';
+import { kernelMigration } from './db/migrations/0001-kernel.js';
+import { rateLimitsMigration } from './db/migrations/0002-rate-limits.js';
+import { idFunctionMigration } from './db/migrations/0003-id-function.js';
+import { idempotencyMigration } from './db/migrations/0004-idempotency.js';
+import { recordCountsMigration } from './db/migrations/0010-record-counts.js';
+import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js';
+import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
+import { eventsMigration } from './db/migrations/0100-events.js';
+import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
+import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
+import { outboxPositionsMigration } from './db/migrations/0103-outbox-positions.js';
+import { outboxHandlersMigration } from './db/migrations/0104-outbox-handlers.js';
+import { platformSettingsMigration } from './db/migrations/0200-platform-settings.js';
+import { knowledgeMigration } from './db/migrations/0300-knowledge.js';
+import { storageMigration } from './db/migrations/0400-storage.js';
+import { RecordsService } from './data/records.service.js';
+import { schemaReadAccess } from './data/read-access.js';
+import { BulkWriter } from './data/bulk.js';
+import { SchemaEvolution } from './data/schema-evolution.js';
+import { metadataRoutes } from './data/metadata.routes.js';
+import { dataRoutes } from './data/data.routes.js';
+import { bulkRoutes } from './data/bulk.routes.js';
+import { changesRoutes } from './data/changes.routes.js';
+import { EventsService } from './events/events.service.js';
+import { ChangeStreams } from './events/change-stream.js';
+import { installOutbox } from './events/outbox.module.js';
+import { HookRegistry } from './hooks/hook-registry.js';
+import { Authenticator } from './http/auth.js';
+import { authConfigRoutes } from './http/auth-config.routes.js';
+import { metricsRoutes } from './http/metrics.routes.js';
+import type { RouteDeps } from './http/route.js';
+import { MailService } from './mail/mail.service.js';
+import { SchemaRegistry } from './metadata/schema-registry.js';
+import { PlatformSettingsService } from './settings/platform-settings.service.js';
+import { TenantsService } from './tenants/tenants.service.js';
+import { MembershipHolder } from './tenants/memberships.js';
+import { FetchService } from './fetch/fetch.service.js';
+import { StorageService } from './storage/storage.service.js';
+import { mountStorageRoutes } from './storage/storage.routes.js';
+import { KnowledgeService } from './knowledge/knowledge.service.js';
+import { Metrics } from './metrics/metrics.js';
+import { Seeds } from './kernel/seeds.js';
+import { RateLimitService } from './ratelimit/rate-limit.service.js';
+import { OpenApiService } from './openapi/openapi.service.js';
+import { openapiRoutes } from './openapi/openapi.routes.js';
+import { docsRoutes } from './docs/docs.routes.js';
+import { consoleRoutes } from './admin-console/console.routes.js';
+
+/*
+ * The composition root: the one module that builds the service from its parts. In order: the kernel's
+ * migrations (packs bring theirs in their definitions), the kernel services, the kernel's routes, the
+ * operations endpoints, then the packs (ordered, wired and mounted through the pack loader). Every module
+ * below takes what it needs as arguments; none builds another module's service or mounts its routes.
+ */
 
 export interface App {
   koa: Koa<AppState, AppContext>;
@@ -54,8 +108,89 @@ export interface CreateAppOptions {
   httpMetrics?: boolean;
 }
 
+/** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
+const kernelMigrations: Migration[] = [
+  kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
+  schemaMigrationRunsMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
+];
+
 export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
+}
+
+/** The kernel services, built once per app. */
+function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
+  const metrics = new Metrics(db);
+  const tenants = new TenantsService(db);
+  const schemas = new SchemaRegistry(db, undefined, config.schemaWriteWaitMs);
+  const hooks = new HookRegistry();
+  const events = new EventsService(db, logger);
+  const records = new RecordsService(db, schemas, hooks, events, schemaReadAccess(schemas, tenants));
+  schemas.guard(records.relations);
+  const bulk = new BulkWriter(db, records, schemas);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
+  const settings = new PlatformSettingsService(db, config, events, logger);
+  const mail = new MailService(settings);
+  const authenticator = new Authenticator(config);
+  const fetch = new FetchService(config, logger);
+  const storage = new StorageService(config, db, logger, tenants);
+  const knowledge = new KnowledgeService(config, db, logger);
+  const background = new BackgroundTasks(logger);
+  background.register({ name: 'storage', start() {}, stop: () => storage.close() });
+  // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
+  background.register({
+    name: 'schema-migrations',
+    async start() {
+      try {
+        await evolution.migrations.recover(systemContext(null, logger));
+      } catch (err) {
+        // Before `npm run migrate` there is nothing to roll back; the dispatcher says the tables are missing.
+        if (!isMissingTable(err)) throw err;
+      }
+    },
+    stop() {},
+  });
+  const seeds = new Seeds();
+  const memberships = new MembershipHolder();
+  const rateLimits = new RateLimitService(db, logger);
+  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
+}
+
+/** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
+const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
+  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
+  // Before the record routes: /data/{ns}/{schema}/export is not a record id.
+  (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.bulk, kernel.db, config),
+  (router, kernel, config) => {
+    const streams = new ChangeStreams(kernel.db, kernel.events.bus, config.changes, kernel.logger);
+    kernel.background.register(streams);
+    changesRoutes(router, kernel.schemas, kernel.tenants, streams);
+  },
+  (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
+  (router, kernel, config) => installOutbox(router, kernel, config),
+  (router, kernel) => mountStorageRoutes(router, kernel.storage),
+];
+
+/**
+ * Self-description and operations: GET /api/v1/openapi.json on the kernel router, and a router at the
+ * root for GET /docs (the API reference), GET /admin (the admin console) and GET /metrics (Prometheus);
+ * GET /api/v1/auth/config and /auth/me tell clients how to sign in and who they are.
+ */
+function operationsRoutes(deps: RouteDeps, kernelRouter: PackRouter, kernel: KernelInternals, config: Config, packs: LoadedPack[]): PackRouter {
+  const openapi = new OpenApiService({
+    routes: deps.routeTable, config, schemas: kernel.schemas, tenants: kernel.tenants, packModules: packModulesOf(packs),
+  });
+  openapiRoutes(kernelRouter, openapi, kernel.authenticator, kernel.tenants);
+  authConfigRoutes(kernelRouter, config);
+  const root = new PackRouter(deps, 'kernel', null, '');
+  docsRoutes(root);
+  consoleRoutes(root, config);
+  metricsRoutes(root, kernel.metrics, {
+    token: config.metricsToken,
+    hidden: config.isProduction && !config.metricsToken && !config.metricsPublic,
+  });
+  return root;
 }
 
 /** The kernel's own tools run on the kernel services alone: they require no pack's service. */

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { loadConfig } from '../config/index.js';
 import { createApp } from '../core/app.js';
-import { packModulesOf } from '../core/kernel/operations-routes.js';
+import { packModulesOf } from '../core/kernel/pack-loader.js';
 import { countOperations } from '../core/openapi/openapi.builder.js';
 import { OpenApiService } from '../core/openapi/openapi.service.js';
 

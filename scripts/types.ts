@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { loadConfig } from '../config/index.js';
 import { createApp } from '../core/app.js';
-import { packModulesOf } from '../core/kernel/operations-routes.js';
+import { packModulesOf } from '../core/kernel/pack-loader.js';
 import { systemContext } from '../core/base/request-context.js';
 import { OpenApiService } from '../core/openapi/openapi.service.js';
 

@@ -35,7 +35,7 @@ export interface OutboxKernel {
 /**
  * Installs the outbox on the kernel: the connector fan-out (deliveries queued in the publishing
  * transaction), pack handler runs (queued the same way), durable mail, the dispatcher (a background task, poked after each commit that queued
- * work) and the /events and /connectors routes. Mounted once from core/kernel/kernel-routes.ts.
+ * work) and the /events and /connectors routes. Mounted once by the composition root (core/app.ts).
  */
 export function installOutbox(router: PackRouter, kernel: OutboxKernel, config: Config): void {
   const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);

@@ -258,3 +258,8 @@ export async function registerPackSchemas(loaded: LoadedPack[], kernel: KernelIn
     }
   }
 }
+
+/** Licensed module of each pack by name, for the OpenAPI document. */
+export function packModulesOf(packs: LoadedPack[]): Record<string, string | null> {
+  return Object.fromEntries(packs.map(({ definition }) => [definition.name, definition.licensed ?? null]));
+}

@@ -8,7 +8,7 @@ import pino from 'pino';
 import { loadConfig } from '../../config/index.js';
 import { createApp, type App } from '../../core/app.js';
 import { createLogger } from '../../core/base/logger.js';
-import { packModulesOf } from '../../core/kernel/operations-routes.js';
+import { packModulesOf } from '../../core/kernel/pack-loader.js';
 import { countOperations } from '../../core/openapi/openapi.builder.js';
 import { OpenApiService } from '../../core/openapi/openapi.service.js';
 
