@@ -20,7 +20,7 @@ interface CouponRow {
 
 const COLUMNS = 'code, customer_ref, percent_off, expires_at, redeemed_at, order_id';
 
-/** SQL of crm_coupons (packs/crm/crm.migrations.ts). */
+/** SQL of crm_coupons (packs/crm/migrations/0502-crm-cart-recovery.ts). */
 export class CouponsRepository {
   constructor(private readonly db: PackContext['db']) {}
 

@@ -14,7 +14,7 @@ interface ContactRow {
   updated_at: string;
 }
 
-/** SQL of crm_customer_contacts (packs/crm/crm.migrations.ts). */
+/** SQL of crm_customer_contacts (packs/crm/migrations/0503-crm-customer-contacts.ts). */
 export class CustomerContactsRepository {
   constructor(private readonly db: PackContext['db']) {}
 

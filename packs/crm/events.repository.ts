@@ -33,7 +33,7 @@ interface EventRow {
 
 const COLUMNS = 'id, event_id, event_type, customer_ref, event_data, occurred_at, received_at, bot';
 
-/** SQL of the crm_events table (packs/crm/crm.migrations.ts). */
+/** SQL of the crm_events table (packs/crm/migrations/0500-crm-events.ts). */
 export class EventsRepository {
   constructor(private readonly db: PackContext['db']) {}
 

@@ -1,6 +1,9 @@
 import { ticketTools } from './ticket.tools.js';
 import { definePack } from '../../core/pack-api.js';
-import { cartRecoveryMigration, crmEventsMigration, customerContactsMigration, ticketCountersMigration } from './crm.migrations.js';
+import { crmEventsMigration } from './migrations/0500-crm-events.js';
+import { ticketCountersMigration } from './migrations/0501-crm-ticket-counters.js';
+import { cartRecoveryMigration } from './migrations/0502-crm-cart-recovery.js';
+import { customerContactsMigration } from './migrations/0503-crm-customer-contacts.js';
 import { customerContactsRoutes } from './customer-contacts.routes.js';
 import { cartRecoveryRoutes } from './cart-recovery.routes.js';
 import { dealClosedAt } from './deal-closed-at.hook.js';

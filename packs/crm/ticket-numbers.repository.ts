@@ -1,6 +1,6 @@
 import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
-/** SQL of crm_ticket_counters (packs/crm/crm.migrations.ts). */
+/** SQL of crm_ticket_counters (packs/crm/migrations/0501-crm-ticket-counters.ts). */
 export class TicketNumbersRepository {
   constructor(private readonly db: PackContext['db']) {}
 
