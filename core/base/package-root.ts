@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 
 /**
  * The package's root folder (the one holding package.json, schemas/ and admin/dist/), found from this file
- * whether it runs from the sources (core/base/package-root.ts, under tsx) or compiled (dist/core/package-root.js,
+ * whether it runs from the sources (core/base/package-root.ts, under tsx) or compiled (dist/core/base/package-root.js,
  * under npm start). Files the service reads at run time are named from here, never relative to a module's
  * own URL, which differs between the two.
  */
