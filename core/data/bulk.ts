@@ -7,7 +7,7 @@ import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordsService } from './records.service.js';
 import type { RecordRow } from './records.repository.js';
 import { relationsOf } from './relations.js';
-import type { PackBulk } from './pack-records.js';
+import type { BulkResult, PackBulk } from './pack-records.js';
 
 /** Items per bulk request (CONTRACT.md 12.3), and per write batch of an import. */
 export const BULK_LIMIT = 1000;
@@ -16,12 +16,7 @@ export const MAX_LISTED_ERRORS = 100;
 /** Keys per lookup statement of an upsert (well under both engines' parameter limits). */
 const LOOKUP_CHUNK = 500;
 
-export interface BulkResult {
-  /** The written records, in the order of the items. */
-  items: DataRecord[];
-  created: number;
-  updated: number;
-}
+export type { BulkResult } from './pack-records.js';
 
 /** An item that failed, by its index among the items given; `path` within the item. */
 export interface ItemError {

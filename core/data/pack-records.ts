@@ -1,9 +1,73 @@
 import type { RequestContext } from '../base/request-context.js';
 import type { Page } from '../http/envelope.js';
-import type { BulkResult } from './bulk.js';
 import type { RecordQuery } from './list-query.js';
-import type { DataRecord } from './records.repository.js';
-import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, ReadOptions, RecordGroup, GroupQuery, WriteOptions } from './records.service.js';
+import type { DataRecord, GroupRow } from './records.repository.js';
+
+export interface WriteOptions {
+  /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
+  ifMatch?: string | null;
+}
+
+/** Options of a create. */
+export interface CreateOptions {
+  /** The id the record gets (a UUID the caller made, e.g. to name it in rows written beside it); default a new UUIDv7. */
+  id?: string;
+}
+
+/**
+ * The body of a create, or a function that makes it inside the write's transaction (after the schema's
+ * migration gate, before validation): to draw a number, take stock or write rows beside the record all or none.
+ */
+export type CreateInput = unknown | ((rc: RequestContext) => Promise<Record<string, unknown>>);
+
+/**
+ * A conditional change of top-level fields (stock taken only while enough is left, a status moved only from the
+ * one read): `add` integers, `set` values, applied only when every `where` holds of the record as stored.
+ */
+export interface FieldChange {
+  /** Integer fields to add to. */
+  add?: Record<string, number>;
+  /** Fields to set. */
+  set?: Record<string, string | number | boolean | null>;
+  /** Conditions on the stored fields, all of which must hold. */
+  where?: Array<[field: string, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string | boolean]>;
+}
+
+/** What a writing pack hands its own filter hooks with a change (HookPayload.note), e.g. why stock moved. */
+export interface ChangeOptions {
+  note?: Readonly<Record<string, unknown>>;
+}
+
+
+/**
+ * A grouped read (PackRecords.group): the records matching `filter` (the list's filter language), grouped by the
+ * value of `by` (or, with `byDay`, the day of that ISO date-time), each group with its count and the sums and
+ * maxima asked for; ordered by `order` (`count`, `sum:<field>`, `max:<field>` descending, or `key`), at most `limit`.
+ */
+export interface GroupQuery {
+  by: string;
+  byDay?: boolean;
+  filter?: RecordQuery['filter'];
+  sum?: string[];
+  max?: string[];
+  order?: string;
+  limit?: number;
+}
+
+
+export interface ReadOptions {
+  /** `expand=a,b.c` (CONTRACT.md 12.2): referenced records in place of their ids. */
+  expand?: unknown;
+}
+
+export type RecordGroup = GroupRow;
+
+export interface BulkResult {
+  /** The written records, in the order of the items. */
+  items: DataRecord[];
+  created: number;
+  updated: number;
+}
 
 /**
  * Record types by `ns.schema`, declared by each pack's generated files (npm run pack-types, from its JSON Schema

@@ -13,47 +13,14 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
-import type { FieldMatch, PackRecords } from './pack-records.js';
+import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, RecordGroup, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
 
-export interface WriteOptions {
-  /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
-  ifMatch?: string | null;
-}
-
-/** Options of a create. */
-export interface CreateOptions {
-  /** The id the record gets (a UUID the caller made, e.g. to name it in rows written beside it); default a new UUIDv7. */
-  id?: string;
-}
-
-/**
- * The body of a create, or a function that makes it inside the write's transaction (after the schema's
- * migration gate, before validation): to draw a number, take stock or write rows beside the record all or none.
- */
-export type CreateInput = unknown | ((rc: RequestContext) => Promise<Record<string, unknown>>);
-
-/**
- * A conditional change of top-level fields (stock taken only while enough is left, a status moved only from the
- * one read): `add` integers, `set` values, applied only when every `where` holds of the record as stored.
- */
-export interface FieldChange {
-  /** Integer fields to add to. */
-  add?: Record<string, number>;
-  /** Fields to set. */
-  set?: Record<string, string | number | boolean | null>;
-  /** Conditions on the stored fields, all of which must hold. */
-  where?: Array<[field: string, op: '=' | '>=' | '<=' | '>' | '<' | '<>', value: number | string | boolean]>;
-}
-
-/** What a writing pack hands its own filter hooks with a change (HookPayload.note), e.g. why stock moved. */
-export interface ChangeOptions {
-  note?: Readonly<Record<string, unknown>>;
-}
+export type { ChangeOptions, CreateInput, CreateOptions, FieldChange, GroupQuery, ReadOptions, RecordGroup, WriteOptions } from './pack-records.js';
 
 /**
  * Who writes: null for the kernel's callers (the data API, bulk, import, MCP tools, the console), else the name
@@ -61,28 +28,6 @@ export interface ChangeOptions {
  * (pack-loader, through RecordsService.forPack), so no caller can write a sealed schema as its owner.
  */
 type Writer = string | null;
-
-/**
- * A grouped read (PackRecords.group): the records matching `filter` (the list's filter language), grouped by the
- * value of `by` (or, with `byDay`, the day of that ISO date-time), each group with its count and the sums and
- * maxima asked for; ordered by `order` (`count`, `sum:<field>`, `max:<field>` descending, or `key`), at most `limit`.
- */
-export interface GroupQuery {
-  by: string;
-  byDay?: boolean;
-  filter?: RecordQuery['filter'];
-  sum?: string[];
-  max?: string[];
-  order?: string;
-  limit?: number;
-}
-
-export type { GroupRow as RecordGroup } from './records.repository.js';
-
-export interface ReadOptions {
-  /** `expand=a,b.c` (CONTRACT.md 12.2): referenced records in place of their ids. */
-  expand?: unknown;
-}
 
 const PAST_TENSE: Record<RecordAction, string> = { create: 'created', update: 'updated', delete: 'deleted' };
 
