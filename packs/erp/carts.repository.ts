@@ -58,7 +58,7 @@ const CHANGE_COLUMNS: Record<keyof CartChange, string> = {
 const CART_COLUMNS = 'c.id, c.status, c.currency, c.customer_ref, c.email, c.shipping_address, c.shipping_option_id, c.coupon_code, '
   + 'c.coupon_percent_off, c.order_id, c.created_at, c.updated_at, c.expires_at';
 
-/** SQL of erp_carts and erp_cart_items (migrations/0540-erp-carts.migration.ts). */
+/** SQL of erp_carts and erp_cart_items (migrations/0540-erp-carts.ts). */
 export class CartsRepository {
   constructor(private readonly db: Database) {}
 

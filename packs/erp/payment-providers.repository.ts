@@ -27,7 +27,7 @@ interface Row {
 
 const COLUMNS = 'provider, enabled, secret_key, webhook_secret, secret_key_hint, webhook_secret_hint, publishable_key, updated_at';
 
-/** SQL of erp_payment_providers (migrations/0541-erp-payment-providers.migration.ts). */
+/** SQL of erp_payment_providers (migrations/0541-erp-payment-providers.ts). */
 export class PaymentProvidersRepository {
   constructor(private readonly db: Database) {}
 
