@@ -8,6 +8,7 @@ import { changesRoutes } from '../data/changes.routes.js';
 import { ChangeStreams } from '../events/change-stream.js';
 import { installOutbox } from '../events/outbox.module.js';
 import { mountStorageRoutes } from '../storage/storage.routes.js';
+import { apiTokensRoutes } from '../access/api-tokens.routes.js';
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
 export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
@@ -22,4 +23,5 @@ export const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, c
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
+  (router, kernel) => apiTokensRoutes(router, kernel.apiTokens),
 ];

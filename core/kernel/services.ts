@@ -22,6 +22,8 @@ import { Metrics } from '../metrics/metrics.js';
 import { Seeds } from './seeds.js';
 import { MembershipHolder } from '../tenants/memberships.js';
 import { RateLimitService } from '../ratelimit/rate-limit.service.js';
+import { ApiTokensService } from '../access/api-tokens.service.js';
+import { builtInRoles } from '../access/roles.js';
 
 /** The kernel services, built once per app and handed to packs through their PackContext. */
 export interface KernelServices {
@@ -55,6 +57,8 @@ export interface KernelInternals extends KernelServices {
   readonly metrics: Metrics;
   /** Schema changes and deletions (CONTRACT.md 12.1). */
   readonly evolution: SchemaEvolution;
+  /** API tokens of the tenants' integrations (CONTRACT.md 16.2). */
+  readonly apiTokens: ApiTokensService;
 }
 
 export function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
@@ -69,7 +73,9 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
-  const authenticator = new Authenticator(config);
+  // Custom roles (CONTRACT.md 16.1) will come in as another role catalogue.
+  const apiTokens = new ApiTokensService(db, builtInRoles, logger);
+  const authenticator = new Authenticator(config, apiTokens);
   const fetch = new FetchService(config, logger);
   const storage = new StorageService(config, db, logger, tenants);
   const knowledge = new KnowledgeService(config, db, logger);
@@ -91,5 +97,5 @@ export function createKernelServices(config: Config, db: Database, logger: Logge
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
+  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships, apiTokens };
 }

@@ -14,8 +14,9 @@ import { idempotencyMigration } from './0004-idempotency.js';
 import { recordCountsMigration } from './0010-record-counts.js';
 import { schemaVersionsMigration } from './0011-schema-versions.js';
 import { schemaMigrationRunsMigration } from './0012-schema-migration-runs.js';
+import { apiTokensMigration } from './0013-api-tokens.js';
 
 /** The kernel's migrations, in order. Packs add theirs through definePack({ migrations }). */
 export const kernelMigrations: Migration[] = [kernelMigration, eventsMigration, storageMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, outboxRetentionMigration, outboxEventsByIdMigration,
   outboxPositionsMigration, outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration];
+  schemaMigrationRunsMigration, apiTokensMigration];
