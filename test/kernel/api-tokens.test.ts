@@ -86,6 +86,14 @@ describe('API tokens: /api/v1/tenants/:id/api-tokens (CONTRACT.md 16.2)', () => 
     expect(platform.body.error.code).to.equal('superadmin_required');
   });
 
+  it('is never a member: /organizations names its own tenant only, and /auth/me the token', async () => {
+    const created = await create({ name: 'Who am I', role: 'editor' });
+    const orgs = await t.http.get('/api/v1/organizations').set(bearer(created.token)).expect(200);
+    expect(orgs.body.data.map((o: any) => o.id)).to.deep.equal([tenant]);
+    const me = await t.http.get('/api/v1/auth/me').set(bearer(created.token)).expect(200);
+    expect(me.body.data).to.include({ userId: created.id, tenantId: tenant, isSuperadmin: false, role: 'editor', email: null, name: 'Who am I' });
+  });
+
   it('a token of one tenant gets 403 on another tenant, by path and by X-Tenant-Id', async () => {
     const token = bearer((await create({ name: 'Scoped', role: 'admin' })).token);
     expect((await t.http.get(tokens(other)).set(token)).status).to.equal(403);
