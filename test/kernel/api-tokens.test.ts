@@ -189,6 +189,18 @@ describe('API tokens: /api/v1/tenants/:id/api-tokens (CONTRACT.md 16.2)', () => 
     expect(bySuperadmin.body.data.createdBy).to.equal('test-key');
   });
 
+  it('the OpenAPI document lists the three operations with their answers (Idempotency-Key, token nullable, 403)', async () => {
+    const doc = (await t.http.get('/api/v1/openapi.json').expect(200)).body;
+    const list = doc.paths['/api/v1/tenants/{id}/api-tokens'];
+    expect(list.get.responses).to.include.keys('200', '401', '403');
+    expect(list.post.responses).to.include.keys('201', '400', '401', '403', '422');
+    expect(list.post.parameters.map((p: any) => p.$ref)).to.include('#/components/parameters/IdempotencyKey');
+    const data = list.post.responses['201'].content['application/json'].schema.properties.data;
+    const created = data.$ref ? doc.components.schemas[data.$ref.split('/').pop()] : data;
+    expect(created.properties.token.type).to.deep.equal(['string', 'null']);
+    expect(doc.paths['/api/v1/tenants/{id}/api-tokens/{tokenId}'].delete.responses).to.include.keys('200', '403', '404');
+  });
+
   it('with NODE_ENV=production the token is accepted and the test key refused (401)', async () => {
     const created = await create({ name: 'Production', role: 'viewer' });
     const prod = await startTestApp({ database: t.database, env: { NODE_ENV: 'production', ALLOW_PRIVATE_NETWORK_FETCH: 'false', MIGRATE_ON_START: 'false', TEST_API_KEY: TEST_KEY } });
