@@ -94,6 +94,17 @@ describe('API tokens: /api/v1/tenants/:id/api-tokens (CONTRACT.md 16.2)', () => 
     expect(me.body.data).to.include({ userId: created.id, tenantId: tenant, isSuperadmin: false, role: 'editor', email: null, name: 'Who am I' });
   });
 
+  it('a busy token costs no query: its lookup is kept (X-Query-Count as with a JWT of its role)', async () => {
+    const token = bearer((await create({ name: 'Busy', role: 'viewer' })).token);
+    const fewest = async (headers: Record<string, string>) => {
+      const counts: number[] = [];
+      for (let i = 0; i < 5; i++) counts.push(Number((await t.http.get('/api/v1/data/tok/thing').set(headers).expect(200)).headers['x-query-count']));
+      return Math.min(...counts);
+    };
+    await fewest(token);
+    expect(await fewest(token)).to.be.at.most(await fewest(as(tenant, 'viewer')));
+  });
+
   it('a token of one tenant gets 403 on another tenant, by path and by X-Tenant-Id', async () => {
     const token = bearer((await create({ name: 'Scoped', role: 'admin' })).token);
     expect((await t.http.get(tokens(other)).set(token)).status).to.equal(403);
