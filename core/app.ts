@@ -35,6 +35,7 @@ import { idempotencyMigration } from './db/migrations/0004-idempotency.js';
 import { recordCountsMigration } from './db/migrations/0010-record-counts.js';
 import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js';
 import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
+import { apiTokensMigration } from './db/migrations/0013-api-tokens.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -67,6 +68,9 @@ import { MembershipHolder } from './tenants/memberships.js';
 import { FetchService } from './fetch/fetch.service.js';
 import { StorageService } from './storage/storage.service.js';
 import { mountStorageRoutes } from './storage/storage.routes.js';
+import { apiTokensRoutes } from './access/api-tokens.routes.js';
+import { ApiTokensService } from './access/api-tokens.service.js';
+import { builtInRoles } from './access/roles.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { Seeds } from './kernel/seeds.js';
@@ -111,7 +115,7 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -132,7 +136,9 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
-  const authenticator = new Authenticator(config);
+  // Custom roles (CONTRACT.md 16.1) will come in as another role catalogue.
+  const apiTokens = new ApiTokensService(db, builtInRoles, logger);
+  const authenticator = new Authenticator(config, apiTokens);
   const fetch = new FetchService(config, logger);
   const storage = new StorageService(config, db, logger, tenants);
   const knowledge = new KnowledgeService(config, db, logger);
@@ -154,7 +160,7 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
+  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships, apiTokens };
 }
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
@@ -170,6 +176,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
+  (router, kernel) => apiTokensRoutes(router, kernel.apiTokens),
 ];
 
 /**

@@ -5,19 +5,20 @@ export type TenantRole = 'admin' | 'editor' | 'viewer';
 
 export const ROLE_RANK: Record<TenantRole, number> = { viewer: 1, editor: 2, admin: 3 };
 
-/** Who is calling: from a verified JWT, or the test key (a superadmin). */
+/** Who is calling: from a verified JWT, an API token (CONTRACT.md 16.2), or the test key (a superadmin). */
 export interface Principal {
-  /** `sub` of the token, or `test-key`. */
+  /** `sub` of the JWT, the API token's id, or `test-key`. */
   userId: string;
   email: string | null;
   name: string | null;
-  /** The tenant claim of the token, if any. */
+  /** The tenant claim of the JWT, if any; an API token's tenant. */
   tenantId: string | null;
   isSuperadmin: boolean;
   /** The strongest tenant role in the token; `viewer` when it names none. */
   role: TenantRole;
   roles: string[];
-  via: 'jwt' | 'test_key';
+  /** How the caller signed in; an API token (`api_token`) is never a superadmin or a member. */
+  via: 'jwt' | 'test_key' | 'api_token';
 }
 
 /**

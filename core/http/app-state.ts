@@ -16,6 +16,11 @@ export interface AppState {
   /** Parsed and validated inputs of the matched route. */
   body?: any;
   query?: any;
+  /**
+   * The data an Idempotency-Key keeps and replays in place of the answer's, set by a handler whose answer
+   * holds a secret shown only once (a new API token): the secret is never stored with the key.
+   */
+  keptData?: unknown;
   /** Declared route path (for logs and metrics), e.g. /api/v1/data/:ns/:schema. */
   routePath?: string;
   /** The request path as logs show it: the route's sensitive parameters (tokens) masked. */

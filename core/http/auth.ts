@@ -10,10 +10,15 @@ const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 /** Each verifies only with its key kind (jose picks an RSA key for RS256, a P-256 key for ES256). */
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
 
+/** Turns a presented API token (`pat_…`) into its principal; throws 401 invalid_token (core/access/api-tokens.service.ts). */
+export interface ApiTokenVerifier {
+  authenticate(secret: string): Promise<Principal>;
+}
+
 /**
  * Verifies `Authorization: Bearer ...` as CONTRACT.md section 2 fixes it: HS256 with AUTH_JWT_SECRET,
  * RS256/ES256 from AUTH_JWKS_URI (issuer and audience checked), algorithms pinned per key kind, `exp`
- * required; the test key outside production only.
+ * required; the test key outside production only; API tokens (`pat_…`, CONTRACT.md 16.2) in production too.
  */
 export class Authenticator {
   private readonly jwks: IdentityProviderKeys | null;
@@ -23,7 +28,7 @@ export class Authenticator {
   /** Tokens verified lately, by their exact text: a repeat costs a map lookup (bounded size and age). */
   private readonly verified = new Map<string, { principal: Principal; until: number }>();
 
-  constructor(private readonly config: Config) {
+  constructor(private readonly config: Config, private readonly apiTokens: ApiTokenVerifier | null = null) {
     this.jwks = config.auth.jwksUri ? identityProviderKeys(config.auth.jwksUri, config.auth.jwksCooldownMs) : null;
     this.testKey = !config.isProduction && config.testApiKey ? Buffer.from(config.testApiKey) : null;
     this.hsKey = config.auth.jwtSecret ? createSecretKey(Buffer.from(config.auth.jwtSecret, 'utf8')) : null;
@@ -36,6 +41,7 @@ export class Authenticator {
     if (!match) throw InvalidToken('The Authorization header must be "Bearer <token>"');
     const token = match[1];
     if (this.isTestKey(token)) return testKeyPrincipal();
+    if (token.startsWith('pat_') && this.apiTokens) return this.apiTokens.authenticate(token);
     if (token.split('.').length !== 3) throw InvalidToken();
     const now = Date.now();
     const hit = this.verified.get(token);

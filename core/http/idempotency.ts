@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Database } from '../db/database.js';
 import type { AppContext } from './app-state.js';
 import type { RequestContext } from '../base/request-context.js';
-import { errorEnvelope, JSON_TYPE } from './envelope.js';
+import { errorEnvelope, JSON_TYPE, successEnvelope } from './envelope.js';
 import { toAppError } from './error-handler.js';
 import { Conflict, IdempotencyKeyReused, ValidationFailed } from '../base/errors.js';
 import { IdempotencyRepository, type IdempotencyRow } from './idempotency.repository.js';
@@ -172,9 +172,9 @@ function replay(ctx: AppContext, status: number, answer: StoredAnswer): void {
   ctx.type = answer.headers['content-type'] ?? 'application/json';
 }
 
-/** The answer written to ctx, as kept for replays. */
+/** The answer written to ctx, as kept for replays (with the handler's keptData in place of its data, when it set one). */
 function answerOf(ctx: AppContext): StoredAnswer {
-  const body = ctx.body;
+  const body = ctx.state.keptData === undefined ? ctx.body : successEnvelope(ctx.state.family, ctx.state.keptData);
   return { body: typeof body === 'string' ? body : JSON.stringify(body ?? null), headers: keptHeaders(ctx) };
 }
 

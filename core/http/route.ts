@@ -46,6 +46,11 @@ export interface RouteSpec {
   tenantParam?: string;
   /** Minimum tenant role (auth `tenant`); superadmins always pass. Default `viewer`. */
   role?: TenantRole;
+  /**
+   * Refused to API tokens whatever their role (403 forbidden): what only a person may do, such as creating or
+   * revoking API tokens and changing roles (CONTRACT.md 16.2).
+   */
+  noApiTokens?: boolean;
   /** Licensed module gating this route; defaults to the pack's. A function decides per request (the data API). */
   module?: string | null | ((ctx: AppContext) => string | null);
   /**
@@ -339,6 +344,7 @@ function setPublicContext(ctx: AppContext, tenantId: string | null, deps: RouteD
 async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec['module'], deps: RouteDeps): Promise<void> {
   const principal = await deps.authenticator.require(ctx.get('Authorization') || undefined);
   ctx.state.principal = principal;
+  if (spec.noApiTokens && principal.via === 'api_token') throw Forbidden('An API token may not do this, whatever its role');
 
   let tenantId: string | null = null;
   if (spec.auth === 'superadmin' && !principal!.isSuperadmin) throw SuperadminRequired();

@@ -51,4 +51,7 @@ export interface KernelInternals extends KernelServices {
   readonly metrics: Metrics;
   /** Schema changes and deletions (CONTRACT.md 12.1). */
   readonly evolution: SchemaEvolution;
+  /** API tokens of the tenants' integrations (CONTRACT.md 16.2). */
+  readonly apiTokens: ApiTokensService;
 }
+import type { ApiTokensService } from '../access/api-tokens.service.js';

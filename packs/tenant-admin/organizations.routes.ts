@@ -17,7 +17,8 @@ export function organizationsRoutes(router: PackRouter, pack: PackContext): void
       const { items } = await pack.tenants.list(null, ALL_LIMIT, 0);
       return items.map((t) => ({ id: t.id, name: t.name, tenantId: t.id }));
     }
-    const ids = new Set(await members.tenantsOf(null, principal.userId, principal.email));
+    // An API token is never a member (CONTRACT.md 16.2): its organization is its tenant.
+    const ids = new Set(principal.via === 'api_token' ? [] : await members.tenantsOf(null, principal.userId, principal.email));
     if (principal.tenantId) ids.add(principal.tenantId);
     const tenants = await Promise.all([...ids].map((id) => pack.tenants.get(null, id)));
     return tenants

@@ -148,6 +148,20 @@ describe('tenant-admin access matrix (superadmin, own admin, editor, viewer, oth
       call: (h) => t.http.post('/api/v1/platform/settings/smtp/test').set(h).send({ to: 'matrix@example.test' }),
       state: async () => t.smtp.messages.filter((m) => m.to.includes('matrix@example.test')).length,
     },
+    { name: 'GET /tenants/:id/api-tokens', allowed: ADMINS, call: (h) => t.http.get(`/api/v1/tenants/${tenant}/api-tokens`).set(h) },
+    {
+      name: 'POST /tenants/:id/api-tokens', allowed: ADMINS,
+      call: (h) => t.http.post(`/api/v1/tenants/${tenant}/api-tokens`).set(h).send({ name: 'Matrix', role: 'viewer' }),
+      state: async () => (await t.http.get(`/api/v1/tenants/${tenant}/api-tokens`).set(superadmin())).body.data.pagination.total,
+    },
+    {
+      name: 'DELETE /tenants/:id/api-tokens/:tokenId', allowed: ADMINS,
+      prepare: async () => {
+        lastId = (await t.http.post(`/api/v1/tenants/${tenant}/api-tokens`).set(superadmin()).send({ name: 'Matrix revoke', role: 'viewer' })).body.data.id;
+      },
+      call: (h) => t.http.delete(`/api/v1/tenants/${tenant}/api-tokens/${lastId}`).set(h),
+      state: async () => (await t.http.get(`/api/v1/tenants/${tenant}/api-tokens`).set(superadmin())).body.data.items.find((i: any) => i.id === lastId)?.revokedAt,
+    },
     { name: 'GET /organizations', allowed: SIGNED_IN, call: (h) => t.http.get('/api/v1/organizations').set(h) },
     { name: 'GET /public/resolve-host', allowed: CALLERS, call: (h) => t.http.get(`/api/v1/public/resolve-host?host=${tenant}.localhost`).set(h) },
   ];
