@@ -33,7 +33,7 @@ export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export type { Page, Pagination } from './http/envelope.js';
 export { sendCacheable, sendCacheableBody } from './http/cacheable.js';
-export { listQuerySchema, pageResponse, recordResponse } from './http/response-schemas.js';
+export { listQueryOf, listQuerySchema, OFFSET_QUERY, pageResponse, recordResponse } from './http/response-schemas.js';
 export { matchesEtag } from './http/conditional.js';
 export { clientKey } from './http/client-key.js';
 

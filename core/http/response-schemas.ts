@@ -1,5 +1,7 @@
 import type { JsonSchema } from './route.js';
 import { LIST_LIMITS } from '../data/list-query.js';
+import { SAFE_FIELD } from '../db/dialects/dialect.js';
+import { fieldTypes, isScalar } from '../metadata/schema-definition.js';
 
 /**
  * JSON Schemas for route specs (the OpenAPI document) shared by every pack that serves records:
@@ -39,6 +41,13 @@ export function pageResponse(item: JsonSchema): JsonSchema {
   };
 }
 
+/**
+ * `offset` of every paged list: 0 to LIST_LIMITS.maxOffset (100,000; docs/data-api.md), beyond which the cursor
+ * pages. A route's query schema needs a maximum on each integer (PackRouter checks it at declaration), so that no
+ * number reaches SQL that the engine cannot bind.
+ */
+export const OFFSET_QUERY = { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 } as const;
+
 /** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
 export const listQuerySchema: JsonSchema = {
   type: 'object',
@@ -46,10 +55,34 @@ export const listQuerySchema: JsonSchema = {
   patternProperties: { '^filter\\[': { type: 'string', description: 'filter[field]=v or filter[field][op]=v' } },
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
-    offset: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 },
+    offset: OFFSET_QUERY,
     cursor: { type: 'string', description: 'nextCursor of the previous page (keyset paging)' },
     sort: { type: 'string', description: 'comma list, - for descending; default -createdAt' },
     fields: { type: 'string', description: 'comma list of fields to return' },
     count: { type: 'boolean', description: 'false leaves pagination.total null' },
   },
 };
+
+/**
+ * The list query of a route that lists the records `record` describes (recordResponse): listQuerySchema with the
+ * values `sort` and `fields` may take, as patterns of the record's fields (the service answers 400 for any other).
+ */
+export function listQueryOf(record: JsonSchema): JsonSchema {
+  const types = fieldTypes(record);
+  const sortable = oneOfPattern([...types.entries()].filter(([name, type]) => isScalar(type) && SAFE_FIELD.test(name)).map(([name]) => name));
+  const all = oneOfPattern([...types.keys()]);
+  const properties = listQuerySchema.properties as Record<string, JsonSchema>;
+  return {
+    ...listQuerySchema,
+    properties: {
+      ...properties,
+      sort: { ...properties.sort, pattern: `^(?:[-+]?${sortable})?$` },
+      fields: { ...properties.fields, pattern: `^(?:${all}(?:,${all})*)?$` },
+    },
+  };
+}
+
+/** A regular expression group (ECMA-262 with the u flag, as ajv and the document read it) matching exactly one of the names. */
+export function oneOfPattern(names: string[]): string {
+  return `(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})`;
+}

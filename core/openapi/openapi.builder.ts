@@ -159,9 +159,6 @@ function buildOperation(
       content: produces ? { [produces]: { schema: data } } : { 'application/json': { schema: successSchema(family, data) } },
     },
   };
-  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
-    operation.responses[answer] = { description, headers: requestIdHeader };
-  }
   const module = spec.module === undefined ? packModule : spec.module;
   for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null, entry.path))) {
     operation.responses[String(errorStatus)] = {
@@ -169,6 +166,19 @@ function buildOperation(
       headers: { ...requestIdHeader, ...errorHeaders(errorStatus) },
       content: { 'application/json': { schema: errorSchema(family, errorStatus, codes) } },
     };
+  }
+
+  // Statuses the handler answers itself: without a body, or (an error status of a route that writes its own
+  // content type, e.g. the console's page) with a body of that type beside the JSON error of the same status.
+  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
+    const ownBody = produces && Number(answer) >= 400 ? { [produces]: { schema: produces.includes('json') ? {} : { type: 'string' } } } : undefined;
+    const existing = operation.responses[answer];
+    if (existing) {
+      existing.description = `${existing.description}; ${description}`;
+      if (ownBody) existing.content = { ...existing.content, ...ownBody };
+    } else {
+      operation.responses[answer] = { description, headers: requestIdHeader, ...(ownBody ? { content: ownBody } : {}) };
+    }
   }
 
   operation.security = spec.auth === 'public' ? [] : securityFor(config);
