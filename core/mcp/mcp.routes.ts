@@ -12,6 +12,7 @@ const description = 'Model Context Protocol, Streamable HTTP transport, stateles
 const jsonRpcRequest: JsonSchema = {
   type: 'object',
   required: ['jsonrpc', 'method'],
+  additionalProperties: false,
   properties: {
     jsonrpc: { const: '2.0' }, id: { type: ['integer', 'string'] }, method: { type: 'string', minLength: 1 }, params: { type: 'object' },
   },

@@ -181,6 +181,24 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect(empty.status).to.equal(400);
   });
 
+  it('answers 400 for a front-end URL the URL parser refuses, so that invitations never meet it (a 500 before) (#33)', async () => {
+    for (const url of ['http://', 'https://:80']) {
+      const res = await t.http.patch('/api/v1/platform/settings').set(superadmin()).send({ INVITE_LOGIN_URL: url });
+      expect(res.status, url).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+    }
+    const tenant = await createTenant(t, 'fz');
+    const invite = await t.http.post(`/api/v1/tenants/${tenant}/invitations`).set(superadmin()).send({ email: 'fz@example.com', role: 'viewer' });
+    expect(invite.status).to.equal(201);
+  });
+
+  it('declares the host of resolve-host as a host name, and answers 404 for one nobody holds (#33)', async () => {
+    const pattern = new RegExp(param(doc.paths['/api/v1/public/resolve-host'].get, 'host').schema.pattern, 'u');
+    expect(pattern.test('WWW.Example.com:8080')).to.equal(true);
+    expect(pattern.test('$J')).to.equal(false);
+    expect((await t.http.get('/api/v1/public/resolve-host?host=nobody-holds.example.com')).status).to.equal(404);
+  });
+
   it('documents the console page of a build without it as 404 text/html', () => {
     const console = doc.paths['/api/v1/admin'] ?? doc.paths['/admin'];
     expect(console.get.responses['404'].content).to.have.property('text/html');
