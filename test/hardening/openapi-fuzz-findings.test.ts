@@ -199,6 +199,16 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect((await t.http.get('/api/v1/public/resolve-host?host=nobody-holds.example.com')).status).to.equal(404);
   });
 
+  it('writes the service\'s e-mail rule beside format email: a@com passes other validators, not this one (#33)', async () => {
+    const body = resolve(doc.paths['/api/v1/crm/deals'].post.requestBody.content['application/json'].schema);
+    const email = new RegExp(body.properties.contactEmail.pattern, 'u');
+    expect(email.test('ann@example.com')).to.equal(true);
+    expect(email.test('0@com')).to.equal(false);
+    const tenant = await createTenant(t, 'fz');
+    const res = await t.http.post('/api/v1/crm/deals').set(as(tenant, 'editor')).send({ title: 'x', contactEmail: '0@com' });
+    expect(res.status).to.equal(400);
+  });
+
   it('documents the console page of a build without it as 404 text/html', () => {
     const console = doc.paths['/api/v1/admin'] ?? doc.paths['/admin'];
     expect(console.get.responses['404'].content).to.have.property('text/html');
