@@ -21,10 +21,13 @@ const jsonRpcMessage: JsonSchema = {
   anyOf: [jsonRpcRequest, { type: 'array', minItems: 1, items: jsonRpcRequest }],
   description: 'A JSON-RPC 2.0 request or notification (or a batch), e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
 };
-const jsonRpcResponse: JsonSchema = {
+const jsonRpcAnswer: JsonSchema = {
   type: 'object',
-  description: 'A JSON-RPC 2.0 response (result or error), as the body itself, not inside the envelope',
   properties: { jsonrpc: { type: 'string' }, id: { type: ['integer', 'string', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
+};
+const jsonRpcResponse: JsonSchema = {
+  anyOf: [jsonRpcAnswer, { type: 'array', items: jsonRpcAnswer }],
+  description: 'A JSON-RPC 2.0 response (result or error), or one per request of a batch, as the body itself, not inside the envelope',
 };
 
 const TENANT_INSTRUCTIONS = 'Tools over one tenant of a headless commerce and content backend: its knowledge, schemas and records, '

@@ -222,6 +222,29 @@ function uniqueId(taken: Set<string>, id: string): string {
   return candidate;
 }
 
+/** A string without a NUL character: what the service takes in a path parameter or query value (a URL carries no lone surrogate). */
+export const STORABLE_PARAMETER = '^[^\\x00]*$';
+
+/**
+ * Says of each free string parameter in a path or query that it holds no NUL character: the service refuses one in
+ * any of them (core/http/input-hygiene.ts, 400 validation_failed). Run when every parameter is in the document.
+ */
+export function markStorableParameters(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const p of (operation?.parameters ?? []) as Array<Record<string, any>>) {
+        if (p.in !== 'query' && p.in !== 'path') continue;
+        const schema = p.schema as Record<string, any> | undefined;
+        const values = schema?.type === 'object' && schema.additionalProperties && typeof schema.additionalProperties === 'object' ? schema.additionalProperties : schema;
+        if (values?.type === 'string' && values.pattern === undefined && values.enum === undefined && values.const === undefined && values.format === undefined) {
+          values.pattern = STORABLE_PARAMETER;
+        }
+      }
+    }
+  }
+  return doc;
+}
+
 /** How many operations (method and path pairs) a document lists. */
 export function countOperations(doc: OpenApiDocument): number {
   return Object.values(doc.paths).reduce((sum, item) => sum + Object.keys(item).length, 0);

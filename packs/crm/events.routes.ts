@@ -66,7 +66,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
   router.delete('/crm/customers/:customerRef/events', {
     summary: 'Erase every event of a customer (right to erasure)',
     tags, auth: 'tenant', role: 'admin', response: { type: 'object', properties: { deleted: { type: 'integer' } } },
-    errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
+    errors: ['validation_failed', 'not_found', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => {
     return events.eraseCustomer(ctx.state.rc, customerRefParamOf(ctx.params.customerRef));
   });

@@ -209,6 +209,17 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect(res.status).to.equal(400);
   });
 
+  it('says of every free string in a path or query that it holds no NUL, which the service refuses (#33)', async () => {
+    const knowledge = param(doc.paths['/api/v1/public/tenant/{tenantId}/knowledge'].get, 'q');
+    expect(knowledge.schema.pattern).to.equal('^[^\\x00]*$');
+    expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'cursor').schema.pattern).to.equal('^[^\\x00]*$');
+    expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'filter').schema.additionalProperties.pattern).to.equal('^[^\\x00]*$');
+    const tenant = await createTenant(t, 'fz');
+    const res = await t.http.get(`/api/v1/public/tenant/${tenant}/knowledge?q=a%00b`);
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('validation_failed');
+  });
+
   it('documents the console page of a build without it as 404 text/html', () => {
     const console = doc.paths['/api/v1/admin'] ?? doc.paths['/admin'];
     expect(console.get.responses['404'].content).to.have.property('text/html');
