@@ -32,13 +32,15 @@ const NOT_BUILT = `<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><t
 /**
  * GET /admin and everything under it: the admin console, a single-page app built by Vite into admin/dist.
  * Hashed files under /admin/assets/ are cached for a year; any other path answers index.html (the app
- * routes in the browser), never cached, so a new build is picked up on the next load.
+ * routes in the browser), never cached, so a new build is picked up on the next load. Without a build, 404 with a
+ * page that says how to make one.
  */
 export function consoleRoutes(router: PackRouter, config: Config, files = new ConsoleFiles()): void {
   const csp = consoleContentSecurityPolicy(config);
   const spec = {
     summary: 'The admin console (a single-page app over this API); paths under /admin/ are routed in the browser',
     tags: ['operations'], auth: 'public' as const, produces: 'text/html', response: { type: 'string' }, errors: ['not_found' as const],
+    answers: { 404: 'The console is not part of this build (an HTML page that says how to build it)' },
   };
 
   const serve = (ctx: AppContext) => {
@@ -58,7 +60,8 @@ export function consoleRoutes(router: PackRouter, config: Config, files = new Co
     if (asset && path !== 'index.html') return send(ctx, asset);
     const index = files.built ? files.find('index.html') : null;
     if (!index) {
-      ctx.status = 503;
+      // Not there, rather than unavailable: no retry brings it (503 would say it may come back by itself).
+      ctx.status = 404;
       ctx.type = 'text/html; charset=utf-8';
       ctx.body = NOT_BUILT;
       return;

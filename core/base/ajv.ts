@@ -47,6 +47,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   addFormats(ajv);
   // Relations (CONTRACT.md 12.2) are annotations to ajv; core/data/relations.ts reads them.
   ajv.addVocabulary(['x-ref', 'x-on-delete']);
+  // A route's own error code for a value that fails its pattern (core/http/route.ts), an annotation to ajv.
+  ajv.addVocabulary(['x-error']);
   return ajv;
 }
 

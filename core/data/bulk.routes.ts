@@ -55,7 +55,12 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     description: 'Takes the list\'s `filter[...]` and `sort` (paging parameters are ignored). NDJSON: one record per line, as the API returns it. '
       + 'CSV: a header row `id`, the schema\'s top-level properties, `createdAt`, `updatedAt`, `version`; nested values as JSON text.',
     tags, auth: 'tenant', module, produces: 'application/x-ndjson',
-    query: { type: 'object', properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' } } },
+    // The list's filters and sort go to the export as they came (paging parameters too, which it ignores).
+    query: {
+      type: 'object',
+      patternProperties: { '^filter\\[': { type: 'string' } },
+      properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' }, sort: { type: 'string' } },
+    },
     errors: [...errors, 'invalid_filter', 'validation_failed'],
   }, async (ctx) => {
     const [ns, name] = target(ctx);

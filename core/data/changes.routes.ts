@@ -4,6 +4,7 @@ import { ModuleDisabled, ValidationFailed } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import { assertIdentifier, type SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
+import { IDENTIFIER } from '../metadata/schema-definition.js';
 import { decodePosition, type ChangeStreams, type Subscriber } from '../events/change-stream.js';
 import { target } from './data.routes.js';
 
@@ -12,6 +13,10 @@ const STREAM_BUFFER = 64 * 1024;
 /** Schemas one stream may follow. */
 const MAX_SCHEMAS = 20;
 const ACTIONS = ['created', 'updated', 'deleted'];
+
+const NAME = IDENTIFIER.source.slice(1, -1);
+/** `?schemas=ns.a,ns.b`: up to MAX_SCHEMAS names `<namespace>.<name>`. */
+const SCHEMAS_QUERY = { type: 'string', maxLength: 2000, pattern: `^${NAME}\\.${NAME}(?:,${NAME}\\.${NAME}){0,${MAX_SCHEMAS - 1}}$` };
 
 /**
  * Live changes over Server-Sent Events (CONTRACT.md 12.4): `GET /data/{ns}/{schema}/changes` and
@@ -36,7 +41,7 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
   router.get('/changes', {
     summary: 'Live changes of several schemas (Server-Sent Events): ?schemas=ns.a,ns.b', description, tags: ['data'], auth: 'tenant',
     module: null, produces: 'text/event-stream',
-    query: { type: 'object', required: ['schemas'], properties: { ...query.properties, schemas: { type: 'string', minLength: 1, maxLength: 2000 } } },
+    query: { type: 'object', required: ['schemas'], properties: { ...query.properties, schemas: SCHEMAS_QUERY } },
     errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed'],
   }, async (ctx) => {
     const names = String((ctx.state.query as { schemas: string }).schemas).split(',').map((s) => s.trim()).filter(Boolean);

@@ -1,12 +1,13 @@
 import type { PackRouter } from '../http/route.js';
-import { schemaItemResponse, toSchemaItem, type RegisteredSchema } from '../metadata/schema-definition.js';
+import { IDENTIFIER, schemaItemResponse, toSchemaItem, type RegisteredSchema } from '../metadata/schema-definition.js';
 import { pageResponse } from '../http/response-schemas.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaEvolution } from './schema-evolution.js';
 import { relationsOf, type Relations } from './relations.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 
-const identifier = { type: 'string' };
+/** A namespace or name: a value that fails the pattern answers 400 invalid_identifier (route.ts). */
+const identifier = { type: 'string', pattern: IDENTIFIER.source, 'x-error': 'invalid_identifier' };
 const registerBody = {
   type: 'object',
   required: ['namespace', 'name', 'schema'],
@@ -54,7 +55,7 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
   router.get('/metadata/schemas', {
     summary: 'List the platform schemas and the tenant\'s own',
     tags: ['metadata'], auth: 'tenant', response: pageResponse(schemaItemResponse),
-    query: { type: 'object', additionalProperties: false, properties: { namespace: { type: 'string' } } },
+    query: { type: 'object', additionalProperties: false, properties: { namespace: identifier } },
   }, async (ctx) => {
     const namespace = ctx.state.query.namespace as string | undefined;
     if (namespace !== undefined) assertIdentifier('namespace', namespace);
@@ -75,6 +76,10 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
   router.put('/metadata/schemas/:ns/:name', {
     summary: 'Register the next version of a schema (If-Match required); incompatible changes need "migrate"',
     tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody, response: itemResponse,
+    headers: [{
+      name: 'If-Match', required: false, schema: { type: 'string' },
+      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+    }],
     errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'schema_not_found', 'superadmin_required',
       'precondition_required', 'version_mismatch', 'schema_incompatible', 'conflict'],
   }, async (ctx) => {
@@ -87,6 +92,10 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
   router.delete('/metadata/schemas/:ns/:name', {
     summary: 'Delete a schema and every record of it (If-Match required); one metadata.schema.deleted event',
     tags: ['metadata'], auth: 'tenant', role: 'admin',
+    headers: [{
+      name: 'If-Match', required: false, schema: { type: 'string' },
+      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+    }],
     errors: ['invalid_identifier', 'schema_not_found', 'superadmin_required', 'precondition_required', 'version_mismatch', 'conflict'],
   }, async (ctx) => {
     await evolution.remove(ctx.state.rc, ctx.params.ns, ctx.params.name, ctx.get('If-Match') || undefined);

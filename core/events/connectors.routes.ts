@@ -1,3 +1,4 @@
+import { OFFSET_QUERY } from '../http/response-schemas.js';
 import type { ErrorCode, PackRouter, RouteSpec } from '../http/route.js';
 import type { ConnectorsService } from './connectors.service.js';
 import { EVENT_NAME_PATTERN, PRODUCT_SCHEMA } from './events.routes.js';
@@ -21,7 +22,7 @@ const connectorResponse = {
 };
 const paging = {
   limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-  offset: { type: 'integer', minimum: 0, default: 0 },
+  offset: OFFSET_QUERY,
 };
 const spec: Pick<RouteSpec, 'tags' | 'auth' | 'role'> = { tags: ['connectors'], auth: 'tenant', role: 'admin' };
 const common: ErrorCode[] = ['forbidden', 'tenant_required', 'tenant_not_found'];

@@ -41,6 +41,13 @@ export function pageResponse(item: JsonSchema): JsonSchema {
   };
 }
 
+/**
+ * `offset` of every paged list: 0 to LIST_LIMITS.maxOffset (100,000; docs/data-api.md), beyond which the cursor
+ * pages. A route's query schema needs a maximum on each integer (PackRouter checks it at declaration), so that no
+ * number reaches SQL that the engine cannot bind.
+ */
+export const OFFSET_QUERY = { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 } as const;
+
 /** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
 export const listQuerySchema: JsonSchema = {
   type: 'object',
@@ -48,10 +55,15 @@ export const listQuerySchema: JsonSchema = {
   patternProperties: { '^filter\\[': { type: 'string', description: 'filter[field]=v or filter[field][op]=v' } },
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
-    offset: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 },
+    offset: OFFSET_QUERY,
     cursor: { type: 'string', description: 'nextCursor of the previous page (keyset paging)' },
     sort: { type: 'string', description: 'comma list, - for descending; default -createdAt' },
     fields: { type: 'string', description: 'comma list of fields to return' },
     count: { type: 'boolean', description: 'false leaves pagination.total null' },
   },
 };
+
+/** A regular expression group (ECMA-262 with the u flag, as ajv and the document read it) matching exactly one of the names. */
+export function oneOfPattern(names: string[]): string {
+  return `(?:${names.map((n) => n.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})`;
+}

@@ -58,6 +58,14 @@ interface Route {
   methods: Set<string>;
   paramNames: string[];
   handler: Middleware<AppState>;
+  /**
+   * The routes of the same depth that name a literal segment where this one has a parameter, and agree on the rest
+   * (`/data/:ns/:schema/bulk` for `/data/:ns/:schema/:id`): a path one of them matches is theirs, never this
+   * route's (GET /data/a/b/bulk is 405 with their methods in `Allow`, not a read of the record "bulk").
+   */
+  shadows: Route[];
+  /** The declared path, when it is a string. */
+  path: string | null;
 }
 
 function safeDecode(text: string): string {
@@ -66,6 +74,26 @@ function safeDecode(text: string): string {
   } catch {
     return text;
   }
+}
+
+/**
+ * Whether the plain route `a` takes paths from the plain route `b`: the same number of segments, a literal segment
+ * of `a` where `b` has a parameter at least once, and otherwise the same literals and parameters where `b` has them.
+ */
+function shadows(a: string | null, b: string | null): boolean {
+  if (a === null || b === null || depthOfRoute(a) === null || depthOfRoute(b) === null) return false;
+  const sa = a.split('/');
+  const sb = b.split('/');
+  if (sa.length !== sb.length) return false;
+  let more = false;
+  for (let i = 0; i < sa.length; i++) {
+    const paramA = sa[i].startsWith(':');
+    const paramB = sb[i].startsWith(':');
+    if (paramB && !paramA) more = true;
+    else if (paramA && !paramB) return false;
+    else if (!paramA && sa[i].toLowerCase() !== sb[i].toLowerCase()) return false;
+  }
+  return more;
 }
 
 /**
@@ -91,8 +119,13 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
       methods: new Set(layer.methods),
       paramNames: layer.paramNames.map((p) => p.name),
       handler: layer.stack[0] as unknown as Middleware<AppState>,
-    };
+      shadows: [] as Route[],
+      path: typeof layer.path === 'string' ? layer.path : null,
+    } satisfies Route as Route;
   }));
+  for (const route of routes) {
+    route.shadows = routes.filter((other) => other !== route && shadows(other.path, route.path));
+  }
   const routesFor = (key: string) => routes.filter((r) => r.key === null || r.key === key);
   const byKey = new Map<string, Route[]>();
   for (const r of routes) if (r.key !== null && !byKey.has(r.key)) byKey.set(r.key, routesFor(r.key));
@@ -117,6 +150,7 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
       if (!route.methods.has(method)) continue;
       const match = route.regexp.exec(path);
       if (!match) continue;
+      if (route.shadows.length && route.shadows.some((s) => s.regexp.test(path))) continue;
       const params: Record<string, string> = {};
       for (let i = 1; i < match.length; i++) {
         const value = match[i];
@@ -127,7 +161,10 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
       return route.handler(ctx, next);
     }
     const allowed = new Set<string>();
-    for (const route of candidates) if (route.regexp.test(path)) for (const m of route.methods) allowed.add(m);
+    for (const route of candidates) {
+      if (!route.regexp.test(path) || route.shadows.some((s) => s.regexp.test(path))) continue;
+      for (const m of route.methods) allowed.add(m);
+    }
     if (allowed.size) throw MethodNotAllowed(method, [], { Allow: [...allowed].join(', ') });
     return next();
   } as Middleware<AppState>;

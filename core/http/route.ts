@@ -7,7 +7,7 @@ import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
-import { Forbidden, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from '../base/errors.js';
+import { Forbidden, InvalidIdentifier, InvalidKeySegment, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from '../base/errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
@@ -168,7 +168,7 @@ export class PackRouter {
     }
     const fullPath = `${this.basePath}${path}`;
     const validateBody = spec.body && spec.body !== 'raw' ? compile(bodyAjv, spec.body, `${method} ${path} body`) : null;
-    const validateQuery = spec.query ? compile(queryAjv, spec.query, `${method} ${path} query`) : null;
+    const validateQuery = spec.query ? compile(queryAjv, closedQuery(spec.query, `${method.toUpperCase()} ${path}`), `${method} ${path} query`) : null;
     const module = spec.module === undefined ? this.defaultModule : spec.module;
     const deps = this.deps;
     const entry: RouteEntry = { method, path: fullPath, spec, pack: this.packName };
@@ -199,7 +199,10 @@ export class PackRouter {
 
       if (validateQuery) {
         const query = hasQuery ? { ...ctx.query } : {};
-        if (!validateQuery(query)) throw ValidationFailed('Invalid query parameters', prefixIssues('query', toIssues(validateQuery.errors)));
+        if (!validateQuery(query)) {
+          assertOwnPatterns(validateQuery, query);
+          throw ValidationFailed('Invalid query parameters', prefixIssues('query', toIssues(validateQuery.errors)));
+        }
         state.query = query;
       } else {
         state.query = hasQuery ? ctx.query : {};
@@ -256,7 +259,10 @@ async function runHandler(ctx: AppContext, run: RouteRun, family: RouteFamily, b
     const validateBody = run.validateBody;
     if (validateBody) {
       const value = body === undefined ? {} : body;
-      if (!validateBody(value)) throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
+      if (!validateBody(value)) {
+        assertOwnPatterns(validateBody, value);
+        throw ValidationFailed('The request body failed validation', toIssues(validateBody.errors));
+      }
       ctx.state.body = value;
     } else {
       ctx.state.body = body;
@@ -291,6 +297,50 @@ function rawRequestFingerprint(ctx: AppContext): Record<string, string> {
 /** The declared path with actual parameter values, the sensitive ones masked. */
 function maskedPath(pattern: string, params: Record<string, string>, sensitive: string[]): string {
   return pattern.replace(/:(\w+)/g, (_, name: string) => (sensitive.includes(name) ? '[redacted]' : encodeURIComponent(params[name] ?? '')));
+}
+
+/** The errors a schema may name with `x-error` beside its `pattern`: the contract's code for a value that fails it. */
+const PATTERN_ERRORS: Record<string, (name: string, value: string) => Error> = {
+  invalid_identifier: (name, value) => InvalidIdentifier({ name, value }),
+  invalid_key_segment: (_name, value) => InvalidKeySegment(value),
+};
+
+/**
+ * A value that fails a pattern whose schema names its error (`x-error`: a namespace or schema name answers
+ * invalid_identifier, CONTRACT.md section 3; a storage key invalid_key_segment, section 8) answers that error, as
+ * the handlers' own checks would, not validation_failed. The document shows the same pattern.
+ */
+function assertOwnPatterns(validate: ValidateFunction, value: unknown): void {
+  for (const e of validate.errors ?? []) {
+    if (e.keyword !== 'pattern') continue;
+    let schema: unknown = validate.schema;
+    for (const key of e.schemaPath.split('/').slice(1, -1)) schema = (schema as Record<string, unknown> | undefined)?.[unescapePointer(key)];
+    const code = (schema as { 'x-error'?: string } | undefined)?.['x-error'];
+    if (!code || !PATTERN_ERRORS[code]) continue;
+    let at: unknown = value;
+    for (const key of e.instancePath.split('/').slice(1)) at = (at as Record<string, unknown> | undefined)?.[unescapePointer(key)];
+    throw PATTERN_ERRORS[code](unescapePointer(e.instancePath.split('/').pop() ?? ''), String(at));
+  }
+}
+
+function unescapePointer(key: string): string {
+  return decodeURIComponent(key).replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/**
+ * A route's query schema as it is validated: closed (an undeclared parameter is 400, as the OpenAPI document lists
+ * the declared ones only) unless it says otherwise, and every integer bounded, so that no number reaches SQL that
+ * the engine cannot bind (a missing maximum throws at declaration).
+ */
+function closedQuery(query: JsonSchema, label: string): JsonSchema {
+  const properties = (query.properties ?? {}) as Record<string, JsonSchema>;
+  for (const [name, schema] of Object.entries(properties)) {
+    const types = ([] as unknown[]).concat(schema.type ?? []);
+    if ((types.includes('integer') || types.includes('number')) && schema.maximum === undefined && schema.exclusiveMaximum === undefined) {
+      throw new Error(`${label}: the query parameter ${name} needs a maximum`);
+    }
+  }
+  return query.additionalProperties === undefined && query.patternProperties === undefined ? { ...query, additionalProperties: false } : query;
 }
 
 function compile(ajv: ReturnType<typeof createAjv>, schema: JsonSchema, label: string): ValidateFunction {

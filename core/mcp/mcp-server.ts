@@ -47,5 +47,8 @@ function webRequest(ctx: AppContext): Request {
     if (value === undefined) continue;
     for (const v of Array.isArray(value) ? value : [value]) headers.append(name, v);
   }
+  // The transport wants both of its media types named; a client that accepts anything (no Accept, */*) accepts them.
+  const accept = headers.get('accept');
+  if (!accept || /^\s*\*\/\*\s*(;[^,]*)?$/.test(accept)) headers.set('accept', 'application/json, text/event-stream');
   return new Request('http://localhost/mcp', { method: ctx.method, headers });
 }

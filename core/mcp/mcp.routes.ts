@@ -8,14 +8,26 @@ const tags = ['ai'];
 const description = 'Model Context Protocol, Streamable HTTP transport, stateless (no Mcp-Session-Id; GET answers 405). '
   + 'The body is a JSON-RPC message (initialize, tools/list, tools/call, ...); send Accept: application/json, text/event-stream. '
   + 'See docs/ai-agents.md for the tools and what each returns.';
+/** A JSON-RPC 2.0 request or notification, as the transport takes it from a client. */
+const jsonRpcRequest: JsonSchema = {
+  type: 'object',
+  required: ['jsonrpc', 'method'],
+  additionalProperties: false,
+  properties: {
+    jsonrpc: { const: '2.0' }, id: { type: ['integer', 'string'] }, method: { type: 'string', minLength: 1 }, params: { type: 'object' },
+  },
+};
 const jsonRpcMessage: JsonSchema = {
-  type: ['object', 'array'],
+  anyOf: [jsonRpcRequest, { type: 'array', minItems: 1, items: jsonRpcRequest }],
   description: 'A JSON-RPC 2.0 request or notification (or a batch), e.g. {"jsonrpc":"2.0","id":1,"method":"tools/list"}',
 };
-const jsonRpcResponse: JsonSchema = {
+const jsonRpcAnswer: JsonSchema = {
   type: 'object',
-  description: 'A JSON-RPC 2.0 response (result or error), as the body itself, not inside the envelope',
   properties: { jsonrpc: { type: 'string' }, id: { type: ['integer', 'string', 'null'] }, result: { type: 'object' }, error: { type: 'object' } },
+};
+const jsonRpcResponse: JsonSchema = {
+  anyOf: [jsonRpcAnswer, { type: 'array', items: jsonRpcAnswer }],
+  description: 'A JSON-RPC 2.0 response (result or error), or one per request of a batch, as the body itself, not inside the envelope',
 };
 
 const TENANT_INSTRUCTIONS = 'Tools over one tenant of a headless commerce and content backend: its knowledge, schemas and records, '
@@ -28,7 +40,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
     summary: 'MCP server for AI agents: the tenant\'s knowledge, schemas, records and pack tools',
     description: `${description} Same bearer tokens and tenant context (X-Tenant-Id for superadmins) as the HTTP API; tools are listed by role and licensed module.`,
     tags, auth: 'tenant', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
-    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)', 406: 'Accept names neither application/json nor text/event-stream (none, or */*, accepts both)' },
     errors: ['unauthenticated', 'invalid_token', 'forbidden', 'tenant_required', 'tenant_not_found', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {
     const tools = await toolbox.available(ctx.state.rc, 'tenant');
@@ -39,7 +51,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
     summary: 'Public, read-only MCP server of one tenant, for website and shop assistants (no authentication)',
     description: `${description} Tools: search_knowledge, get_content (published only) and the public tools of the tenant's licensed modules; rate-limited per client address like the whole public runtime.`,
     tags: [...tags, 'public'], auth: 'public', tenantParam: 'tenantId', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
-    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)' },
+    answers: { 202: 'A JSON-RPC notification or response was accepted (no body)', 406: 'Accept names neither application/json nor text/event-stream (none, or */*, accepts both)' },
     errors: ['tenant_not_found', 'rate_limited', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {
     const tools = await toolbox.available(ctx.state.rc, 'public');

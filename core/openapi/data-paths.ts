@@ -1,10 +1,12 @@
 import type { JsonSchema } from '../http/route.js';
+import { LIST_LIMITS, oneOfPattern } from '../http/response-schemas.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/schema-definition.js';
 import { pageSchema, successSchema } from './openapi-envelopes.js';
 import type { OpenApiDocument, OpenApiOperation } from './openapi.builder.js';
 import { componentRef, toOpenApiSchema } from './openapi-schema.js';
-import { safeRelations } from '../data/relations.js';
+import { EXPAND_LIMITS, safeRelations } from '../data/relations.js';
+import { SAFE_FIELD } from '../db/dialects/dialect.js';
 
 /** The universal data API's generic paths (CONTRACT.md section 3) in the document. */
 export const DATA_COLLECTION_PATH = '/api/v1/data/{ns}/{schema}';
@@ -12,15 +14,31 @@ export const DATA_RECORD_PATH = '/api/v1/data/{ns}/{schema}/{id}';
 
 const FILTER_OPERATORS = 'eq ne gt gte lt lte in nin like exists';
 
-/** The list query language of GET /data/{ns}/{schema}, shared by the generic and the concrete paths. */
-function listParameters(filterParameters: Array<Record<string, unknown>>): Array<Record<string, unknown>> {
+/** What a concrete path's list and read accept in `sort`, `fields` and `expand`: the schema's own fields and relations. */
+interface QueryVocabulary {
+  sortable: string[];
+  fields: string[];
+  relations: string[];
+}
+
+/**
+ * The list query language of GET /data/{ns}/{schema}, shared by the generic and the concrete paths. On a concrete
+ * path (`vocabulary`) the values `sort`, `fields` and `expand` may name are patterns of the schema's fields, as the
+ * service checks them; on the generic path any schema may be meant, so they stay free text.
+ */
+function listParameters(filterParameters: Array<Record<string, unknown>>, vocabulary?: QueryVocabulary): Array<Record<string, unknown>> {
+  const sort = vocabulary
+    ? { type: 'string', pattern: `^(?:[-+]?${oneOfPattern(vocabulary.sortable)})?$`, default: '-createdAt' }
+    : { type: 'string', default: '-createdAt' };
+  // Empty is the default (every field, no expansion, the default order), in the service as here.
+  const fields = vocabulary ? { type: 'string', pattern: `^(?:${oneOfPattern(vocabulary.fields)}(?:,${oneOfPattern(vocabulary.fields)})*)?$` } : { type: 'string' };
   return [
-    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: 200, default: 50 } },
-    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, default: 0 } },
+    { name: 'limit', in: 'query', required: false, schema: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit } },
+    { name: 'offset', in: 'query', required: false, schema: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 }, description: `At most ${LIST_LIMITS.maxOffset.toLocaleString('en')}; page further with the cursor` },
     { name: 'cursor', in: 'query', required: false, schema: { type: 'string' }, description: '`nextCursor` of the previous page (keyset paging)' },
-    { name: 'sort', in: 'query', required: false, schema: { type: 'string', default: '-createdAt' }, description: 'Comma list of fields, `-` for descending: `-createdAt,title`' },
-    { name: 'fields', in: 'query', required: false, schema: { type: 'string' }, description: 'Comma list of fields to return' },
-    expandParameter,
+    { name: 'sort', in: 'query', required: false, schema: sort, description: 'Comma list of up to 4 scalar fields, each once, `-` for descending: `-createdAt,title`' },
+    { name: 'fields', in: 'query', required: false, schema: fields, description: 'Comma list of fields to return' },
+    ...(vocabulary ? expandParameters(vocabulary.relations) : [expandParameter]),
     { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', 'estimated'], default: 'true' }, description: '`true`: exact `pagination.total`; `false`: `total` null; `estimated`: on PostgreSQL the planner\'s estimate when above 10,000 (`pagination.totalEstimated` true), else exact' },
     ...filterParameters,
   ];
@@ -28,12 +46,37 @@ function listParameters(filterParameters: Array<Record<string, unknown>>): Array
 
 const expandParameter = {
   name: 'expand', in: 'query', required: false, schema: { type: 'string' },
-  description: 'Comma list of relation fields (`x-ref`) to embed in place of their ids, at most 5 paths and 2 levels: `category,supplier.country`',
+  description: `Comma list of relation fields (\`x-ref\`) to embed in place of their ids, at most ${EXPAND_LIMITS.maxPaths} paths and ${EXPAND_LIMITS.maxDepth} levels: \`category,supplier.country\``,
 };
+
+/** `expand` of a concrete path: its relation paths (`a`, `a.b`), none without relations. */
+function expandParameters(paths: string[]): Array<Record<string, unknown>> {
+  if (!paths.length) return [];
+  const step = oneOfPattern(paths);
+  return [{ ...expandParameter, schema: { type: 'string', pattern: `^(?:${step}(?:,${step}){0,${EXPAND_LIMITS.maxPaths - 1}})?$` } }];
+}
+
+
+function vocabularyOf(schema: RegisteredSchema, byName: ReadonlyMap<string, RegisteredSchema>): QueryVocabulary {
+  const types = fieldTypes(schema.schema);
+  const server = SERVER_FIELDS.filter((f) => !types.has(f));
+  const relationsOfSchema = (s: RegisteredSchema) => safeRelations(s.schema).filter((r) => SAFE_FIELD.test(r.field));
+  const relations: string[] = [];
+  for (const r of relationsOfSchema(schema)) {
+    relations.push(r.field);
+    const target = byName.get(r.target);
+    if (EXPAND_LIMITS.maxDepth > 1 && target) for (const deeper of relationsOfSchema(target)) relations.push(`${r.field}.${deeper.field}`);
+  }
+  return {
+    sortable: [...[...types.entries()].filter(([name, type]) => isScalar(type) && SAFE_FIELD.test(name)).map(([name]) => name), ...server],
+    fields: [...types.keys(), ...server],
+    relations,
+  };
+}
 
 const genericFilter = {
   name: 'filter', in: 'query', required: false, style: 'deepObject', explode: true,
-  schema: { type: 'object', additionalProperties: true },
+  schema: { type: 'object', minProperties: 1, propertyNames: { pattern: '^[^\\[\\]]+$' }, additionalProperties: { type: 'string' } },
   description: `filter[field]=v (equals) or filter[field][op]=v with op in ${FILTER_OPERATORS}; \`in\` takes a comma list, \`like\` a % wildcard.`,
 };
 
@@ -59,13 +102,6 @@ export function describeDataPaths(doc: OpenApiDocument): void {
       description: 'The version the change is based on, as in the ETag: `"3"`; 412 version_mismatch when the record has moved on',
     });
   }
-  const schemaPath = doc.paths['/api/v1/metadata/schemas/{ns}/{name}'];
-  for (const method of ['put', 'delete'] as const) {
-    schemaPath?.[method]?.parameters.push({
-      name: 'If-Match', in: 'header', required: true, schema: { type: 'string' },
-      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
-    });
-  }
   const etag = { description: 'The record\'s version, for If-Match', schema: { type: 'string' } };
   for (const operation of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.get, record?.patch]) {
     const success = Object.entries((operation?.responses ?? {}) as Record<string, any>).find(([status]) => status.startsWith('2'));
@@ -82,6 +118,7 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
   const collection = doc.paths[DATA_COLLECTION_PATH];
   const record = doc.paths[DATA_RECORD_PATH];
   if (!collection && !record) return doc;
+  const byName = new Map(schemas.map((s) => [`${s.namespace}.${s.name}`, s]));
   for (const schema of schemas) {
     const base = `data.${schema.namespace}.${schema.name}`;
     const refs = registerComponents(doc, base, schema);
@@ -95,7 +132,7 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
       doc.paths[concrete] = {};
       if (collection.get) {
         const op = specialise(collection.get, `list${words}`, tag, `List ${tag} records`, pageSchema({ $ref: refs.listItem }));
-        op.parameters = [...op.parameters.filter((p: Record<string, unknown>) => p.in !== 'query'), ...listParameters(filterParameters(schema))];
+        op.parameters = [...op.parameters.filter((p: Record<string, unknown>) => p.in !== 'query'), ...listParameters(filterParameters(schema), vocabularyOf(schema, byName))];
         doc.paths[concrete].get = op;
       }
       if (collection.post) doc.paths[concrete].post = withBody(specialise(collection.post, `create${words}`, tag, `Create a ${tag} record`, item), refs.input);
@@ -103,7 +140,11 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
     if (record) {
       const one = `${concrete}/{id}`;
       doc.paths[one] = {};
-      if (record.get) doc.paths[one].get = specialise(record.get, `get${words}`, tag, `Read a ${tag} record`, item);
+      if (record.get) {
+        const op = specialise(record.get, `get${words}`, tag, `Read a ${tag} record`, item);
+        op.parameters = [...op.parameters.filter((p: Record<string, unknown>) => p.name !== 'expand'), ...expandParameters(vocabularyOf(schema, byName).relations)];
+        doc.paths[one].get = op;
+      }
       if (record.patch) {
         doc.paths[one].patch = withBody(specialise(record.patch, `update${words}`, tag, `Update a ${tag} record with a JSON merge patch`, item), refs.patch, 'application/merge-patch+json');
       }

@@ -25,6 +25,12 @@ export function componentRef(name: string): string {
   return `#/components/schemas/${name}`;
 }
 
+/**
+ * What `format: email` admits in the service (ajv-formats' full email, case-insensitive), written beside the format:
+ * formats differ between validators (another one takes `a@localhost`), a pattern reads the same everywhere.
+ */
+export const EMAIL_PATTERN = "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$";
+
 const REF_KEYS = new Set(['$ref', '$dynamicRef']);
 /** Keywords whose value is a map of name → schema. */
 const SCHEMA_MAPS = new Set(['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']);
@@ -54,6 +60,7 @@ function rewrite(schema: unknown, pointer: string): unknown {
     }
   }
   if (out.type === 'array' && out.items === undefined && out.prefixItems === undefined) out.items = {};
+  if (out.format === 'email' && out.pattern === undefined) out.pattern = EMAIL_PATTERN;
   return out;
 }
 

@@ -159,9 +159,6 @@ function buildOperation(
       content: produces ? { [produces]: { schema: data } } : { 'application/json': { schema: successSchema(family, data) } },
     },
   };
-  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
-    operation.responses[answer] = { description, headers: requestIdHeader };
-  }
   const module = spec.module === undefined ? packModule : spec.module;
   for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null, entry.path))) {
     operation.responses[String(errorStatus)] = {
@@ -169,6 +166,19 @@ function buildOperation(
       headers: { ...requestIdHeader, ...errorHeaders(errorStatus) },
       content: { 'application/json': { schema: errorSchema(family, errorStatus, codes) } },
     };
+  }
+
+  // Statuses the handler answers itself: without a body, or (an error status of a route that writes its own
+  // content type, e.g. the console's page) with a body of that type beside the JSON error of the same status.
+  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
+    const ownBody = produces && Number(answer) >= 400 ? { [produces]: { schema: produces.includes('json') ? {} : { type: 'string' } } } : undefined;
+    const existing = operation.responses[answer];
+    if (existing) {
+      existing.description = `${existing.description}; ${description}`;
+      if (ownBody) existing.content = { ...existing.content, ...ownBody };
+    } else {
+      operation.responses[answer] = { description, headers: requestIdHeader, ...(ownBody ? { content: ownBody } : {}) };
+    }
   }
 
   operation.security = spec.auth === 'public' ? [] : securityFor(config);
@@ -210,6 +220,29 @@ function uniqueId(taken: Set<string>, id: string): string {
   for (let i = 2; taken.has(candidate); i += 1) candidate = `${id}${i}`;
   taken.add(candidate);
   return candidate;
+}
+
+/** A string without a NUL character: what the service takes in a path parameter or query value (a URL carries no lone surrogate). */
+export const STORABLE_PARAMETER = '^[^\\x00]*$';
+
+/**
+ * Says of each free string parameter in a path or query that it holds no NUL character: the service refuses one in
+ * any of them (core/http/input-hygiene.ts, 400 validation_failed). Run when every parameter is in the document.
+ */
+export function markStorableParameters(doc: OpenApiDocument): OpenApiDocument {
+  for (const item of Object.values(doc.paths)) {
+    for (const operation of Object.values(item)) {
+      for (const p of (operation?.parameters ?? []) as Array<Record<string, any>>) {
+        if (p.in !== 'query' && p.in !== 'path') continue;
+        const schema = p.schema as Record<string, any> | undefined;
+        const values = schema?.type === 'object' && schema.additionalProperties && typeof schema.additionalProperties === 'object' ? schema.additionalProperties : schema;
+        if (values?.type === 'string' && values.pattern === undefined && values.enum === undefined && values.const === undefined && values.format === undefined) {
+          values.pattern = STORABLE_PARAMETER;
+        }
+      }
+    }
+  }
+  return doc;
 }
 
 /** How many operations (method and path pairs) a document lists. */

@@ -13,6 +13,8 @@ import { PlatformSettingsRepository } from './platform-settings.repository.js';
 import { SecretBox } from '../base/secret-box.js';
 import type { SettingsProvider, SmtpSettings } from '../mail/settings-provider.js';
 
+const URL_KEYS = ['FRONTEND_URL', 'INVITE_LOGIN_URL'] as const;
+
 export const SETTING_KEYS = [
   'SMTP_HOST', 'SMTP_PORT', 'SMTP_SECURE', 'SMTP_USER', 'SMTP_PASSWORD', 'SMTP_FROM', 'FRONTEND_URL', 'INVITE_LOGIN_URL',
 ] as const;
@@ -77,6 +79,9 @@ export class PlatformSettingsService implements SettingsProvider {
    */
   async update(rc: RequestContext, patch: Record<string, unknown>): Promise<PlatformSettings> {
     if (!this.validate(patch)) throw ValidationFailed('Invalid platform settings', toIssues(this.validate.errors));
+    // The URLs are parsed where they are used (invitation links): one that the URL parser refuses is refused here.
+    const badUrls = URL_KEYS.filter((key) => typeof patch[key] === 'string' && !URL.canParse(patch[key] as string));
+    if (badUrls.length) throw ValidationFailed('Invalid platform settings', badUrls.map((key) => ({ path: `/${key}`, message: 'must be an http or https URL' })));
     return this.db.transaction(rc, async (rc) => {
       const current = await this.effective(rc);
       const changed: SettingKey[] = [];

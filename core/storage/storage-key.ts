@@ -44,3 +44,11 @@ export function tryParseKey(key: string): KeyParts | null {
     return null;
   }
 }
+
+const SEGMENT_SOURCE = KEY_SEGMENT.source.slice(1, -1);
+/** A key segment as a route's query schema: the OpenAPI document gives the pattern, a value that fails it answers 400 invalid_key_segment. */
+export const KEY_SEGMENT_SCHEMA = { type: 'string', pattern: KEY_SEGMENT.source, 'x-error': 'invalid_key_segment' } as const;
+/** A whole key as a route's query schema: `tenants/{tenant}/products/{product}/{collection}/{filename}`. */
+export const KEY_SCHEMA = {
+  type: 'string', pattern: `^tenants/${SEGMENT_SOURCE}/products/${SEGMENT_SOURCE}/${SEGMENT_SOURCE}/${SEGMENT_SOURCE}$`, 'x-error': 'invalid_key_segment',
+} as const;

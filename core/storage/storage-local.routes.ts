@@ -20,8 +20,8 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
       type: 'object',
       required: ['key', 'contentType', 'maxBytes', 'visibility', 'expires', 'signature'],
       properties: {
-        key: { type: 'string' }, contentType: { type: 'string' }, maxBytes: { type: 'integer', minimum: 0 },
-        visibility: { type: 'string', enum: ['public', 'private'] }, expires: { type: 'integer' }, signature: { type: 'string' },
+        key: { type: 'string' }, contentType: { type: 'string' }, maxBytes: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+        visibility: { type: 'string', enum: ['public', 'private'] }, expires: { type: 'integer', maximum: Number.MAX_SAFE_INTEGER }, signature: { type: 'string' },
       },
     },
     response: UPLOAD_ANSWER_SCHEMA,
@@ -40,7 +40,7 @@ export function storageLocalRoutes(router: PackRouter, storage: StorageService):
     query: {
       type: 'object',
       required: ['key', 'expires', 'signature'],
-      properties: { key: { type: 'string' }, expires: { type: 'integer' }, signature: { type: 'string' } },
+      properties: { key: { type: 'string' }, expires: { type: 'integer', maximum: Number.MAX_SAFE_INTEGER }, signature: { type: 'string' } },
     },
     errors: ['validation_failed', 'forbidden', 'tenant_not_found', 'not_found', 'range_not_satisfiable'],
   }, async (ctx) => {

@@ -1,7 +1,8 @@
-import { KEY_SEGMENT } from './storage-key.js';
+import { KEY_SCHEMA, KEY_SEGMENT, KEY_SEGMENT_SCHEMA } from './storage-key.js';
 import type { AppContext } from '../http/app-state.js';
 import { MissingHeader, ValidationFailed } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
+import { OFFSET_QUERY } from '../http/response-schemas.js';
 import {
   DOWNLOAD_EXPIRY_DEFAULT, DOWNLOAD_EXPIRY_MAX, UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX, type StorageService, type Visibility,
 } from './storage.service.js';
@@ -64,11 +65,11 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
       type: 'object',
       required: ['product', 'collection', 'filename'],
       properties: {
-        product: { type: 'string' }, collection: { type: 'string' }, filename: { type: 'string' },
+        product: KEY_SEGMENT_SCHEMA, collection: KEY_SEGMENT_SCHEMA, filename: KEY_SEGMENT_SCHEMA,
         contentType: { type: 'string', default: 'application/octet-stream' },
         visibility: { ...visibility, default: 'private' },
         expiresIn: { type: 'integer', minimum: 1, maximum: UPLOAD_EXPIRY_MAX, default: UPLOAD_EXPIRY_DEFAULT, description: 'seconds' },
-        contentLength: { type: 'integer', minimum: 0, description: 'exact size of the upload in bytes' },
+        contentLength: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'exact size of the upload in bytes' },
       },
     },
     response: {
@@ -94,7 +95,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
       type: 'object',
       required: ['key'],
       properties: {
-        key: { type: 'string' },
+        key: KEY_SCHEMA,
         expiresIn: { type: 'integer', minimum: 1, maximum: DOWNLOAD_EXPIRY_MAX, default: DOWNLOAD_EXPIRY_DEFAULT, description: 'seconds' },
       },
     },
@@ -108,9 +109,9 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
     query: {
       type: 'object',
       properties: {
-        product: { type: 'string' }, collection: { type: 'string' },
+        product: KEY_SEGMENT_SCHEMA, collection: KEY_SEGMENT_SCHEMA,
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        offset: { type: 'integer', minimum: 0, default: 0 },
+        offset: OFFSET_QUERY,
       },
     },
     response: { type: 'object', properties: { items: { type: 'array', items: objectItem }, pagination: { type: 'object' } } },
@@ -123,7 +124,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
   router.delete('/storage/objects', {
     summary: 'Delete an object of the tenant',
     tags, auth: 'tenant', role: 'editor',
-    query: { type: 'object', required: ['key'], properties: { key: { type: 'string' } } },
+    query: { type: 'object', required: ['key'], properties: { key: KEY_SCHEMA } },
     response: { type: 'object', properties: { key: { type: 'string' }, deleted: { const: true } } },
     errors: ['invalid_key_segment', 'forbidden', 'not_found'],
   }, async (ctx) => {

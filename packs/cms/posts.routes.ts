@@ -1,4 +1,4 @@
-import { listQuerySchema, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
+import { listQueryOf, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
 import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import postDefinition from '../../schemas/cms/post.schema.json' with { type: 'json' };
 import { contentItemRoutes } from './content-item.routes.js';
@@ -28,7 +28,7 @@ export function postsRoutes(router: PackRouter, pack: PackContext): void {
 
   router.get('/cms/posts', {
     summary: 'List posts, newest first (limit 1..200, default 50; offset default 0; the data API query language)',
-    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(postResponse),
+    tags, auth: 'tenant', query: listQueryOf(postResponse), response: pageResponse(postResponse),
     errors: ['validation_failed', 'invalid_filter', 'invalid_cursor', 'module_disabled', 'tenant_required'],
   }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', 'post', queryFromString(ctx.query)));
 

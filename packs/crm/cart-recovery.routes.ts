@@ -1,4 +1,4 @@
-import { pageResponse } from '../../core/pack-api.js';
+import { OFFSET_QUERY, pageResponse } from '../../core/pack-api.js';
 import type { JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
 import { RECOVERY_DEFAULTS, type RecoveryOptions } from './cart-recovery.service.js';
 
@@ -93,7 +93,7 @@ export function cartRecoveryRoutes(router: PackRouter, pack: PackContext): void 
       properties: {
         customerRef: { type: 'string', minLength: 1, maxLength: 128 },
         limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-        offset: { type: 'integer', minimum: 0, default: 0 },
+        offset: OFFSET_QUERY,
       },
     },
     errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],

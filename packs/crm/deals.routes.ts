@@ -1,4 +1,4 @@
-import { type AppContext, type DataRecord, listQuerySchema, type PackContext, type PackRouter, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
+import { type AppContext, type DataRecord, listQueryOf, type PackContext, type PackRouter, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
 import dealDefinition from '../../schemas/crm/deal.schema.json' with { type: 'json' };
 
 const dealFields = dealDefinition.schema.properties;
@@ -34,7 +34,7 @@ export function dealsRoutes(router: PackRouter, pack: PackContext): void {
 
   router.get('/crm/deals', {
     summary: 'List deals (filter[stage]=won, sort=-valueCents, limit, offset, cursor, fields, count)',
-    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(dealResponse),
+    tags, auth: 'tenant', query: listQueryOf(dealResponse), response: pageResponse(dealResponse),
     errors: ['validation_failed', 'module_disabled', 'invalid_filter', 'invalid_cursor', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => pack.records.list(ctx.state.rc, 'crm', 'deal', queryFromString(ctx.query)));
 

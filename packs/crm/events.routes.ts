@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
-import { bffSuccess, clientKey, pageResponse, RateLimited } from '../../core/pack-api.js';
+import { bffSuccess, clientKey, OFFSET_QUERY, pageResponse, RateLimited } from '../../core/pack-api.js';
 import type { AppContext, JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
 import { customerRefParamOf } from './customer-ref.js';
 import { eventBodySchema, type EventInput } from './events.service.js';
@@ -27,7 +27,7 @@ const listQuery: JsonSchema = {
     from: { type: 'string', format: 'date-time', description: 'occurredAt at or after' },
     to: { type: 'string', format: 'date-time', description: 'occurredAt at or before' },
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset: OFFSET_QUERY,
     count: { type: 'boolean', default: true, description: 'false leaves pagination.total null (faster)' },
   },
 };
@@ -66,7 +66,7 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
   router.delete('/crm/customers/:customerRef/events', {
     summary: 'Erase every event of a customer (right to erasure)',
     tags, auth: 'tenant', role: 'admin', response: { type: 'object', properties: { deleted: { type: 'integer' } } },
-    errors: ['validation_failed', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
+    errors: ['validation_failed', 'not_found', 'module_disabled', 'forbidden', 'unauthenticated', 'tenant_required'],
   }, async (ctx) => {
     return events.eraseCustomer(ctx.state.rc, customerRefParamOf(ctx.params.customerRef));
   });

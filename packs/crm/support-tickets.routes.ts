@@ -1,4 +1,4 @@
-import { listQuerySchema, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
+import { listQueryOf, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
 import type { AppContext, DataRecord, PackContext, PackRouter } from '../../core/pack-api.js';
 import ticketDefinition from '../../schemas/crm/ticket.schema.json' with { type: 'json' };
 import type { TicketChange, TicketInput } from './support-tickets.service.js';
@@ -32,10 +32,11 @@ const patchBody = {
 
 /** The list filters of the contract as plain parameters, beside the data API's query language. */
 const FILTERS = ['status', 'type', 'dealId', 'customerRef'] as const;
+const ticketListQuery = listQueryOf(ticketResponse);
 const listQuery = {
-  ...listQuerySchema,
+  ...ticketListQuery,
   properties: {
-    ...(listQuerySchema.properties as Record<string, unknown>),
+    ...(ticketListQuery.properties as Record<string, unknown>),
     status: { type: 'string', enum: [...TICKET_STATUSES] },
     type: fields.type,
     dealId: { type: 'string', maxLength: 36 },

@@ -1,4 +1,4 @@
-import { listQuerySchema, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { listQueryOf, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import orderDefinition from '../../schemas/erp/order.schema.json' with { type: 'json' };
 
@@ -51,7 +51,7 @@ export function ordersRoutes(router: PackRouter, pack: PackContext): void {
 
   router.get('/erp/orders', {
     summary: 'List orders (filter[status]=placed, filter[clientId]=7, filter[customerRef]=…, filter[createdAt][gte]=…; paging as the data API)',
-    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(order), errors: ['invalid_filter', 'invalid_cursor'],
+    tags, auth: 'tenant', query: listQueryOf(order), response: pageResponse(order), errors: ['invalid_filter', 'invalid_cursor'],
   }, async (ctx) => orders.list(ctx.state.rc, queryFromString(ctx.query)));
 
   router.get('/erp/orders/:id', {

@@ -1,4 +1,4 @@
-import { listQuerySchema, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { listQueryOf, OFFSET_QUERY, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
 
@@ -30,7 +30,7 @@ const adjustmentBody = {
 
 const pagingQuery = {
   type: 'object',
-  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, offset: { type: 'integer', minimum: 0, default: 0 } },
+  properties: { limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 }, offset: OFFSET_QUERY },
 };
 
 /** Products (`erp.product` records) with server numbers, and the stock ledger. `{id}` is the UUID or the number. */
@@ -44,7 +44,7 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
 
   router.get('/erp/products', {
     summary: 'List products (filter[status]=active, filter[sku]=…, sort=-priceCents, limit, offset, cursor, fields, count)',
-    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(product),
+    tags, auth: 'tenant', query: listQueryOf(product), response: pageResponse(product),
     errors: ['invalid_filter', 'invalid_cursor'],
   }, async (ctx) => catalog.list(ctx.state.rc, queryFromString(ctx.query)));
 

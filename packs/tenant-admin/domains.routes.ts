@@ -2,6 +2,7 @@ import { type PackContext, type PackRouter, TenantNotFound } from '../../core/pa
 import { DomainTaken, FeatureRequired, HostNotFound } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
 
+const HOST_QUERY_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?(?::[0-9]{1,5})?$';
 const domainsResponse = { type: 'object', properties: { domains: { type: 'array', items: { type: 'string' } } } };
 
 /** A tenant's domains, and host resolution for the public site runtime. */
@@ -32,7 +33,8 @@ export function domainsRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Resolve a host to its tenant',
     description: 'Port and case are ignored; `{tenantId}.{PLATFORM_BASE_DOMAIN}` resolves too. Returns the public site config and branding, never secrets.',
     tags: ['public'], auth: 'public',
-    query: { type: 'object', required: ['host'], properties: { host: { type: 'string', minLength: 1, maxLength: 300 } } },
+    // A host name, any case, maybe with a port or a trailing dot: what normalizeHost reads (anything else is no host).
+    query: { type: 'object', required: ['host'], properties: { host: { type: 'string', minLength: 1, maxLength: 300, pattern: HOST_QUERY_PATTERN } } },
     response: {
       type: 'object',
       properties: { tenantId: { type: 'string' }, host: { type: 'string' }, siteConfig: { type: 'object' }, branding: { type: 'object' } },

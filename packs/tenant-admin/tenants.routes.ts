@@ -1,4 +1,4 @@
-import { Conflict, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { Conflict, OFFSET_QUERY, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 export const tenantSchema = {
   type: 'object',
@@ -44,7 +44,7 @@ const listQuery = {
   additionalProperties: false,
   properties: {
     limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    offset: OFFSET_QUERY,
   },
 };
 

@@ -1,0 +1,228 @@
+import { expect } from 'chai';
+import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
+import { as, superadmin } from '../helpers/tokens.js';
+
+/**
+ * What Schemathesis found in the published documents (#33): each class, checked through HTTP against the document
+ * and the service together, so that the two cannot drift apart again.
+ */
+describe('The OpenAPI documents and the service agree on what is accepted (#33)', () => {
+  let t: TestApp;
+  let doc: any;
+  const param = (operation: any, name: string) => operation.parameters.find((p: any) => p.name === name);
+  const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+
+  before(async () => {
+    t = await sharedTestApp();
+    doc = (await t.http.get('/api/v1/openapi.json')).body;
+  });
+
+  describe('integer query parameters', () => {
+    it('answers 400, not 500, for an offset beyond what SQL can bind: GET /crm/coupons?offset=2265876925172252409856 (#33)', async () => {
+      const tenant = await createTenant(t, 'fz');
+      const res = await t.http.get('/api/v1/crm/coupons?customerRef=Z&offset=2265876925172252409856&limit=131').set(as(tenant, 'admin'));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+      expect(res.body.error.details[0].path).to.equal('query/offset');
+      const last = await t.http.get('/api/v1/crm/coupons?offset=100000').set(as(tenant, 'admin'));
+      expect(last.status).to.equal(200);
+      expect((await t.http.get('/api/v1/crm/coupons?offset=100001').set(as(tenant, 'admin'))).status).to.equal(400);
+    });
+
+    it('declares a maximum for every integer query parameter of the document, offsets at 100000', () => {
+      const unbounded: string[] = [];
+      for (const [path, item] of Object.entries<any>(doc.paths)) {
+        for (const [method, operation] of Object.entries<any>(item)) {
+          for (const p of operation.parameters ?? []) {
+            const schema = resolve(p.schema);
+            if (p.in === 'query' && schema?.type === 'integer' && schema.maximum === undefined) unbounded.push(`${method} ${path} ${p.name}`);
+            if (p.in === 'query' && p.name === 'offset') expect(schema.maximum, `${method} ${path}`).to.be.at.most(100000);
+          }
+        }
+      }
+      expect(unbounded).to.deep.equal([]);
+    });
+  });
+
+  it('answers 400 for a query parameter the document does not list, on routes that declare their query (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    for (const path of ['/api/v1/crm/coupons', '/api/v1/crm/events', '/api/v1/storage/objects']) {
+      const res = await t.http.get(`${path}?offset=0&x-unknown=42`).set(as(tenant, 'admin'));
+      expect(res.status, path).to.equal(400);
+      expect(res.body.error.code, path).to.equal('validation_failed');
+    }
+  });
+
+  describe('sort, fields and expand of a schema\'s lists', () => {
+    let tenant: string;
+    let tenantDoc: any;
+    before(async () => {
+      tenant = await createTenant(t, 'fz');
+      const schemas = [
+        { namespace: 'fz', name: 'maker', schema: { type: 'object', properties: { name: { type: 'string' } } } },
+        { namespace: 'fz', name: 'item', schema: { type: 'object', properties: { title: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } }, maker: { type: 'string', 'x-ref': 'fz.maker' } } } },
+      ];
+      for (const body of schemas) await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send(body).expect(201);
+      tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+    });
+
+    it('declares them as patterns of the schema\'s fields and relations, which the service accepts and nothing else (#33)', async () => {
+      const list = tenantDoc.paths['/api/v1/data/fz/item'].get;
+      const read = tenantDoc.paths['/api/v1/data/fz/item/{id}'].get;
+      const sort = new RegExp(param(list, 'sort').schema.pattern, 'u');
+      const fields = new RegExp(param(list, 'fields').schema.pattern, 'u');
+      const expand = new RegExp(param(list, 'expand').schema.pattern, 'u');
+      expect(param(read, 'expand').schema.pattern).to.equal(param(list, 'expand').schema.pattern);
+      for (const value of ['title', '-createdAt', 'version']) {
+        expect(sort.test(value), value).to.equal(true);
+        expect((await t.http.get(`/api/v1/data/fz/item?sort=${value}`).set(as(tenant))).status, value).to.equal(200);
+      }
+      for (const value of ['tags', 'nope']) {
+        expect(sort.test(value), value).to.equal(false);
+        expect((await t.http.get(`/api/v1/data/fz/item?sort=${value}`).set(as(tenant))).status, value).to.equal(400);
+      }
+      // Empty means the default, in the document as in the service.
+      for (const name of ['sort', 'fields', 'expand']) {
+        expect(new RegExp(param(list, name).schema.pattern, 'u').test(''), name).to.equal(true);
+        expect((await t.http.get(`/api/v1/data/fz/item?${name}=`).set(as(tenant))).status, name).to.equal(200);
+      }
+      expect(fields.test('title,tags,id')).to.equal(true);
+      expect((await t.http.get('/api/v1/data/fz/item?fields=title,tags,id').set(as(tenant))).status).to.equal(200);
+      expect(fields.test('title,nope')).to.equal(false);
+      expect((await t.http.get('/api/v1/data/fz/item?fields=title,nope').set(as(tenant))).status).to.equal(400);
+      expect(expand.test('maker')).to.equal(true);
+      expect((await t.http.get('/api/v1/data/fz/item?expand=maker').set(as(tenant))).status).to.equal(200);
+      expect(expand.test('title')).to.equal(false);
+      expect((await t.http.get('/api/v1/data/fz/item?expand=title').set(as(tenant))).status).to.equal(400);
+      // A schema without relations has no expand to offer.
+      expect(param(tenantDoc.paths['/api/v1/data/fz/maker'].get, 'expand')).to.equal(undefined);
+      expect(param(list, 'offset').schema.maximum).to.equal(100000);
+    });
+
+    it('gives the pack lists the patterns of their records: GET /crm/deals?sort= (#33)', async () => {
+      const deals = doc.paths['/api/v1/crm/deals'].get;
+      const sort = new RegExp(param(deals, 'sort').schema.pattern, 'u');
+      expect(sort.test('-valueCents')).to.equal(true);
+      expect(sort.test('FàkãK')).to.equal(false);
+      expect((await t.http.get('/api/v1/crm/deals?sort=-valueCents').set(as(tenant))).status).to.equal(200);
+      expect((await t.http.get('/api/v1/crm/deals?sort=F%C3%A0k').set(as(tenant))).status).to.equal(400);
+    });
+  });
+
+  it('answers 405 with only the methods of the literal path in Allow: /data/{ns}/{schema}/bulk is not the record "bulk" (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    for (const [method, path, allow] of [
+      ['options', '/api/v1/data/fz/item/bulk', 'POST'], ['get', '/api/v1/data/fz/item/bulk', 'POST'],
+      ['patch', '/api/v1/data/fz/item/changes', 'HEAD, GET'], ['options', '/api/v1/data/fz/item/import', 'POST'],
+    ] as const) {
+      const res = await t.http[method](path).set(as(tenant));
+      expect(res.status, `${method} ${path}`).to.equal(405);
+      expect(res.headers.allow, `${method} ${path}`).to.equal(allow);
+      const documented = Object.keys(doc.paths[path.replace('/fz/item/', '/{ns}/{schema}/')]).map((m) => m.toUpperCase());
+      expect(allow.split(', ').filter((m) => m !== 'HEAD')).to.deep.equal(documented);
+    }
+  });
+
+  it('documents If-Match of schema changes as the header whose absence answers 428, and answers so (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    for (const method of ['put', 'delete']) {
+      const header = param(doc.paths['/api/v1/metadata/schemas/{ns}/{name}'][method], 'If-Match');
+      expect(header).to.include({ in: 'header', required: false });
+      expect(doc.paths['/api/v1/metadata/schemas/{ns}/{name}'][method].responses).to.have.property('428');
+    }
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant))
+      .send({ namespace: 'fz', name: 'doc', schema: { type: 'object', properties: { a: { type: 'string' } } } }).expect(201);
+    const res = await t.http.delete('/api/v1/metadata/schemas/fz/doc').set(superadmin(tenant));
+    expect(res.status).to.equal(428);
+  });
+
+  it('declares the identifier pattern of namespaces in queries and bodies, and answers 400 invalid_identifier for others (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    expect(param(doc.paths['/api/v1/metadata/schemas'].get, 'namespace').schema.pattern).to.equal('^[a-z][a-z0-9_]{0,39}$');
+    const body = resolve(doc.paths['/api/v1/metadata/schemas'].post.requestBody.content['application/json'].schema);
+    expect(body.properties.namespace.pattern).to.equal('^[a-z][a-z0-9_]{0,39}$');
+    const query = await t.http.get('/api/v1/metadata/schemas?namespace=').set(superadmin(tenant));
+    expect(query.status).to.equal(400);
+    expect(query.body.data.code).to.equal('invalid_identifier');
+    const post = await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({ namespace: 'Bad', name: 'x', schema: { type: 'object' } });
+    expect(post.status).to.equal(400);
+    expect(post.body.data.code).to.equal('invalid_identifier');
+    const changes = new RegExp(param(doc.paths['/api/v1/changes'].get, 'schemas').schema.pattern, 'u');
+    expect(changes.test('shop.product,crm.deal')).to.equal(true);
+    expect(changes.test('0')).to.equal(false);
+  });
+
+  it('declares the storage key patterns of the queries, which the service holds to (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    const segment = new RegExp(param(doc.paths['/api/v1/storage/presigned-upload'].get, 'product').schema.pattern, 'u');
+    const keyPattern = param(doc.paths['/api/v1/storage/signed-url'].get, 'key').schema.pattern;
+    const key = new RegExp(keyPattern, 'u');
+    expect(param(doc.paths['/api/v1/storage/objects'].delete, 'key').schema.pattern).to.equal(keyPattern);
+    expect(segment.test('')).to.equal(false);
+    expect(key.test(`tenants/${tenant}/products/p/c/f.txt`)).to.equal(true);
+    expect(key.test('tenants/x/products/p/c')).to.equal(false);
+    const empty = await t.http.get('/api/v1/storage/presigned-upload?product=&collection=c&filename=f').set(as(tenant, 'editor'));
+    expect(empty.status).to.equal(400);
+    const unknown = await t.http.get(`/api/v1/storage/signed-url?key=tenants/${tenant}/products/p/c/none.txt`).set(as(tenant, 'editor'));
+    expect(unknown.status).to.equal(404);
+  });
+
+  it('answers MCP to a client that accepts anything, and documents 406 and the JSON-RPC body (#33)', async () => {
+    const tenant = await createTenant(t, 'fz');
+    const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/list' };
+    const any = await t.http.post('/api/v1/mcp').set({ ...as(tenant, 'viewer'), Accept: '*/*' }).send(rpc);
+    expect(any.status).to.equal(200);
+    expect(any.body.result.tools).to.be.an('array');
+    const html = await t.http.post('/api/v1/mcp').set({ ...as(tenant, 'viewer'), Accept: 'text/html' }).send(rpc);
+    expect(html.status).to.equal(406);
+    const mcp = doc.paths['/api/v1/mcp'].post;
+    expect(mcp.responses).to.have.property('406');
+    const empty = await t.http.post('/api/v1/mcp').set(as(tenant, 'viewer')).send([]);
+    expect(empty.status).to.equal(400);
+  });
+
+  it('answers 400 for a front-end URL the URL parser refuses, so that invitations never meet it (a 500 before) (#33)', async () => {
+    for (const url of ['http://', 'https://:80']) {
+      const res = await t.http.patch('/api/v1/platform/settings').set(superadmin()).send({ INVITE_LOGIN_URL: url });
+      expect(res.status, url).to.equal(400);
+      expect(res.body.error.code).to.equal('validation_failed');
+    }
+    const tenant = await createTenant(t, 'fz');
+    const invite = await t.http.post(`/api/v1/tenants/${tenant}/invitations`).set(superadmin()).send({ email: 'fz@example.com', role: 'viewer' });
+    expect(invite.status).to.equal(201);
+  });
+
+  it('declares the host of resolve-host as a host name, and answers 404 for one nobody holds (#33)', async () => {
+    const pattern = new RegExp(param(doc.paths['/api/v1/public/resolve-host'].get, 'host').schema.pattern, 'u');
+    expect(pattern.test('WWW.Example.com:8080')).to.equal(true);
+    expect(pattern.test('$J')).to.equal(false);
+    expect((await t.http.get('/api/v1/public/resolve-host?host=nobody-holds.example.com')).status).to.equal(404);
+  });
+
+  it('writes the service\'s e-mail rule beside format email: a@com passes other validators, not this one (#33)', async () => {
+    const body = resolve(doc.paths['/api/v1/crm/deals'].post.requestBody.content['application/json'].schema);
+    const email = new RegExp(body.properties.contactEmail.pattern, 'u');
+    expect(email.test('ann@example.com')).to.equal(true);
+    expect(email.test('0@com')).to.equal(false);
+    const tenant = await createTenant(t, 'fz');
+    const res = await t.http.post('/api/v1/crm/deals').set(as(tenant, 'editor')).send({ title: 'x', contactEmail: '0@com' });
+    expect(res.status).to.equal(400);
+  });
+
+  it('says of every free string in a path or query that it holds no NUL, which the service refuses (#33)', async () => {
+    const knowledge = param(doc.paths['/api/v1/public/tenant/{tenantId}/knowledge'].get, 'q');
+    expect(knowledge.schema.pattern).to.equal('^[^\\x00]*$');
+    expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'cursor').schema.pattern).to.equal('^[^\\x00]*$');
+    expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'filter').schema.additionalProperties.pattern).to.equal('^[^\\x00]*$');
+    const tenant = await createTenant(t, 'fz');
+    const res = await t.http.get(`/api/v1/public/tenant/${tenant}/knowledge?q=a%00b`);
+    expect(res.status).to.equal(400);
+    expect(res.body.error.code).to.equal('validation_failed');
+  });
+
+  it('documents the console page of a build without it as 404 text/html', () => {
+    const console = doc.paths['/api/v1/admin'] ?? doc.paths['/admin'];
+    expect(console.get.responses['404'].content).to.have.property('text/html');
+    expect(console.get.responses['404'].content).to.have.property('application/json');
+  });
+});
