@@ -288,10 +288,37 @@ class TextBytes {
   }
 }
 
-/** A cell of an exported CSV row: scalars as they are, objects and arrays as JSON text, absent as empty. */
+/**
+ * A cell of an exported CSV row: scalars as they are, objects and arrays as JSON text, absent as empty.
+ * Text that a spreadsheet would read as a formula gets a leading `'` (see formulaSafe); numbers and
+ * booleans are written as they are (a spreadsheet reads `-5` as the number it is).
+ */
 function csvCell(value: unknown): unknown {
   if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value.length && FORMULA_START[value.charCodeAt(0)] ? formulaSafe(value) : value;
   return typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+/**
+ * First characters that make a spreadsheet read a cell as a formula (CONTRACT.md 13, OWASP's CSV
+ * injection list): `=`, `+`, `-`, `@`, tab, carriage return; and `'`, the mark itself (see formulaSafe).
+ */
+const FORMULA_START = new Uint8Array(128);
+for (const c of '=+-@\t\r\'') FORMULA_START[c.charCodeAt(0)] = 1;
+
+/**
+ * Text starting with a formula character, written with a leading `'` (shown as text, not run). Text that
+ * already starts with `'` and a formula character gets one more, so that an import, which takes one `'`
+ * off such a cell (see fromFormulaSafe), reads back exactly what was exported.
+ */
+function formulaSafe(text: string): string {
+  if (text.charCodeAt(0) !== 0x27) return `'${text}`;
+  return text.length > 1 && FORMULA_START[text.charCodeAt(1)] ? `'${text}` : text;
+}
+
+/** A CSV text cell as exported, back: a `'` followed by a formula character is the export's mark, taken off. */
+function fromFormulaSafe(text: string): string {
+  return text.charCodeAt(0) === 0x27 && text.length > 1 && FORMULA_START[text.charCodeAt(1)] ? text.slice(1) : text;
 }
 
 function withoutServerFields(value: Record<string, unknown>): Record<string, unknown> {
@@ -406,7 +433,7 @@ function typedCell(text: string, type: FieldType | undefined): unknown {
         return text;
       }
     default:
-      return text;
+      return fromFormulaSafe(text);
   }
 }
 

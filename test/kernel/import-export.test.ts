@@ -354,6 +354,37 @@ describe('export and import: /api/v1/data/:ns/:schema/export|import', () => {
     expect((await list()).pagination.total).to.equal(4);
   });
 
+  it('writes a CSV cell whose text starts like a formula with a leading quote, numbers as they are, and imports it back (#34)', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({
+      namespace: 'io', name: 'sheet', schema: { type: 'object', properties: { rank: { type: 'integer' }, text: { type: 'string' }, amount: { type: 'number' }, any: {} } },
+    }).expect(201);
+    const sheet = '/api/v1/data/io/sheet';
+    const texts = ['=HYPERLINK("http://evil.example","x")', '-2+3', '+1', '@SUM(A1:A2)', '\tlead tab', '\rcr first', '\'=already', '\'plain quote', '\'', 'plain', 'a=b', '-', ''];
+    const items = texts.map((text, rank) => ({ rank, text, amount: -rank - 0.5, any: rank % 2 ? `=${rank}` : -rank }));
+    await t.http.post(`${sheet}/bulk`).set(as(tenant, 'editor')).send({ items }).expect(201);
+    const res = await t.http.get(`${sheet}/export?format=csv&sort=rank`).set(as(tenant, 'viewer')).buffer(true).parse(asText).expect(200);
+    const rows = parseCsv(res.body as string, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => r.text)).to.deep.equal([
+      '\'=HYPERLINK("http://evil.example","x")', '\'-2+3', '\'+1', '\'@SUM(A1:A2)', '\'\tlead tab', '\'\rcr first', '\'\'=already', '\'plain quote', '\'', 'plain', 'a=b', '\'-', '',
+    ]);
+    // Numbers stay numbers (a spreadsheet opens -0.5 as a number); a string field of an untyped column is quoted.
+    expect(rows.map((r) => r.amount).slice(0, 3)).to.deep.equal(['-0.5', '-1.5', '-2.5']);
+    expect(rows.map((r) => r.any).slice(0, 4)).to.deep.equal(['0', '\'=1', '-2', '\'=3']);
+    // NDJSON is unchanged.
+    const nd = await t.http.get(`${sheet}/export?sort=rank`).set(as(tenant, 'viewer')).buffer(true).parse(asText).expect(200);
+    expect((nd.body as string).trim().split('\n').map((l) => JSON.parse(l).text)).to.deep.equal(texts);
+    // Imported back, the values are the ones exported (empty text is an absent cell).
+    const other = await createTenant(t, 'io');
+    await t.http.post('/api/v1/metadata/schemas').set(as(other, 'admin')).send({
+      namespace: 'io', name: 'sheet', schema: { type: 'object', properties: { rank: { type: 'integer' }, text: { type: 'string' }, amount: { type: 'number' }, any: {} } },
+    }).expect(201);
+    const back = await t.http.post(`${sheet}/import?format=csv`).set(as(other, 'editor')).set('Content-Type', 'text/csv').send(res.body as string).expect(200);
+    expect(back.body.data).to.include({ created: texts.length, failed: 0 });
+    const theirs = (await t.http.get(`${sheet}?sort=rank&limit=50`).set(as(other, 'viewer')).expect(200)).body.data.items as Array<Record<string, unknown>>;
+    expect(theirs.map((r) => r.text ?? '')).to.deep.equal(texts);
+    expect(theirs.map((r) => r.amount)).to.deep.equal(items.map((i) => i.amount));
+  });
+
   it('exports 100,000 records with the service process\'s memory flat, as NDJSON and as CSV', async function () {
     this.timeout(240_000);
     const rc = systemContext(tenant);
