@@ -68,7 +68,8 @@ export function createTestDatabase(engine: Engine = ENGINE): Promise<TestDatabas
  * database on `adminUrl`'s server. `prefix` names both (the benchmarks use their own).
  */
 export async function createScratchDatabase(engine: Engine, options: { adminUrl?: string; prefix?: string } = {}): Promise<TestDatabase> {
-  const { adminUrl = POSTGRES_ADMIN_URL, prefix = 'hp_test' } = options;
+  // TEST_DATABASE_PREFIX (hp_test_<name>) tells one run's databases and folders from another's on a shared machine.
+  const { adminUrl = POSTGRES_ADMIN_URL, prefix = process.env.TEST_DATABASE_PREFIX ?? 'hp_test' } = options;
   if (engine === 'sqlite') {
     const dir = mkdtempSync(join(tmpdir(), `${prefix.replace(/_/g, '-')}-`));
     return tracked({ url: `sqlite:${join(dir, 'test.db')}`, drop: async () => rmSync(dir, { recursive: true, force: true }) }, dir);
