@@ -1,4 +1,5 @@
-import { createServer, ServerResponse, type Server } from 'node:http';
+import { createServer, ServerResponse, type IncomingMessage, type Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import Koa from 'koa';
 import type { Logger } from 'pino';
 import type { Config } from '../config/index.js';
@@ -206,6 +207,18 @@ const kernelUsesNoPack = ((service: string) => {
 }) as PackContext['use'];
 
 /** Builds the app: database, migrations, kernel services, packs and their routers. */
+/**
+ * How long the drain waits after the last request began before it closes idle keep-alive connections: a
+ * client that is still sending sends again within milliseconds, and is answered with Connection: close.
+ */
+const DRAIN_QUIET_MS = 250;
+
+/** The connections the servers still hold (requests in flight and idle keep-alive ones). */
+async function openConnections(servers: Server[]): Promise<number> {
+  const counts = await Promise.all(servers.map((s) => new Promise<number>((resolve) => s.getConnections((err, n) => resolve(err ? 0 : n)))));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 export async function createApp(config: Config, options: CreateAppOptions = {}): Promise<App> {
   // Requirements, cycles and hook/event keys are checked before anything touches the database.
   const packDefinitions = orderPacks(options.packs ?? defaultPacks);
@@ -282,8 +295,15 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const servers: Server[] = [];
   let closed = false;
   let draining = false;
+  /** When the last request began, counted once shutdown began (see close). */
+  let lastRequestAt = 0;
   /** Once shutdown began, every response (also of a request already under way) closes its connection. */
   class DrainingResponse extends ServerResponse {
+    constructor(req: IncomingMessage) {
+      super(req);
+      if (draining) lastRequestAt = Date.now();
+    }
+
     // writeHead(status, headers?) or writeHead(status, reason, headers?), passed on as they came (no rest
     // array per response: Node reads an undefined third argument as absent).
     override writeHead(statusCode: number, reasonOrHeaders?: any, headers?: any): this {
@@ -309,14 +329,24 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       if (closed) return;
       closed = true;
       draining = true;
-      await Promise.all(servers.map((s) => new Promise<void>((resolve) => {
-        s.close(() => resolve());
+      lastRequestAt = Date.now();
+      const deadline = Date.now() + config.shutdownTimeoutMs;
+      // Stop accepting, but keep open connections: http's close() would close the idle keep-alive ones at
+      // once, and a request a client sent on one at that moment would be reset. Instead a request arriving
+      // on any of them during the drain is answered, with Connection: close (DrainingResponse), and once no
+      // request has begun for DRAIN_QUIET_MS the connections still idle are closed.
+      const stopped = servers.map((s) => new Promise<void>((resolve) => { NetServer.prototype.close.call(s, () => resolve()); }));
+      while (Date.now() < deadline && (await openConnections(servers)) > 0 && Date.now() - lastRequestAt < DRAIN_QUIET_MS) {
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      for (const s of servers) {
         s.closeIdleConnections();
-        // Requests still running get SHUTDOWN_TIMEOUT_MS to finish; then their connections are cut.
-        const cut = setTimeout(() => s.closeAllConnections(), config.shutdownTimeoutMs);
+        // Requests still running get SHUTDOWN_TIMEOUT_MS (from SIGTERM) to finish; then their connections are cut.
+        const cut = setTimeout(() => s.closeAllConnections(), Math.max(0, deadline - Date.now()));
         cut.unref();
         s.once('close', () => clearTimeout(cut));
-      })));
+      }
+      await Promise.all(stopped);
       await kernel.background.stopAll();
       for (const { definition, context } of [...loaded].reverse()) {
         try {

@@ -1,5 +1,4 @@
 import { ConfigError, loadConfig } from '../config/index.js';
-import { createApp } from './app.js';
 
 /** npm start: load config, migrate, listen, print the URL and a curl example; stop gracefully on SIGTERM. */
 async function main(): Promise<void> {
@@ -13,6 +12,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Imported here, not above: the packs are declared as the app's modules load, and a pack's mistake found
+  // then (a malformed hook key) is reported in one line below instead of as a stack trace.
+  const { createApp } = await import('./app.js');
   const app = await createApp(config);
   const server = await app.listen();
   const address = server.address();

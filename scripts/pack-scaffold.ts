@@ -45,7 +45,9 @@ export function scaffoldNames(name: string, thing = 'item') {
   const identifier = RESERVED_WORDS.has(camel) ? `${camel}Pack` : camel;
   const route = `/${name}/${thing.replace(/_/g, '-')}s`;
   const title = thing.charAt(0).toUpperCase() + thing.slice(1).replace(/_/g, ' ');
-  return { name, thing, namespace, identifier, route, title };
+  // "a book", "an account": by the first letter (an ample rule for schema names).
+  const aThing = `${/^[aeiou]/.test(thing) ? 'an' : 'a'} ${thing}`;
+  return { name, thing, namespace, identifier, route, title, aThing };
 }
 
 type Names = ReturnType<typeof scaffoldNames>;
@@ -126,7 +128,7 @@ export default definePack({
     }, (ctx) => pack.records.list(ctx.state.rc, '${n.namespace}', '${n.thing}', queryFromString(ctx.query)));
 
     router.post('${n.route}', {
-      summary: 'Create a ${n.thing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201, idempotent: true,
+      summary: 'Create ${n.aThing}', tags: ['${n.name}'], auth: 'tenant', role: 'editor', status: 201, idempotent: true,
       body: definition.schema, response: recordResponse(definition), errors: ['validation_failed'],
     }, (ctx) => pack.records.create(ctx.state.rc, '${n.namespace}', '${n.thing}', ctx.state.body));
   },
@@ -158,7 +160,7 @@ describe('${n.name} pack', () => {
   });
 
   describe('POST /api/v1${n.route}', () => {
-    it('creates a ${n.thing}, trimmed by the hook, and publishes ${n.namespace}.${n.thing}.created', async () => {
+    it('creates ${n.aThing}, trimmed by the hook, and publishes ${n.namespace}.${n.thing}.created', async () => {
       const res = await t.http.post('/api/v1${n.route}').set(as(tenant, 'editor')).send({ title: '  First  ' });
       expect(res.status).to.equal(201);
       expect(res.body.data).to.include({ title: 'First', status: 'open', version: 1 });

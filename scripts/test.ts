@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { mkdtempSync, readFileSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { postgresAvailable } from '../test/helpers/engine.js';
@@ -37,7 +37,8 @@ for (const engine of engines) {
     continue;
   }
   console.log(`\n=== ${engine} ===`);
-  const statsFile = join(mkdtempSync(join(tmpdir(), 'hp-stats-')), 'stats.json');
+  const statsFolder = mkdtempSync(join(tmpdir(), 'hp-test-stats-'));
+  const statsFile = join(statsFolder, 'stats.json');
   const result = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/run-mocha.ts', ...args], {
     stdio: 'inherit',
     env: { ...process.env, TEST_DB: engine, STATS_FILE: statsFile },
@@ -49,6 +50,7 @@ for (const engine of engines) {
     continue;
   }
   const stats = JSON.parse(readFileSync(statsFile, 'utf8')) as { passes: number; failures: number; pending: number };
+  rmSync(statsFolder, { recursive: true, force: true });
   passed += stats.passes;
   failed += stats.failures;
   pending += stats.pending;

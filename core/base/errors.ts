@@ -117,6 +117,7 @@ export const HeadersTooLarge = defineError('headers_too_large', 431, () => 'The 
 export const UpstreamFailed = defineError('upstream_failed', 502, (m: string) => m);
 // 503
 export const DatabaseUnavailable = defineError('unavailable', 503, (s: number) => `The database cannot be reached; retry in ${s} s`);
+export const StorageUnavailable = defineError('unavailable', 503, (s: number) => `The storage cannot be reached; retry in ${s} s`);
 export const NotReady = defineError('not_ready', 503, (m: string | void) => m || 'The service is not ready');
 export const Unavailable = defineError('unavailable', 503, (m: string | void) => m || 'The service is unavailable; retry shortly');
 // 500

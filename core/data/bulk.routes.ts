@@ -77,8 +77,9 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
   router.post('/data/:ns/:schema/import', {
     summary: 'Import records from an NDJSON or CSV body (streamed, written in batches of up to 1000)',
     description: 'Each record is validated on its own and written through the hooks and events of a single write. The answer counts '
-      + '`created`, `updated` and `failed` and lists up to 100 `errors` `{ line, path, message }` (`line` counts records from 1; a CSV header '
-      + 'is not counted). CSV values are read as the schema types them, objects and arrays as JSON text. `id`, `createdAt`, `updatedAt` '
+      + '`created`, `updated` and `failed` and lists up to 100 `errors` `{ line, path, message, code }` (`line` counts records from 1; a CSV header '
+      + 'is not counted; `code` is validation_failed, invalid_json, conflict or forbidden; a line nested deeper than 64 levels, or with a '
+      + 'NUL or a lone surrogate, fails on its own). CSV values are read as the schema types them, objects and arrays as JSON text. `id`, `createdAt`, `updatedAt` '
       + 'and `version` in the input are ignored, so an export imports back. `?upsert=<field>` updates records whose unique value is stored; '
       + '`?atomic=true` writes nothing when any record fails (400 `validation_failed` with the errors). Body up to IMPORT_MAX_BYTES.',
     tags, auth: 'tenant', role: 'editor', module, body: 'raw',
@@ -90,7 +91,10 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
       type: 'object', required: ['created', 'updated', 'failed', 'errors'],
       properties: {
         created: { type: 'integer' }, updated: { type: 'integer' }, failed: { type: 'integer' },
-        errors: { type: 'array', items: { type: 'object', properties: { line: { type: 'integer' }, path: { type: 'string' }, message: { type: 'string' } } } },
+        errors: { type: 'array', items: { type: 'object', properties: {
+          line: { type: 'integer' }, path: { type: 'string' }, message: { type: 'string' },
+          code: { type: 'string', enum: ['validation_failed', 'invalid_json', 'conflict', 'forbidden'] },
+        } } },
       },
     },
     errors: [...errors, 'validation_failed', 'payload_too_large', 'forbidden'],

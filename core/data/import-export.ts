@@ -1,6 +1,7 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { Database } from '../db/database.js';
 import { AppError, Conflict, PayloadTooLarge, ValidationFailed } from '../base/errors.js';
+import { assertCleanJson, assertJsonDepth, MAX_JSON_DEPTH } from '../http/input-hygiene.js';
 import type { RequestContext } from '../base/request-context.js';
 import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
@@ -36,11 +37,29 @@ const EXPORT_BYTES = 64 * 1024;
  */
 const CSV_ROWS = 100;
 
+/** What an import error entry is (CONTRACT.md 16.1): each entry carries one of these as `code`. */
+export type ImportErrorCode = 'validation_failed' | 'invalid_json' | 'conflict' | 'forbidden';
+
 export interface ImportError {
   line: number;
   path: string;
   message: string;
+  code: ImportErrorCode;
 }
+
+/**
+ * A line that cannot become a record before any schema sees it: not JSON, nested deeper than the request
+ * bodies may be, or holding a NUL or a lone surrogate (the input hygiene of CONTRACT.md 13, line by line).
+ */
+class LineRefused {
+  constructor(readonly errors: Array<{ path: string; message: string; code: ImportErrorCode }>) {}
+
+  static one(code: ImportErrorCode, message: string, path = '/'): LineRefused {
+    return new LineRefused([{ path, message, code }]);
+  }
+}
+
+type ReadLine = { line: number; value: Record<string, unknown> | LineRefused };
 
 export interface ImportResult {
   created: number;
@@ -130,14 +149,14 @@ export class RecordTransfer {
   async import(rc: RequestContext, schema: CompiledSchema, body: Readable, options: ImportOptions): Promise<ImportResult> {
     this.bulk.upsertField(schema, options.upsert);
     const result: ImportResult = { created: 0, updated: 0, failed: 0, errors: [] };
-    const fail = (line: number, path: string, message: string) => {
-      if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, path, message });
+    const fail = (line: number, path: string, message: string, code: ImportErrorCode) => {
+      if (result.errors.length < MAX_LISTED_ERRORS) result.errors.push({ line, path, message, code });
     };
     const limited = body.pipe(new ByteLimit(options.maxBytes));
     body.on('error', (err) => limited.destroy(err));
     const { namespace, name } = schema;
     const run = async (rc: RequestContext, gated: <T>(write: (schema: CompiledSchema) => Promise<T>) => Promise<T>) => {
-      let batch: Array<{ line: number; value: Record<string, unknown> | Error }> = [];
+      let batch: ReadLine[] = [];
       const keys = new Set<string>();
       const flush = async () => {
         const lines = batch;
@@ -149,10 +168,15 @@ export class RecordTransfer {
           const checked: Array<{ line: number; data: Record<string, unknown> }> = [];
           // In line order, so that the errors listed are the first ones.
           for (const { line, value } of lines) {
-            const outcome = value instanceof Error ? { errors: [{ path: '/', message: value.message }] } : this.bulk.check(current, value, upsert);
+            if (value instanceof LineRefused) {
+              result.failed += 1;
+              for (const e of value.errors) fail(line, e.path, e.message, e.code);
+              continue;
+            }
+            const outcome = this.bulk.check(current, value, upsert);
             if ('errors' in outcome) {
               result.failed += 1;
-              for (const e of outcome.errors) fail(line, e.path, e.message);
+              for (const e of outcome.errors) fail(line, e.path, e.message, 'validation_failed');
             } else checked.push({ line, data: outcome.data });
           }
           // atomic: once anything failed, nothing more is written (the transaction is rolled back).
@@ -160,13 +184,13 @@ export class RecordTransfer {
         });
       };
       for await (const { line, value } of records(limited, options.format, schema.types)) {
-        if (options.upsert && !(value instanceof Error)) {
+        if (options.upsert && !(value instanceof LineRefused)) {
           // A key seen in this batch already: write the batch first, so this line updates what it wrote.
           const key = JSON.stringify(value[options.upsert] ?? null);
           if (keys.has(key)) await flush();
           keys.add(key);
         }
-        batch.push({ line, value: value instanceof Error ? value : withoutServerFields(value) });
+        batch.push({ line, value: value instanceof LineRefused ? value : withoutServerFields(value) });
         if (batch.length >= BULK_LIMIT) await flush();
       }
       await flush();
@@ -191,7 +215,7 @@ export class RecordTransfer {
    */
   private async writeBatch(
     rc: RequestContext, schema: CompiledSchema, lines: Array<{ line: number; data: Record<string, unknown> }>, upsert: string | null,
-    atomic: boolean, result: ImportResult, fail: (line: number, path: string, message: string) => void,
+    atomic: boolean, result: ImportResult, fail: (line: number, path: string, message: string, code: ImportErrorCode) => void,
   ): Promise<void> {
     let pending = lines;
     while (pending.length) {
@@ -206,7 +230,7 @@ export class RecordTransfer {
       } catch (err) {
         if (err instanceof ItemsFailed) {
           const bad = new Set(err.errors.map((e) => e.index));
-          for (const e of err.errors) fail(pending[e.index].line, e.path, e.message);
+          for (const e of err.errors) fail(pending[e.index].line, e.path, e.message, (e as { code?: ImportErrorCode }).code ?? 'validation_failed');
           result.failed += bad.size;
           if (atomic) return;
           pending = pending.filter((_, i) => !bad.has(i));
@@ -217,7 +241,7 @@ export class RecordTransfer {
           const first = pending[0].line;
           const last = pending[pending.length - 1].line;
           result.failed += 1;
-          fail(first, upsert ? `/${upsert}` : '/', `a record with the same unique values exists already${last > first ? ` (one of lines ${first}-${last})` : ''}`);
+          fail(first, upsert ? `/${upsert}` : '/', `a record with the same unique values exists already${last > first ? ` (one of lines ${first}-${last})` : ''}`, 'conflict');
           return;
         }
         for (const one of pending) await this.writeBatch(rc, schema, [one], upsert, atomic, result, fail);
@@ -264,10 +288,37 @@ class TextBytes {
   }
 }
 
-/** A cell of an exported CSV row: scalars as they are, objects and arrays as JSON text, absent as empty. */
+/**
+ * A cell of an exported CSV row: scalars as they are, objects and arrays as JSON text, absent as empty.
+ * Text that a spreadsheet would read as a formula gets a leading `'` (see formulaSafe); numbers and
+ * booleans are written as they are (a spreadsheet reads `-5` as the number it is).
+ */
 function csvCell(value: unknown): unknown {
   if (value === undefined || value === null) return '';
+  if (typeof value === 'string') return value.length && FORMULA_START[value.charCodeAt(0)] ? formulaSafe(value) : value;
   return typeof value === 'object' ? JSON.stringify(value) : value;
+}
+
+/**
+ * First characters that make a spreadsheet read a cell as a formula (CONTRACT.md 13, OWASP's CSV
+ * injection list): `=`, `+`, `-`, `@`, tab, carriage return; and `'`, the mark itself (see formulaSafe).
+ */
+const FORMULA_START = new Uint8Array(128);
+for (const c of '=+-@\t\r\'') FORMULA_START[c.charCodeAt(0)] = 1;
+
+/**
+ * Text starting with a formula character, written with a leading `'` (shown as text, not run). Text that
+ * already starts with `'` and a formula character gets one more, so that an import, which takes one `'`
+ * off such a cell (see fromFormulaSafe), reads back exactly what was exported.
+ */
+function formulaSafe(text: string): string {
+  if (text.charCodeAt(0) !== 0x27) return `'${text}`;
+  return text.length > 1 && FORMULA_START[text.charCodeAt(1)] ? `'${text}` : text;
+}
+
+/** A CSV text cell as exported, back: a `'` followed by a formula character is the export's mark, taken off. */
+function fromFormulaSafe(text: string): string {
+  return text.charCodeAt(0) === 0x27 && text.length > 1 && FORMULA_START[text.charCodeAt(1)] ? text.slice(1) : text;
 }
 
 function withoutServerFields(value: Record<string, unknown>): Record<string, unknown> {
@@ -278,23 +329,28 @@ function withoutServerFields(value: Record<string, unknown>): Record<string, unk
   return copy;
 }
 
-/** The records of a body, numbered from 1; a line that cannot be read yields an Error in its place. */
-async function* records(body: Readable, format: TransferFormat, types: Map<string, FieldType>): AsyncGenerator<{ line: number; value: Record<string, unknown> | Error }> {
+/**
+ * The records of a body, numbered from 1; a line that cannot be read, or that the input hygiene refuses
+ * (CONTRACT.md 13: nesting deeper than 64, a NUL or a lone surrogate), yields a LineRefused in its place.
+ */
+async function* records(body: Readable, format: TransferFormat, types: Map<string, FieldType>): AsyncGenerator<ReadLine> {
   let line = 0;
   if (format === 'ndjson') {
     body.setEncoding('utf8');
     let rest = '';
-    const read = (text: string): { line: number; value: Record<string, unknown> | Error } | null => {
+    const read = (text: string): ReadLine | null => {
       if (text.trim() === '') return null;
       line += 1;
       let value: unknown;
       try {
+        assertJsonDepth(text);
         value = JSON.parse(text);
       } catch (err) {
-        return { line, value: new Error(`not valid JSON: ${(err as Error).message}`) };
+        if (err instanceof AppError) return { line, value: LineRefused.one('invalid_json', err.message.replace('The request body', 'The line')) };
+        return { line, value: LineRefused.one('invalid_json', `not valid JSON: ${(err as Error).message}`) };
       }
-      if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, value: new Error('must be a JSON object') };
-      return { line, value: value as Record<string, unknown> };
+      if (value === null || typeof value !== 'object' || Array.isArray(value)) return { line, value: LineRefused.one('validation_failed', 'must be a JSON object') };
+      return { line, value: cleanOrRefused(value as Record<string, unknown>) };
     };
     for await (const chunk of body as AsyncIterable<string>) {
       const text = rest + chunk;
@@ -321,7 +377,18 @@ async function* records(body: Readable, format: TransferFormat, types: Map<strin
   } catch (err) {
     if (err instanceof AppError) throw err;
     // The CSV itself is malformed: nothing after this point can be read reliably.
-    yield { line: line + 1, value: new Error(`unreadable CSV: ${(err as Error).message}`) };
+    yield { line: line + 1, value: LineRefused.one('validation_failed', `unreadable CSV: ${(err as Error).message}`) };
+  }
+}
+
+/** A parsed record, or the paths that hold a NUL or a lone surrogate (validation_failed, never stored). */
+function cleanOrRefused(value: Record<string, unknown>): Record<string, unknown> | LineRefused {
+  try {
+    assertCleanJson(value);
+    return value;
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    return new LineRefused(err.details.map((d) => ({ path: d.path, message: d.message, code: 'validation_failed' as const })));
   }
 }
 
@@ -330,13 +397,23 @@ async function* records(body: Readable, format: TransferFormat, types: Map<strin
  * arrays as JSON text); an empty cell leaves the field out. A value that does not read as its type stays
  * text, so the schema's validation names it.
  */
-function typedRow(row: Record<string, string>, types: Map<string, FieldType>): Record<string, unknown> {
+function typedRow(row: Record<string, string>, types: Map<string, FieldType>): Record<string, unknown> | LineRefused {
   const out: Record<string, unknown> = {};
   for (const [column, text] of Object.entries(row)) {
     if (text === '' || text === undefined) continue;
-    out[column] = typedCell(text, types.get(column));
+    const type = types.get(column);
+    // A JSON cell is held to the request bodies' nesting limit before it is parsed.
+    if (type === 'object' || type === 'array') {
+      try {
+        assertJsonDepth(text);
+      } catch (err) {
+        if (!(err instanceof AppError)) throw err;
+        return LineRefused.one('invalid_json', `The cell nests deeper than ${MAX_JSON_DEPTH} levels`, `/${column}`);
+      }
+    }
+    out[column] = typedCell(text, type);
   }
-  return out;
+  return cleanOrRefused(out);
 }
 
 function typedCell(text: string, type: FieldType | undefined): unknown {
@@ -356,7 +433,7 @@ function typedCell(text: string, type: FieldType | undefined): unknown {
         return text;
       }
     default:
-      return text;
+      return fromFormulaSafe(text);
   }
 }
 

@@ -3,6 +3,7 @@ import type { DeferredWrite, Dialect, PoolClient, WriteCommitter } from './diale
 import type { RequestContext } from '../base/request-context.js';
 import { localChangeFeed, postgresChangeFeed, type ChangeFeed } from './change-feed.js';
 import { countQuery } from './query-count.js';
+import { uniqueConflict } from './translate-error.js';
 import type { Query, Sql } from './sql.js';
 import type { TransactionGroups } from './transaction-groups.js';
 import { UnitOfWork } from './unit-of-work.js';
@@ -106,7 +107,8 @@ export class Database {
       await unit.commit(this.committer);
     } catch (err) {
       await unit.rollback();
-      throw err;
+      // One error for a taken unique value on both engines, whoever wrote (see uniqueConflict).
+      throw uniqueConflict(err) ?? err;
     } finally {
       await unit.release();
       for (const cb of whenDone) cb();

@@ -48,7 +48,8 @@ export type KeyOutcome = { replay: { status: number; answer: StoredAnswer } } | 
 
 /**
  * The kernel's Idempotency-Key (CONTRACT 11.2 and 13), for routes declared `idempotent: true`. The key is
- * scoped to the tenant (the caller on platform routes), the method and the path. The first request claims
+ * scoped to the tenant (the caller on platform routes), the caller (see callerOf), the method and the path:
+ * two callers of one tenant sending the same key never share an answer. The first request claims
  * it with one INSERT ... ON CONFLICT DO NOTHING (so the database decides between processes); its answer is
  * kept when it is a 2xx or 4xx and replayed for the same key and the same body (compared as canonical
  * JSON) with `Idempotent-Replayed: true`; another body answers 422 idempotency_key_reused, a request while
@@ -70,7 +71,7 @@ export class IdempotencyKeys {
   async begin(ctx: AppContext, body: unknown): Promise<IdempotencyClaim | 'replayed' | null> {
     const key = ctx.get('Idempotency-Key');
     if (!key) return null;
-    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key');
+    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key', ctx.get('X-Cart-Token') || undefined);
     if (!outcome) return null;
     if ('replay' in outcome) {
       replay(ctx, outcome.replay.status, outcome.replay.answer);
@@ -114,15 +115,18 @@ export class IdempotencyKeys {
   /**
    * Claims `key` for a request `method path` with `body` in the caller's scope: null without a scope, else
    * the answer to replay or the claim. Throws 422 idempotency_key_reused for another body, 409 conflict
-   * while the first request runs, 400 for a key over 255 characters (naming `keyPath`).
+   * while the first request runs, 400 for a key over 255 characters (naming `keyPath`). `cartToken`: the
+   * cart token a public request carries (X-Cart-Token), which names its caller when no principal does.
    */
-  async claimKey(rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey'): Promise<KeyOutcome | null> {
+  async claimKey(
+    rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey', cartToken?: string,
+  ): Promise<KeyOutcome | null> {
     if (key.length > MAX_KEY_LENGTH) {
       throw ValidationFailed('Invalid Idempotency-Key', [{ path: keyPath, message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
     }
     const scope = rc.tenantId ?? (rc.principal ? `caller:${rc.principal.userId}` : null);
     if (!scope) return null;
-    const keyHash = sha256(`${method} ${path}\n${key}`);
+    const keyHash = sha256(`${method} ${path}\n${callerOf(rc, cartToken)}\n${key}`);
     const requestHash = sha256(canonicalJson(body ?? null));
 
     for (let attempt = 0; attempt < 3; attempt += 1) {
@@ -162,6 +166,16 @@ export class IdempotencyKeys {
       },
     };
   }
+}
+
+/**
+ * Who a key belongs to within its tenant (CONTRACT.md 13): the principal (how it signed in and its `sub`:
+ * a user, the test key, an API token's id), else the cart token of a public request, else the public.
+ * Each part is kept apart by its prefix, so no `sub` can pass for a cart token.
+ */
+function callerOf(rc: RequestContext, cartToken: string | undefined): string {
+  if (rc.principal) return `${rc.principal.via}:${rc.principal.userId}`;
+  return cartToken ? `cart:${cartToken}` : 'public';
 }
 
 function replay(ctx: AppContext, status: number, answer: StoredAnswer): void {

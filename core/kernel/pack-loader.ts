@@ -93,7 +93,10 @@ export function checkPackKeys(packs: PackDefinition[]): void {
     if (KERNEL_EVENT_PREFIXES.some((prefix) => name.startsWith(prefix)) || declaredEvents.has(name)) return true;
     if (name.endsWith('.*')) {
       const prefix = name.slice(0, -1);
-      return namespaces.has(name.split('.')[0]) || [...declaredEvents].some((e) => e.startsWith(prefix));
+      if ([...declaredEvents].some((e) => e.startsWith(prefix))) return true;
+      // `ns.*` needs the namespace; `ns.schema.*` a schema of it (a typo such as erp.orders.* matches nothing).
+      const parts = name.split('.');
+      return parts.length === 2 ? namespaces.has(parts[0]) : parts.length === 3 && schemaKnown(parts[0], parts[1]);
     }
     const record = /^([a-z][a-z0-9_]*)\.([a-z][a-z0-9_]*)\.(created|updated|deleted)$/.exec(name);
     return !!record && schemaKnown(record[1], record[2]);

@@ -3,6 +3,7 @@ import { LRUCache } from 'lru-cache';
 import type { Database } from '../db/database.js';
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { nowIso } from '../base/ids.js';
+import { rememberUniqueIndex } from '../db/translate-error.js';
 import type { RequestContext } from '../base/request-context.js';
 import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, SchemaNotFound, ValidationFailed } from '../base/errors.js';
 import { createAjv } from '../base/ajv.js';
@@ -267,6 +268,8 @@ export class SchemaRegistry {
   /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
   private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction, generation = this.generation): CompiledSchema {
     const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema) };
+    // So that a unique violation on its table names the fields (core/db/translate-error.ts).
+    for (const fields of schema.unique) rememberUniqueIndex(this.repository.uniqueIndexName(schema.tableName, fields), fields);
     const store = () => {
       // Not when a change was heard since the schema was read: it may be older than that change.
       if (this.generation === generation) this.cache.set(key(schema.tenantId, schema.namespace, schema.name), compiled);

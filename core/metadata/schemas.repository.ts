@@ -182,10 +182,15 @@ export class SchemasRepository {
       statements.set(name, `CREATE INDEX${how} IF NOT EXISTS ${name} ON ${s.tableName} (${cols.join(', ')})`);
     }
     for (const fields of s.unique) {
-      const name = `${s.tableName}_ux_${indexSuffix(fields)}`;
+      const name = this.uniqueIndexName(s.tableName, fields);
       statements.set(name, `CREATE UNIQUE INDEX${how} IF NOT EXISTS ${name} ON ${s.tableName} (${['tenant_id', ...fields.map(expr)].join(', ')})`);
     }
     return statements;
+  }
+
+  /** The name of the unique index of a field list on a record table. */
+  uniqueIndexName(tableName: string, fields: string[]): string {
+    return `${tableName}_ux_${indexSuffix(fields)}`;
   }
 
   /** The suffix of the index names of a field list. */

@@ -1,6 +1,6 @@
 import { nowIso } from '../../core/pack-api.js';
 import type { PackContext, RequestContext } from '../../core/pack-api.js';
-import { deriveCart } from './cart.js';
+import { cartSkus, deriveCart } from './cart.js';
 import { cartKey, CartRecoveryRepository } from './cart-recovery.repository.js';
 import { cartMessage, type AiStatus } from './cart-message.js';
 import { couponCode, type CouponsService } from './coupons.service.js';
@@ -17,6 +17,8 @@ export interface OrderHistory {
    * queries are per batch, never per cart, and what it read serves the run's later batches.
    */
   recommender(rc: RequestContext): Promise<(carts: Array<{ key: string; skus: string[] }>, limit: number) => Promise<Map<string, Recommendation[]>>>;
+  /** Which of `skus` are products of the tenant (any status): a cart leaves the others out (CONTRACT 13). */
+  productSkus(rc: RequestContext, skus: string[]): Promise<Set<string>>;
 }
 
 type Recommend = Awaited<ReturnType<OrderHistory['recommender']>>;
@@ -92,10 +94,12 @@ export class CartRecoveryService {
       if (!customers.length) break;
       after = customers[customers.length - 1];
       const [events, lastOrders] = await Promise.all([this.repository.cartEvents(rc, customers), history.lastOrderTimes(rc, customers)]);
+      const products = await history.productSkus(rc, cartSkus(events.values()));
+      const isProduct = (sku: string) => products.has(sku);
 
       const candidates: Candidate[] = [];
       for (const customerRef of customers) {
-        const cart = deriveCart(events.get(customerRef) ?? [], lastOrders.get(customerRef) ?? null);
+        const cart = deriveCart(events.get(customerRef) ?? [], lastOrders.get(customerRef) ?? null, isProduct);
         if (cart.kind === 'none') continue;
         const age = now - Date.parse(cart.lastEvent.occurredAt);
         const reason: SkipReason | null = cart.kind !== 'cart' ? cart.kind

@@ -23,10 +23,11 @@ declare module '../../core/pack-api.js' {
   }
 }
 
-/** Without an order history (no ERP pack loaded): nobody has ordered, and nothing is recommended. */
+/** Without an order history (no ERP pack loaded): nobody has ordered, nothing is recommended, and there are no products. */
 const NO_ORDERS: OrderHistory = {
   lastOrderTimes: async () => new Map(),
   recommender: async () => async () => new Map(),
+  productSkus: async () => new Set(),
 };
 
 /** The ERP pack's orders, read when a recovery runs (an optional requirement: ERP's services are built lazily too). */

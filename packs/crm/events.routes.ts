@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { isbot } from 'isbot';
-import { bffSuccess, clientKey, OFFSET_QUERY, pageResponse, RateLimited } from '../../core/pack-api.js';
+import { bffSuccess, clientKey, Forbidden, OFFSET_QUERY, pageResponse, RateLimited } from '../../core/pack-api.js';
 import type { AppContext, JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
 import { customerRefParamOf } from './customer-ref.js';
 import { eventBodySchema, type EventInput } from './events.service.js';
@@ -74,17 +74,23 @@ export function eventsRoutes(router: PackRouter, pack: PackContext): void {
   const rate = { limit: pack.config.publicEventsRateLimitPerMinute, windowMs: 60_000 };
   router.post('/public/tenant/:tenantId/events', {
     summary: 'Record a first-party event from a storefront (no authentication; known types only; rate-limited per client address)',
-    description: 'A User-Agent that looks like a bot stores the event with bot: true. The client address is never stored. '
+    description: 'A User-Agent that looks like a bot, or none, stores the event with bot: true. The client address is never stored. '
+      + '`checkout.*` types are refused (403 forbidden): they come from checkouts and authenticated callers. '
       + 'Answers 404 not_found when the tenant has no crm module.',
     tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: 'crm', absentWithoutModule: 'This site takes no events', status: 201, body: eventBodySchema(true), response: recordedResponse,
     answers: { 200: 'The same eventId again: `{ id, duplicate: true }`, nothing new stored' },
-    errors: ['validation_failed', 'tenant_not_found', 'not_found', 'rate_limited'],
+    errors: ['validation_failed', 'tenant_not_found', 'not_found', 'rate_limited', 'forbidden'],
   }, async (ctx) => {
     const rc = ctx.state.rc;
     const hit = await pack.rateLimits.hit(rc, `crm-events:${clientDigest(pack, ctx.ip)}`, rate);
     if (!hit.allowed) throw RateLimited(hit.retryAfterSeconds, [], { 'Retry-After': String(hit.retryAfterSeconds) });
-    const bot = isbot(ctx.get('User-Agent'));
-    return recorded(ctx, await events.record(rc, ctx.state.body as EventInput, { bot }));
+    const input = ctx.state.body as EventInput;
+    // A checkout is told by the checkout itself (or an authenticated caller), never by anyone who knows a customerRef.
+    if (input.eventType.startsWith('checkout.')) throw Forbidden(`${input.eventType} events come from checkouts and authenticated callers, not from the public endpoint`);
+    // No User-Agent at all is no browser either.
+    const userAgent = ctx.get('User-Agent').trim();
+    const bot = !userAgent || isbot(userAgent);
+    return recorded(ctx, await events.record(rc, input, { bot }));
   });
 }
 

@@ -10,7 +10,7 @@ export const placeOrderBody = {
   required: ['clientId', 'paymentMethod', 'items'],
   additionalProperties: false,
   properties: {
-    clientId: { type: 'integer', minimum: 1 },
+    clientId: { type: 'integer', minimum: 1, maximum: 2147483647 },
     paymentMethod: { type: 'string', maxLength: 64, pattern: '^([a-z][a-z0-9]*_card|bank_transfer|cash_on_delivery)$' },
     items: {
       type: 'array', minItems: 1, maxItems: 200,

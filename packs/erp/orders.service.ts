@@ -90,6 +90,17 @@ export class OrdersService {
     return times;
   }
 
+  /** Which of `skus` are products of the tenant, whatever their status (the CRM's cart recovery leaves the others out). */
+  async productSkus(rc: RequestContext, skus: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let from = 0; from < skus.length; from += 200) {
+      const filter = [{ field: 'sku', op: 'in' as const, value: skus.slice(from, from + 200) }];
+      const page = await this.pack.records.list(rc, 'erp', 'product', { filter, fields: ['sku'], limit: 200, count: false });
+      for (const p of page.items) found.add(String(p.sku));
+    }
+    return found;
+  }
+
   /**
    * Recommendations for the carts of one run (CONTRACT 11.4; the CRM's cart recovery), asked a batch of carts at
    * a time: see recommender.ts. Built per run, so that what one batch read serves the next ones.

@@ -447,6 +447,8 @@ describe('admin console at /admin (headless Chromium)', function () {
 
   it('previews abandoned carts (dry run), recovers them with a coupon, and lists the coupon', async () => {
     const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000).toISOString();
+    // Cart recovery keeps only skus that are products of the tenant.
+    await t.http.post('/api/v1/erp/products').set(superadmin(tenant)).send({ sku: 'MUG-1', name: 'Mug', priceCents: 900 }).expect(201);
     for (const [customerRef, minutes] of [['cart-ana', 180], ['cart-ben', 5]] as const) {
       await t.http.post('/api/v1/crm/events').set(superadmin(tenant))
         .send({ customerRef, eventType: 'cart.item_added', occurredAt: ago(minutes), eventData: { sku: 'MUG-1', quantity: 2 } }).expect(201);

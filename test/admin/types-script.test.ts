@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'chai';
@@ -20,12 +20,14 @@ describe('npm run types -- --tenant <id> --out <file>', function () {
       namespace: 'shop', name: 'widget',
       schema: { type: 'object', required: ['name'], properties: { name: { type: 'string' }, priceCents: { type: 'integer' }, size: { enum: ['s', 'm'] } } },
     }).expect(201);
-    const out = join(mkdtempSync(join(tmpdir(), 'hp-types-')), 'api.d.ts');
+    const folder = mkdtempSync(join(tmpdir(), 'hp-test-types-'));
+    const out = join(folder, 'api.d.ts');
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/types.ts', '--tenant', tenant, '--out', out], {
       env: { ...process.env, DATABASE_URL: t.database.url, MIGRATE_ON_START: 'false', LOG_LEVEL: 'silent' }, encoding: 'utf8',
     });
     expect(result.status, result.stderr).to.equal(0);
     const types = readFileSync(out, 'utf8');
+    rmSync(folder, { recursive: true, force: true });
     expect(types).to.contain('"/api/v1/data/shop/widget"');
     expect(types).to.contain("export type ShopWidget = components['schemas']['data.shop.widget.record'];");
     const start = types.indexOf('"data.shop.widget": {');

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Agent, request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
@@ -58,6 +59,50 @@ describe('Clean shutdown on SIGTERM (#17)', function () {
     expect(response).to.match(/^HTTP\/1\.1 201 Created\r\n/);
     expect(response).to.match(/\r\nconnection: close\r\n/i);
     expect(await service.exited, service.output()).to.equal(0);
+  });
+
+  it('answers requests that arrive on kept-alive connections during the drain with Connection: close, never resets them (#34)', async () => {
+    const service = await startServiceProcess(database.url, { SHUTDOWN_TIMEOUT_MS: '10000' });
+    const { port } = new URL(service.baseUrl);
+    let signalledAt = 0;
+    const outcomes = { beforeSignal: 0, closedAfterSignal: 0, keptAfterSignal: 0, refused: 0, resets: [] as string[] };
+    /** One client on its own kept-alive connection, sending one request after the other until it is refused. */
+    const client = async () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      try {
+        for (;;) {
+          const outcome = await new Promise<{ status: number; connection: string | undefined } | { error: NodeJS.ErrnoException }>((resolve) => {
+            const req = httpRequest({ host: '127.0.0.1', port, path: '/api/v1/health', agent }, (res) => {
+              res.resume();
+              res.on('end', () => resolve({ status: res.statusCode ?? 0, connection: res.headers.connection }));
+            });
+            req.on('error', (error: NodeJS.ErrnoException) => resolve({ error }));
+            req.end();
+          });
+          if ('error' in outcome) {
+            if (outcome.error.code === 'ECONNREFUSED') outcomes.refused += 1;
+            else outcomes.resets.push(`${outcome.error.code ?? ''} ${outcome.error.message}`);
+            return;
+          }
+          expect(outcome.status).to.equal(200);
+          if (!signalledAt) outcomes.beforeSignal += 1;
+          else if (outcome.connection === 'close') outcomes.closedAfterSignal += 1;
+          else outcomes.keptAfterSignal += 1;
+        }
+      } finally {
+        agent.destroy();
+      }
+    };
+    const clients = Array.from({ length: 40 }, () => client());
+    await new Promise((r) => setTimeout(r, 1500));
+    signalledAt = Date.now();
+    service.kill('SIGTERM');
+    await Promise.all(clients);
+    expect(await service.exited, service.output()).to.equal(0);
+    expect(outcomes.resets, JSON.stringify(outcomes)).to.deep.equal([]);
+    expect(outcomes.beforeSignal).to.be.greaterThan(40);
+    expect(outcomes.closedAfterSignal, JSON.stringify(outcomes)).to.be.greaterThan(0);
+    expect(outcomes.refused).to.equal(40);
   });
 
   it('npm start passes SIGTERM to the service: the service stops and nothing is left listening', async () => {

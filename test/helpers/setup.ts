@@ -1,4 +1,5 @@
-import { closeSharedTestApp } from './test-app.js';
+import { dropLeftoverDatabases } from './engine.js';
+import { closeLeftoverApps, closeSharedTestApp } from './test-app.js';
 import { responseValidationReport } from './response-validation.js';
 
 /**
@@ -9,6 +10,9 @@ export const mochaHooks = {
   async afterAll() {
     const { checked, failures } = await responseValidationReport();
     await closeSharedTestApp();
+    await closeLeftoverApps();
+    // What a test left behind (#34): no hp_test_* database or hp-test-* folder outlives the run.
+    await dropLeftoverDatabases();
     if (process.env.RESPONSE_REPORT) console.log(`  responses checked against the OpenAPI document: ${checked}`);
     if (failures.length) {
       throw new Error(`${failures.length} responses do not match the OpenAPI document:\n${failures.join('\n')}`);

@@ -1,11 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import supertest from 'supertest';
 import { loadConfig, type Config } from '../../config/index.js';
 import { createApp, type App } from '../../core/app.js';
 import type { PackDefinition } from '../../core/kernel/define-pack.js';
-import { createTestDatabase, ENGINE, type Engine, type TestDatabase } from './engine.js';
+import { createTestDatabase, ENGINE, processWide, type Engine, type TestDatabase } from './engine.js';
 import { TEST_JWT_SECRET, TEST_KEY, superadmin } from './tokens.js';
 import { recordResponses, validateRecorded } from './response-validation.js';
 
@@ -63,36 +66,66 @@ export async function startTestApp(options: TestAppOptions = {}): Promise<TestAp
   const port = (probe.address() as AddressInfo).port;
   await new Promise<void>((resolve) => probe.close(() => resolve()));
 
-  const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: `${database.url.startsWith('sqlite:') ? database.url.slice(7).replace(/test\.db$/, '') : '/tmp/'}storage-${randomBytes(4).toString('hex')}`, ...options.env }));
-  const app = await createApp(config, { packs: options.packs, logger: options.logger });
-  const server = await app.listen(port, '127.0.0.1');
+  // The storage folder: beside a SQLite file (removed with its folder), else a temp folder of its own.
+  const storageRoot = database.url.startsWith('sqlite:') ? null : mkdtempSync(join(tmpdir(), 'hp-test-storage-'));
+  const removeStorage = () => { if (storageRoot) rmSync(storageRoot, { recursive: true, force: true }); };
+  let app: App;
+  let server: Server;
+  try {
+    const storageDir = storageRoot ? join(storageRoot, 'storage') : `${database.url.slice(7).replace(/test\.db$/, '')}storage-${randomBytes(4).toString('hex')}`;
+    const config = loadConfig(testEnvironment(database.url, { PUBLIC_BASE_URL: `http://127.0.0.1:${port}`, STORAGE_DIR: storageDir, ...options.env }));
+    app = await createApp(config, { packs: options.packs, logger: options.logger });
+    server = await app.listen(port, '127.0.0.1');
+  } catch (err) {
+    // A start that fails leaves nothing behind either.
+    removeStorage();
+    if (!options.database) await database.drop().catch(() => {});
+    throw err;
+  }
+  const config = app.config;
   const recording = recordResponses(server, `http://127.0.0.1:${port}`);
   const baseUrl = `http://127.0.0.1:${port}`;
   let closed = false;
-  return {
+  const testApp: TestApp = {
     app, config, engine: ENGINE, baseUrl, server, database,
     http: supertest(baseUrl),
     async close() {
       if (closed) return;
       closed = true;
+      openApps.delete(testApp);
       await validateRecorded(recording).catch(() => {});
-      await app.close();
-      if (!options.database) await database.drop();
+      try {
+        await app.close();
+      } finally {
+        removeStorage();
+        if (!options.database) await database.drop();
+      }
     },
   };
+  openApps.add(testApp);
+  return testApp;
 }
 
-let shared: Promise<TestApp> | null = null;
+/** Apps started and not closed yet (see closeLeftoverApps). */
+const openApps = processWide('hp-test-open-apps', () => new Set<TestApp>());
+
+/** Closes every app a test left open (test/helpers/setup.ts, at the end of the run): its database and folders go with it. */
+export async function closeLeftoverApps(): Promise<void> {
+  for (const t of [...openApps]) await t.close().catch((err: unknown) => console.error(`could not close a test app: ${(err as Error).message}`));
+}
+
+const shared = processWide('hp-test-shared-app', () => ({ app: null as Promise<TestApp> | null }));
 
 /** One app per test process, shared by the test files; each test makes its own tenant. */
 export function sharedTestApp(): Promise<TestApp> {
-  shared ??= startTestApp();
-  return shared;
+  shared.app ??= startTestApp();
+  return shared.app;
 }
 
 export async function closeSharedTestApp(): Promise<void> {
-  if (shared) await (await shared).close();
-  shared = null;
+  const app = shared.app;
+  shared.app = null;
+  if (app) await (await app).close();
 }
 
 /** A tenant id unique to this run. */

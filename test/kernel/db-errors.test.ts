@@ -31,6 +31,8 @@ describe('driver error translation (core/db/translate-error.ts)', () => {
     expect(translated).to.be.instanceOf(AppError);
     expect(translated).to.include({ status: 409, code: 'conflict' });
     expect(translated!.message).to.not.match(/tenants|UNIQUE constraint|duplicate key|SQLITE|23505/);
+    // The column the driver names, as the field of the answer (#34).
+    expect(translated!.details.map((d) => d.path)).to.deep.equal(['/id']);
   });
 
   it('turns the engine\'s foreign-key violation into 409 conflict', async () => {

@@ -102,6 +102,27 @@ describe('Idempotency-Key (kernel)', function () {
       expect(elsewhere.headers['idempotent-replayed']).to.equal(undefined);
     });
 
+    it('scopes keys by caller: two callers of one tenant with the same key and body get answers of their own (#34)', async () => {
+      const p = await product();
+      const k = key();
+      const send = (sub: string) => t.http.post('/api/v1/erp/orders').set(as(tenant, 'editor', { sub })).set('Idempotency-Key', k)
+        .send({ clientId: 1, paymentMethod: 'bank_transfer', items: [{ productId: p.number, quantity: 1, unitPrice: 1999 }] });
+      const alice = await send('alice');
+      const bob = await send('bob');
+      expect([alice.status, bob.status]).to.deep.equal([201, 201]);
+      expect(bob.headers['idempotent-replayed']).to.equal(undefined);
+      expect(bob.body.data.id).to.not.equal(alice.body.data.id);
+      // Each caller's own retry still replays its own answer; a superadmin (the test key) acting for the tenant is another caller.
+      const again = await send('bob');
+      expect(again.headers['idempotent-replayed']).to.equal('true');
+      expect(again.body.data.id).to.equal(bob.body.data.id);
+      const admin = await t.http.post('/api/v1/data/crm/deal').set(superadmin(tenant)).set('Idempotency-Key', k).send({ title: 'x' });
+      const mine = await t.http.post('/api/v1/data/crm/deal').set(as(tenant, 'editor', { sub: 'alice' })).set('Idempotency-Key', k).send({ title: 'x' });
+      expect([admin.status, mine.status]).to.deep.equal([201, 201]);
+      expect(mine.body.data.item.id).to.not.equal(admin.body.data.item.id);
+      expect((await t.http.get('/api/v1/erp/orders').set(as(tenant, 'viewer'))).body.data.pagination.total).to.equal(2);
+    });
+
     it('answers 400 for a key over 255 characters', async () => {
       const p = await product();
       const res = await order(p.number, 'k'.repeat(256));

@@ -253,7 +253,7 @@ describe('export and import: /api/v1/data/:ns/:schema/export|import', () => {
     ].join('\r\n');
     const res = await importBody('?format=csv', body).expect(200);
     expect(res.body.data).to.include({ created: 2, failed: 1 });
-    expect(res.body.data.errors).to.deep.equal([{ line: 3, path: '/price', message: 'must be integer' }]);
+    expect(res.body.data.errors).to.deep.equal([{ line: 3, path: '/price', message: 'must be integer', code: 'validation_failed' }]);
     const stored = (await list('&sort=sku')).items;
     expect(stored[0]).to.include({ title: 'Chair', sku: 'c1', price: 1200, live: true });
     expect(stored[0].dims).to.deep.equal({ w: 40.5 });
@@ -271,13 +271,14 @@ describe('export and import: /api/v1/data/:ns/:schema/export|import', () => {
     const taken = await importBody('', '{"title":"x","sku":"z"}\n{"title":"y","sku":"a"}\n{"title":"w"}\n').expect(200);
     expect(taken.body.data).to.include({ created: 2, failed: 1 });
     expect(taken.body.data.errors[0].line).to.equal(2);
+    expect(taken.body.data.errors[0].code).to.equal('conflict');
   });
 
   it('atomic: nothing is written when a line fails (400 with the errors), all when none does', async () => {
     const failing = await importBody('?atomic=true', '{"title":"a"}\n{"title":""}\n{"title":"c"}\n').expect(400);
     expect(failing.body.status).to.equal('fail');
     expect(failing.body.data.code).to.equal('validation_failed');
-    expect(failing.body.data.errors).to.deep.equal([{ line: 2, path: '/title', message: 'must NOT have fewer than 1 characters' }]);
+    expect(failing.body.data.errors).to.deep.equal([{ line: 2, path: '/title', message: 'must NOT have fewer than 1 characters', code: 'validation_failed' }]);
     const lines = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ title: `t${i}`, sku: `k${i}` }));
     const late = await importBody('?atomic=true', [...lines, '{"title":"dup","sku":"k3"}'].join('\n')).expect(400);
     expect(late.body.data.errors[0].line).to.be.at.least(2001);
@@ -306,6 +307,82 @@ describe('export and import: /api/v1/data/:ns/:schema/export|import', () => {
     const mine = (await list('&sort=sku')).items.map(strip);
     const theirs = (await t.http.get(`${path}?limit=200&sort=sku`).set(as(other, 'viewer')).expect(200)).body.data.items.map(strip);
     expect(theirs).to.deep.equal(mine);
+  });
+
+  it('applies the input hygiene to every imported line: deep nesting, NUL and lone surrogates fail their line, never stored (#34)', async () => {
+    const deep = `{"title":"deep","dims":${'{"w":'.repeat(5000)}1${'}'.repeat(5000)}}`;
+    const body = [
+      '{"title":"first"}',
+      deep,
+      String.raw`{"title":"nul \u0000 inside"}`,
+      String.raw`{"title":"lone \ud800 surrogate"}`,
+      String.raw`{"title":"key","tags":["ok"],"dims":{"w\u0000":1}}`,
+      String.raw`{"title":"pair \ud83d\ude00 is fine"}`,
+      `[${'['.repeat(70)}${']'.repeat(70)}]`,
+    ].join('\n');
+    const res = await importBody('', body).expect(200);
+    expect(res.body.data).to.include({ created: 2, updated: 0, failed: 5 });
+    const errors = res.body.data.errors as Array<{ line: number; path: string; message: string; code: string }>;
+    expect(errors.map((e) => [e.line, e.path, e.code])).to.deep.equal([
+      [2, '/', 'invalid_json'], [3, '/title', 'validation_failed'], [4, '/title', 'validation_failed'],
+      [5, '/dims/w\uFFFD', 'validation_failed'], [7, '/', 'invalid_json'],
+    ]);
+    expect(errors[0].message).to.match(/deeper than 64/);
+    expect(errors[1].message).to.match(/NUL character or a lone surrogate/);
+    expect((await list('&sort=title')).items.map((r: { title: string }) => r.title)).to.deep.equal(['first', 'pair \ud83d\ude00 is fine']);
+
+    // CSV: a NUL in a cell or a column name, and a JSON cell nested too deep.
+    const csv = [
+      'title,sku,dims',
+      'csv ok,c1,',
+      'nul\u0000cell,c2,',
+      `deep cell,c3,"${'{""w"":'.repeat(100)}1${'}'.repeat(100)}"`,
+      'also ok,c4,"{""w"":2}"',
+    ].join('\n');
+    const fromCsv = await importBody('?format=csv', csv).expect(200);
+    expect(fromCsv.body.data).to.include({ created: 2, failed: 2 });
+    expect(fromCsv.body.data.errors.map((e: { line: number; path: string; code: string }) => [e.line, e.path, e.code])).to.deep.equal([
+      [2, '/title', 'validation_failed'], [3, '/dims', 'invalid_json'],
+    ]);
+    const badHeader = await importBody('?format=csv', 'title,no\u0000te\nx,y\n').expect(200);
+    expect(badHeader.body.data).to.include({ created: 0, failed: 1 });
+    expect(badHeader.body.data.errors[0]).to.include({ line: 1, path: '/no\uFFFDte', code: 'validation_failed' });
+
+    // Atomic: the same lines refuse the whole import with their codes, nothing written.
+    const atomic = await importBody('?atomic=true', ['{"title":"would be"}', deep].join('\n')).expect(400);
+    expect(atomic.body.data.errors).to.deep.equal([{ line: 2, path: '/', message: 'The line nests deeper than 64 levels', code: 'invalid_json' }]);
+    expect((await list()).pagination.total).to.equal(4);
+  });
+
+  it('writes a CSV cell whose text starts like a formula with a leading quote, numbers as they are, and imports it back (#34)', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({
+      namespace: 'io', name: 'sheet', schema: { type: 'object', properties: { rank: { type: 'integer' }, text: { type: 'string' }, amount: { type: 'number' }, any: {} } },
+    }).expect(201);
+    const sheet = '/api/v1/data/io/sheet';
+    const texts = ['=HYPERLINK("http://evil.example","x")', '-2+3', '+1', '@SUM(A1:A2)', '\tlead tab', '\rcr first', '\'=already', '\'plain quote', '\'', 'plain', 'a=b', '-', ''];
+    const items = texts.map((text, rank) => ({ rank, text, amount: -rank - 0.5, any: rank % 2 ? `=${rank}` : -rank }));
+    await t.http.post(`${sheet}/bulk`).set(as(tenant, 'editor')).send({ items }).expect(201);
+    const res = await t.http.get(`${sheet}/export?format=csv&sort=rank`).set(as(tenant, 'viewer')).buffer(true).parse(asText).expect(200);
+    const rows = parseCsv(res.body as string, { columns: true }) as Array<Record<string, string>>;
+    expect(rows.map((r) => r.text)).to.deep.equal([
+      '\'=HYPERLINK("http://evil.example","x")', '\'-2+3', '\'+1', '\'@SUM(A1:A2)', '\'\tlead tab', '\'\rcr first', '\'\'=already', '\'plain quote', '\'', 'plain', 'a=b', '\'-', '',
+    ]);
+    // Numbers stay numbers (a spreadsheet opens -0.5 as a number); a string field of an untyped column is quoted.
+    expect(rows.map((r) => r.amount).slice(0, 3)).to.deep.equal(['-0.5', '-1.5', '-2.5']);
+    expect(rows.map((r) => r.any).slice(0, 4)).to.deep.equal(['0', '\'=1', '-2', '\'=3']);
+    // NDJSON is unchanged.
+    const nd = await t.http.get(`${sheet}/export?sort=rank`).set(as(tenant, 'viewer')).buffer(true).parse(asText).expect(200);
+    expect((nd.body as string).trim().split('\n').map((l) => JSON.parse(l).text)).to.deep.equal(texts);
+    // Imported back, the values are the ones exported (empty text is an absent cell).
+    const other = await createTenant(t, 'io');
+    await t.http.post('/api/v1/metadata/schemas').set(as(other, 'admin')).send({
+      namespace: 'io', name: 'sheet', schema: { type: 'object', properties: { rank: { type: 'integer' }, text: { type: 'string' }, amount: { type: 'number' }, any: {} } },
+    }).expect(201);
+    const back = await t.http.post(`${sheet}/import?format=csv`).set(as(other, 'editor')).set('Content-Type', 'text/csv').send(res.body as string).expect(200);
+    expect(back.body.data).to.include({ created: texts.length, failed: 0 });
+    const theirs = (await t.http.get(`${sheet}?sort=rank&limit=50`).set(as(other, 'viewer')).expect(200)).body.data.items as Array<Record<string, unknown>>;
+    expect(theirs.map((r) => r.text ?? '')).to.deep.equal(texts);
+    expect(theirs.map((r) => r.amount)).to.deep.equal(items.map((i) => i.amount));
   });
 
   it('exports 100,000 records with the service process\'s memory flat, as NDJSON and as CSV', async function () {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -52,6 +52,42 @@ describe('npm run new-pack -- <name> [thing]', function () {
     const { status, out } = run(copy, ['test/helpers/run-mocha.ts', 'test/packs/book-shelf'], { STATS_FILE: stats });
     expect(status, out).to.equal(0);
     expect(JSON.parse(readFileSync(stats, 'utf8'))).to.deep.equal({ passes: 4, failures: 0, pending: 0 });
+  });
+
+  it('writes "an" before a schema name that starts with a vowel (#34)', () => {
+    const { status, out } = run(copy, ['scripts/new-pack.ts', 'sign-up', 'account']);
+    expect(status, out).to.equal(0);
+    const source = readFileSync(join(copy, 'packs/sign-up/index.ts'), 'utf8');
+    expect(source).to.include("summary: 'Create an account'");
+    expect(source).to.not.include('a account');
+    expect(readFileSync(join(copy, 'test/packs/sign-up/sign-up.test.ts'), 'utf8')).to.include("it('creates an account,");
+  });
+
+  it('stops the boot with one line naming the pack and the key for a malformed hook key or an `on` key that matches no event (#34)', () => {
+    const listed = readFileSync(join(copy, 'config/packs.ts'), 'utf8');
+    const boot = (pack: string) => {
+      writeFileSync(join(copy, 'packs/broken/index.ts'), pack);
+      writeFileSync(join(copy, 'config/packs.ts'), `${listed.replace('\nexport const packs', "\nimport broken from '../packs/broken/index.js';\nexport const packs").replace(/\];\s*$/, ', broken];\n')}`);
+      return run(copy, ['core/main.ts'], { DATABASE_URL: 'sqlite::memory:', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', NODE_ENV: 'development' });
+    };
+    mkdirSync(join(copy, 'packs/broken'), { recursive: true });
+    try {
+      const hook = boot(`import { definePack } from '../../core/pack-api.js';
+export default definePack({ name: 'broken', hooks: { 'erp.order.created': ({ data }) => data } });
+`);
+      expect(hook.status, hook.out).to.equal(1);
+      expect(hook.out.trim().split('\n')).to.have.length(1);
+      expect(hook.out).to.include('broken').and.include('"erp.order.created"');
+      expect(hook.out).to.not.match(/\n\s+at /);
+      const typo = boot(`import { definePack } from '../../core/pack-api.js';
+export default definePack({ name: 'broken', requires: ['erp'], on: { 'erp.orders.*': () => {} } });
+`);
+      expect(typo.status, typo.out).to.equal(1);
+      expect(typo.out.trim().split('\n')).to.have.length(1);
+      expect(typo.out).to.include('"broken"').and.include('"erp.orders.*"');
+    } finally {
+      writeFileSync(join(copy, 'config/packs.ts'), listed);
+    }
   });
 
   it('refuses a pack that exists and a name that is not kebab-case', () => {

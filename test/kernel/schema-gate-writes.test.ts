@@ -119,7 +119,7 @@ describe('the migration gate holds imports, bulk writes and pack conditional cha
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
     // Checked against version 2 (code required), not the version 1 it was sent under.
     expect(res.body.data).to.deep.include({ created: 1, updated: 0, failed: 1 });
-    expect(res.body.data.errors).to.deep.equal([{ line: 1, path: '/code', message: 'is required' }]);
+    expect(res.body.data.errors).to.deep.equal([{ line: 1, path: '/code', message: 'is required', code: 'validation_failed' }]);
     expect((await titles()).map(({ title, code }) => ({ title, code }))).to.deep.equal([
       { title: 'hold', code: 'migrated' },
       { title: 'with code', code: 'c1' },

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -28,7 +28,8 @@ export interface CapturedApp {
 export async function startCapturedApp(env: Record<string, string> = {}, database?: TestDatabase): Promise<CapturedApp> {
   const db = database ?? (await createTestDatabase());
   const output: string[] = [];
-  const config = loadConfig(testEnvironment(db.url, { STORAGE_DIR: mkdtempSync(join(tmpdir(), 'hp-obs-storage-')), LOG_LEVEL: 'info', ...env }));
+  const storageDir = mkdtempSync(join(tmpdir(), 'hp-test-obs-storage-'));
+  const config = loadConfig(testEnvironment(db.url, { STORAGE_DIR: storageDir, LOG_LEVEL: 'info', ...env }));
   const logger = createLogger(config, { write: (chunk: string) => { output.push(...chunk.split('\n').filter(Boolean)); } });
   const app = await createApp(config, { packs: [...defaultPacks, probePack], logger });
   const server: Server = await app.listen(0, '127.0.0.1');
@@ -39,8 +40,12 @@ export async function startCapturedApp(env: Record<string, string> = {}, databas
     url: `http://127.0.0.1:${port}`,
     lines: () => output.map((line) => JSON.parse(line) as Record<string, any>),
     async close() {
-      await app.close();
-      if (!database) await db.drop();
+      try {
+        await app.close();
+      } finally {
+        rmSync(storageDir, { recursive: true, force: true });
+        if (!database) await db.drop();
+      }
     },
   };
 }

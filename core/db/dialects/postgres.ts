@@ -35,6 +35,44 @@ function query(client: Pick<PoolClient, 'positionBindings'>, connection: object,
   return (connection as PgConnection).query({ text, name, values: values as unknown[] });
 }
 
+/** What pg's client holds of its pipeline mode (pg >= 8.16; `_sentQueryQueue`: sent, not yet answered). */
+interface PipelinedConnection extends PgConnection {
+  pipeline?: boolean;
+  readyForQuery?: boolean;
+  _queryQueue?: unknown[];
+  _sentQueryQueue?: unknown[];
+  once(event: 'drain', listener: () => void): void;
+}
+
+/**
+ * Runs `sends` on one connection in one round trip: with pg's pipeline mode turned on for them, when the
+ * connection is idle (else, and on a pg without it, one after the other). Queuing queries on a busy
+ * client (what Promise.all over client.query did) is deprecated and goes away in pg 9 ("Calling
+ * client.query() when the client is already executing a query"). Pipeline mode is turned off again once
+ * every query sent in it was answered, so the connection's other queries run as before.
+ */
+async function pipelined<T>(connection: PgConnection, sends: Array<() => Promise<T>>): Promise<T[]> {
+  const pg = connection as PipelinedConnection;
+  const idle = pg.pipeline === false && pg.readyForQuery === true && pg._queryQueue?.length === 0 && pg._sentQueryQueue?.length === 0;
+  if (sends.length < 2 || !idle) {
+    const results: T[] = [];
+    for (const send of sends) results.push(await send());
+    return results;
+  }
+  pg.pipeline = true;
+  let settled: Array<PromiseSettledResult<T>>;
+  try {
+    settled = await Promise.allSettled(sends.map((send) => send()));
+  } finally {
+    // Whatever else was queued meanwhile went out in the pipeline too: wait for its answers before leaving it.
+    if (pg._sentQueryQueue?.length || pg.readyForQuery === false) await new Promise<void>((resolve) => pg.once('drain', resolve));
+    pg.pipeline = false;
+  }
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<T>).value);
+}
+
 /** One data-modifying statement of the combined statement, standing for one write or several merged ones. */
 interface Part {
   sql: string;
@@ -198,16 +236,21 @@ export const postgresDialect: Dialect = {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },
   async runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
-    // All sent at once: pg runs a connection's queries in the order they were given. Counter writes are
-    // summed into one statement (a counter write counts 1).
-    const counts = writes.map(async (w) => {
-      if (isCounterWrite(w)) return 1;
-      const { sql, bindings } = writeStatement(w, 'own');
-      return (await query(client, connection, sql, bindings)).rowCount ?? 0;
-    });
-    const counters = counterStatements(sumCounters(writes), 'own').map(({ sql, bindings }) => query(client, connection, sql, bindings));
-    const [written] = await Promise.all([Promise.all(counts), Promise.all(counters)]);
-    return written;
+    // All sent at once, in one round trip, through pg's pipeline mode (see pipelined); the server runs them in
+    // the order given. Counter writes are summed into one statement (a counter write counts 1).
+    const statements: Array<{ sql: string; bindings: readonly unknown[] }> = [];
+    const own: number[] = [];
+    for (const w of writes) {
+      if (isCounterWrite(w)) {
+        own.push(-1);
+        continue;
+      }
+      own.push(statements.length);
+      statements.push(writeStatement(w, 'own'));
+    }
+    statements.push(...counterStatements(sumCounters(writes), 'own'));
+    const results = await pipelined(connection as PgConnection, statements.map(({ sql, bindings }) => () => query(client, connection, sql, bindings)));
+    return own.map((at) => (at < 0 ? 1 : results[at].rowCount ?? 0));
   },
   committer: (pool: PoolClient) => groupCommitter(pool, (connection, group) => commitGroup(pool, connection, group)),
   jsonArrayValues(column: string, alias: string) {

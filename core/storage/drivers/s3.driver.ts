@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { S3Client } from '@aws-sdk/client-s3';
+import { StorageUnavailable } from '../../base/errors.js';
 import type { ByteRange, ObjectHead, PresignPutOptions, PresignedPut, PutOptions, SignedGetOptions, StorageDriver } from './storage-driver.js';
 
 export interface S3DriverOptions {
@@ -24,6 +25,16 @@ type Sdk = typeof import('@aws-sdk/client-s3') & Pick<typeof import('@aws-sdk/s3
  * process, which a service on local storage never needs). Presigned PUTs sign `content-type` and
  * `content-length` (SigV4 signed headers), so the store refuses an upload of another type or size.
  */
+/** What a client is told to wait before retrying when the store cannot be reached. */
+const RETRY_AFTER_SECONDS = 5;
+/** Node's errors for a store that cannot be reached (refused, unknown host, cut off, timed out). */
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EPIPE']);
+
+function unreachable(err: unknown): boolean {
+  const { code, name } = (err ?? {}) as { code?: unknown; name?: unknown };
+  return (typeof code === 'string' && NETWORK_ERRORS.has(code)) || name === 'TimeoutError';
+}
+
 export class S3Driver implements StorageDriver {
   readonly name = 's3' as const;
   private readonly bucket: string;
@@ -37,7 +48,13 @@ export class S3Driver implements StorageDriver {
   private s3(): Promise<{ sdk: Sdk; client: S3Client }> {
     this.loaded ??= Promise.all([import('@aws-sdk/client-s3'), import('@aws-sdk/s3-request-presigner')]).then(([s3, presigner]) => {
       const sdk: Sdk = { ...s3, getSignedUrl: presigner.getSignedUrl };
-      return { sdk, client: this.makeClient(sdk) };
+      const client = this.makeClient(sdk);
+      // A store that cannot be reached is named as such (503 unavailable), not taken for the database.
+      const send = client.send.bind(client) as (command: unknown) => Promise<unknown>;
+      client.send = ((command: unknown) => send(command).catch((err: unknown) => {
+        throw unreachable(err) ? StorageUnavailable(RETRY_AFTER_SECONDS, [], { 'Retry-After': String(RETRY_AFTER_SECONDS) }) : err;
+      })) as S3Client['send'];
+      return { sdk, client };
     });
     return this.loaded;
   }

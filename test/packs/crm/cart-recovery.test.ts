@@ -4,6 +4,7 @@ import { systemContext } from '../../../core/base/request-context.js';
 import { HttpReceiver } from '../../helpers/http-receiver.js';
 import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
+import { ensureProduct } from './cart-products.js';
 
 const RECOVER = '/api/v1/crm/recover-abandoned-carts';
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)';
@@ -29,7 +30,10 @@ describe('CRM abandoned-cart recovery', () => {
     const res = await t.http.post('/api/v1/crm/events').set(as(on, 'editor')).send({ customerRef, eventType, occurredAt, eventData });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);
   };
-  const add = (customerRef: string, sku: string, quantity: number, occurredAt: string, on = tenant) => event(customerRef, 'cart.item_added', occurredAt, { sku, quantity }, on);
+  const add = async (customerRef: string, sku: string, quantity: number, occurredAt: string, on = tenant) => {
+    await ensureProduct(t, on, sku);
+    await event(customerRef, 'cart.item_added', occurredAt, { sku, quantity }, on);
+  };
   const recover = async (body: Record<string, unknown> = {}, on = tenant) => {
     const res = await t.http.post(RECOVER).set(as(on, 'admin')).send(body);
     expect(res.status, JSON.stringify(res.body)).to.equal(200);
@@ -203,6 +207,7 @@ describe('CRM abandoned-cart recovery', () => {
         res.end(JSON.stringify({ choices: [{ message: { content: `Your mug misses you! Code ${facts.coupon.code} takes ${facts.coupon.percentOff}% off.` } }] }));
       };
       const shop = await createTenant(ai, 'cart');
+      await ensureProduct(ai, shop, 'MUG-1');
       await ai.http.post('/api/v1/crm/events').set(as(shop, 'editor'))
         .send({ customerRef: 'ana', eventType: 'cart.item_added', eventData: { sku: 'MUG-1', quantity: 1 }, occurredAt: minutesAgo(120) }).expect(201);
       const res = await ai.http.post(RECOVER).set(as(shop, 'admin')).send({ use_ai: true });
@@ -218,6 +223,7 @@ describe('CRM abandoned-cart recovery', () => {
     it('falls back to the template ("ai": "failed") when the LLM errs', async () => {
       llm.responder = (_req, res) => { res.writeHead(500); res.end(); };
       const shop = await createTenant(ai, 'cart');
+      await ensureProduct(ai, shop, 'MUG-1');
       await ai.http.post('/api/v1/crm/events').set(as(shop, 'editor'))
         .send({ customerRef: 'ana', eventType: 'cart.item_added', eventData: { sku: 'MUG-1', quantity: 1 }, occurredAt: minutesAgo(120) }).expect(201);
       const res = await ai.http.post(RECOVER).set(as(shop, 'admin')).send({ use_ai: true });
@@ -253,6 +259,7 @@ describe('CRM abandoned-cart recovery on a schedule (CART_RECOVERY_INTERVAL_MINU
       tenant_id: off, id: '0190a5e4-0000-7000-8000-000000000001', event_id: null, event_type: 'cart.item_added', customer_ref: 'a',
       event_data: JSON.stringify({ sku: 'A', quantity: 1 }), occurred_at: minutesAgo(120), received_at: minutesAgo(120), bot: false,
     });
+    await ensureProduct(first, shop, 'A');
     for (const customerRef of ['a', 'b', 'c']) {
       await first.http.post('/api/v1/crm/events').set(as(shop, 'editor'))
         .send({ customerRef, eventType: 'cart.item_added', eventData: { sku: 'A', quantity: 1 }, occurredAt: minutesAgo(120) }).expect(201);

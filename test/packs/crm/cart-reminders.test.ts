@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startSmtpServer, type TestSmtpServer } from '../../helpers/smtp-server.js';
 import { createTenant, startTestApp, type TestApp } from '../../helpers/test-app.js';
 import { as } from '../../helpers/tokens.js';
+import { ensureProduct } from './cart-products.js';
 import { Shop, type Json } from '../erp/shop.js';
 
 const RECOVER = '/api/v1/crm/recover-abandoned-carts';
@@ -33,6 +34,7 @@ describe('CRM cart reminders by mail', () => {
 
   const put = (customerRef: string, body: Json, on = tenant) => t.http.put(contactOf(customerRef)).set(as(on, 'editor')).send(body);
   const add = async (customerRef: string, sku: string, on = tenant) => {
+    await ensureProduct(t, on, sku);
     const res = await t.http.post('/api/v1/crm/events').set(as(on, 'editor'))
       .send({ customerRef, eventType: 'cart.item_added', eventData: { sku, quantity: 2 }, occurredAt: minutesAgo(120) });
     expect(res.status, JSON.stringify(res.body)).to.equal(201);

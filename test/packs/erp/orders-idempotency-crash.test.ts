@@ -38,7 +38,8 @@ describe(`ERP orders: Idempotency-Key across a process crash (${ENGINE})`, funct
     await database?.drop();
   });
 
-  const keyHash = (key: string) => createHash('sha256').update(`POST /api/v1/erp/orders\n${key}`).digest('hex');
+  // The key's hash as core/http/idempotency.ts makes it: the method and path, the caller (here the test key), the key.
+  const keyHash = (key: string) => createHash('sha256').update(`POST /api/v1/erp/orders\ntest_key:test-key\n${key}`).digest('hex');
   const body = (productId: number) => ({ clientId: 7, paymentMethod: 'bank_transfer', items: [{ productId, quantity: 1, unitPrice: 999 }] });
 
   async function shop(): Promise<{ tenant: string; product: { id: string; number: number } }> {
