@@ -11,6 +11,8 @@ export default tseslint.config(
   { ignores: ['dist/**', 'admin/dist/**', 'data/**', 'bench-results/**', 'test-artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
+  // CommonJS configuration files of tools (dependency-cruiser's).
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', __dirname: 'readonly' } } },
   {
     linterOptions: { reportUnusedDisableDirectives: 'error' },
     rules: {

@@ -161,7 +161,10 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
-  return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships, apiTokens };
+  return {
+    db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics,
+    seeds, rateLimits, memberships, apiTokens,
+  };
 }
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */

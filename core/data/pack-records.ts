@@ -73,7 +73,8 @@ export interface BulkResult {
  * Record types by `ns.schema`, declared by each pack's generated files (npm run pack-types, from its JSON Schema
  * files) by declaration merging, so that reads and writes of `pack.records` are typed without a cast.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface
+
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- filled by declaration merging, one entry per pack schema (packs/<pack>/generated/*.ts)
 export interface RecordTypes {}
 
 /** The record type of `ns.schema`: its generated type, else a DataRecord. */
@@ -92,7 +93,9 @@ export interface PackRecords {
    * Creates a record. `input` may be a function that makes the document inside the write's transaction (to draw
    * a number, take stock or write rows beside it, all or none); `options.id` is the id the record gets.
    */
-  create<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, input: (rc: RequestContext) => Promise<Record<string, unknown>>, options?: CreateOptions): Promise<RecordOf<N, S>>;
+  create<N extends string, S extends string>(
+    rc: RequestContext, namespace: N, name: S, input: (rc: RequestContext) => Promise<Record<string, unknown>>, options?: CreateOptions,
+  ): Promise<RecordOf<N, S>>;
   create<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, input: CreateInput, options?: CreateOptions): Promise<RecordOf<N, S>>;
   /** A JSON merge patch, validated after merging (`ifMatch`: 412 on another version). */
   update<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, patch: unknown, options?: WriteOptions): Promise<RecordOf<N, S>>;

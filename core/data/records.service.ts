@@ -13,7 +13,7 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
-import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, RecordGroup, WriteOptions } from './pack-records.js';
+import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 

@@ -118,8 +118,8 @@ function strayRelationKeyword(schema: unknown, path: string, depth: number): str
   for (const [keyword, value] of Object.entries(schema)) {
     const nested: Array<[string, unknown]> = SUBSCHEMA.has(keyword) ? [[`${path}/${keyword}`, value]]
       : SUBSCHEMA_LISTS.has(keyword) && Array.isArray(value) ? value.map((v, i) => [`${path}/${keyword}/${i}`, v])
-      : SUBSCHEMA_MAPS.has(keyword) && isPlainObject(value) ? Object.entries(value).map(([k, v]) => [`${path}/${keyword}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, v])
-      : [];
+        : SUBSCHEMA_MAPS.has(keyword) && isPlainObject(value) ? Object.entries(value).map(([k, v]) => [`${path}/${keyword}/${k.replace(/~/g, '~0').replace(/\//g, '~1')}`, v])
+          : [];
     for (const [at, sub] of nested) {
       // Only a top-level property (root /properties/<p>) and its items keep the count that allows them.
       const next = depth === 0 && keyword === 'properties' ? 1 : depth === 1 && keyword === 'items' ? 2 : 3;

@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type DataRecord, type HookPayload, type PackContext, type Page, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type HookPayload, type PackContext, type Page, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import type { Product } from './generated/product.js';

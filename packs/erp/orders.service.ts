@@ -1,4 +1,4 @@
-import { CouponInvalid, NotFound, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, NotFound, ValidationFailed, newId, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';

@@ -83,7 +83,8 @@ app.use(async (ctx) => {
   const region = regionRow ? parse(regionRow.data) as unknown as TaxRegion : null;
   const option = optionRow ? { id: optionRow.id, ...parse(optionRow.data) } as ShippingOption : null;
   const applies = option && option.active && option.currency === cart.currency && address && option.countries.includes(address.country) ? option : null;
-  const price = priceCart(lines, products, { percentOff: cart.coupon_percent_off ?? 0, region: region ? { ...region, reducedRateBasisPoints: region.reducedRateBasisPoints ?? null } : null, option: applies });
+  const priced = region ? { ...region, reducedRateBasisPoints: region.reducedRateBasisPoints ?? null } : null;
+  const price = priceCart(lines, products, { percentOff: cart.coupon_percent_off ?? 0, region: priced, option: applies });
   const status = cart.status === 'open' && cart.expires_at <= new Date().toISOString() ? 'expired' : cart.status;
   ctx.type = 'application/json';
   ctx.body = JSON.stringify({

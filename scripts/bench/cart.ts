@@ -125,7 +125,9 @@ async function bench(engine: Engine): Promise<void> {
       const bUrl = `http://127.0.0.1:${bPort}/carts/${theirs.id}`;
       const kHeaders = { 'X-Cart-Token': mine.token };
       const bHeaders = { 'X-Cart-Token': theirs.token, 'X-Tenant-Id': TWIN_TENANT };
-      const [k, b] = await Promise.all([fetch(kUrl, { headers: kHeaders }).then((r) => r.json()), fetch(bUrl, { headers: bHeaders }).then((r) => r.json())]) as Array<{ data: Record<string, unknown> }>;
+      const [k, b] = await Promise.all([
+        fetch(kUrl, { headers: kHeaders }).then((r) => r.json()), fetch(bUrl, { headers: bHeaders }).then((r) => r.json()),
+      ]) as Array<{ data: Record<string, unknown> }>;
       const strip = (d: Record<string, unknown>) => JSON.stringify({ ...d, id: '', expiresAt: '', createdAt: '', updatedAt: '', shippingOption: { ...(d.shippingOption as object), id: '' } });
       if (strip(k.data) !== strip(b.data)) throw new Error(`the twin answers otherwise:\n${strip(k.data)}\n${strip(b.data)}`);
       console.log(`\n== ${engine}: priced cart read (3 lines, region, option; ${PRODUCTS} products), ${CONNECTIONS} connections, ${RUNS} runs of ${REQUESTS} requests`);

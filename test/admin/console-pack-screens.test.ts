@@ -77,7 +77,7 @@ describe('the generic console names no pack; packs declare their screens (#28)',
       "helperText: 'erp.*, or * for all'",
       "if (ns === 'cms' && name === 'content') {}",
       "navigate('/crm/tickets/new');",
-      "api(`/crm/coupons?limit=${n}`);",
+      'api(`/crm/coupons?limit=${n}`);',
       "const crmless = 'scrm'; // a word in a sentence: crm",
       "api(tenantPath('/branding'), `/tenants/${id}/domains`);",
     ].join('\n');
