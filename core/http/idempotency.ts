@@ -70,7 +70,10 @@ export class IdempotencyKeys {
   async begin(ctx: AppContext, body: unknown): Promise<IdempotencyClaim | 'replayed' | null> {
     const key = ctx.get('Idempotency-Key');
     if (!key) return null;
-    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key');
+    // A storefront's cart token is its caller (CONTRACT 13): another token never replays this cart's answer.
+    const cartToken = ctx.get('X-Cart-Token');
+    const path = cartToken ? `${ctx.path}\ncart:${sha256(cartToken)}` : ctx.path;
+    const outcome = await this.claimKey(ctx.state.rc, ctx.method, path, key, body, 'header/Idempotency-Key');
     if (!outcome) return null;
     if ('replay' in outcome) {
       replay(ctx, outcome.replay.status, outcome.replay.answer);

@@ -115,6 +115,11 @@ export class CartsRepository {
     return rows.length > 0;
   }
 
+  /** Marks a cart (held by rc's transaction) completed by this order. */
+  async complete(rc: RequestContext, id: string, orderId: string): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id }).update({ status: 'completed', order_id: orderId }));
+  }
+
   async lines(rc: RequestContext, cartId: string): Promise<CartLine[]> {
     const rows = await this.db.sql(rc).rows<{ sku: string; quantity: number | string }>(
       'SELECT sku, quantity FROM erp_cart_items WHERE tenant_id = ? AND cart_id = ?', [rc.tenantId, cartId]);

@@ -57,5 +57,5 @@ export const erpServices = {
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
-  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),
+  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), () => couponChecker(pack), () => cartEvents(pack)),
 } satisfies Record<string, ServiceBuilder>;

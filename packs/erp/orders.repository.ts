@@ -94,7 +94,6 @@ export class OrdersRepository {
     }
     return found;
   }
-
 }
 
 /** Pairs per co-purchase upsert: 4 bound parameters each, within SQLite's 32,766 a statement. */

@@ -1,4 +1,4 @@
-import { CouponInvalid, NotFound, ValidationFailed, newId, type DataRecord, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, NotFound, ValidationFailed, newId, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';
@@ -8,6 +8,9 @@ import { orderLine, orderTotals } from './order-totals.js';
 import { OrdersRepository } from './orders.repository.js';
 import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
+import { shippingCharge } from './cart-pricing.js';
+import type { ShippingOption } from './shipping-options.service.js';
+import { lineRate, type TaxRegion } from './tax-rates.js';
 
 export interface PlaceOrderInput {
   clientId: number;
@@ -16,6 +19,17 @@ export interface PlaceOrderInput {
   customerRef?: string;
   couponCode?: string;
   currency?: string;
+  /** A storefront checkout's order (CONTRACT 15.3): its cart, e-mail, destination (tax region) and shipping. */
+  checkout?: CheckoutPart;
+}
+
+/** What a checkout adds to an order: the cart, the e-mail, the address with its region, the shipping option. */
+export interface CheckoutPart {
+  cartId: string;
+  email: string;
+  shippingAddress: Record<string, unknown> | null;
+  region: TaxRegion | null;
+  option: ShippingOption | null;
 }
 
 export type { Order } from './generated/order.js';
@@ -119,16 +133,25 @@ export class OrdersService {
         taken.set(line.product.id, changed!.product);
       }
       const percentOff = redeemer ? (await redeemer.redeem(rc, { code: input.couponCode!, customerRef: input.customerRef!, orderId })).percentOff : 0;
+      const checkout = input.checkout;
+      const region = checkout?.region ?? null;
       const items: OrderItem[] = lines.map((line) => {
         const p = taken.get(line.product.id)!;
-        const base = { quantity: line.quantity, unitPriceCents: line.unitPrice, taxRateBasisPoints: p.taxRateBasisPoints };
+        const base = { quantity: line.quantity, unitPriceCents: line.unitPrice, taxRateBasisPoints: lineRate(p, region) };
         return { productId: p.id, number: p.number, sku: p.sku, name: p.name, ...base, ...orderLine(base, percentOff) };
       });
+      const totals = orderTotals(items);
+      const shipping = shippingCharge(checkout?.option ?? null, region, totals.subtotalCents - totals.discountCents);
       const number = await this.catalog.repository.nextNumber(rc, 'order');
       await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
       return {
         number, status: 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
-        currency, couponCode: input.couponCode ?? null, items, ...orderTotals(items),
+        currency, couponCode: input.couponCode ?? null, items, ...totals,
+        taxCents: totals.taxCents + shipping.taxCents, totalCents: totals.totalCents + shipping.cents + shipping.taxCents,
+        cartId: checkout?.cartId ?? null, email: checkout?.email ?? null, shippingAddress: checkout?.shippingAddress ?? null,
+        shippingOption: shipping.option, shippingCents: shipping.cents, shippingTaxCents: shipping.taxCents,
+        paymentStatus: 'pending', fulfillmentStatus: 'unfulfilled', refundedCents: 0, cancelReason: null,
+        payments: [], fulfillments: [], refunds: [],
       };
     }, { id: orderId });
     return order;

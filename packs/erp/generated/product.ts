@@ -16,6 +16,10 @@ export interface ProductDocument {
   currency: string;
   physicalStock: number;
   taxRateBasisPoints: number;
+  /**
+   * Which rate of the destination's tax region applies (CONTRACT 15.1): standard, reduced (the standard rate where the region has no reduced one) or zero
+   */
+  taxClass: 'standard' | 'reduced' | 'zero';
   status: 'active' | 'archived';
   /**
    * @maxItems 50
