@@ -33,7 +33,7 @@ export default definePack({
   migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
-  events: ['erp.inventory.updated'],
+  events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,

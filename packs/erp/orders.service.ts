@@ -1,4 +1,4 @@
-import { CouponInvalid, NotFound, ValidationFailed, newId, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, InvalidTransition, NotFound, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';
@@ -169,31 +169,77 @@ export class OrdersService {
   }
 
   /**
-   * Moves an order to `to`: a conditional change of its status from the one read (under the order's row lock),
-   * so of two racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back
-   * once. The records service raises `erp.order.updated` with `previous`.
+   * Moves an order to `to` under its row lock (a read-modify-write of the records service): of two racing
+   * moves the second judges the transition from where the first left it (409 invalid_transition), so the stock
+   * goes back once. Cancelling (`cancelReason: manual`) puts the stock back and frees the coupon; moving a
+   * placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card order is
+   * paid only through its provider: 409). `erp.order.paid` / `erp.order.cancelled` go out with the record event.
    */
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
     return this.pack.db.transaction(rc, async (rc) => {
-      let from = order.status;
-      let updated: Order | null;
-      while (!(updated = await this.pack.records.change(rc, 'erp', 'order', order.id, { set: { status: to }, where: [['status', '=', from]] }))) {
-        // Another request moved the order first: judge the transition from where it is now.
-        from = (await this.get(rc, order.id)).status;
-        checkOrderTransition(from, to);
-      }
-      const changed = updated;
-      if (to === 'cancelled') {
-        for (const item of [...changed.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-          // A product deleted since has no stock to take back.
-          await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, (current) => {
+        checkOrderTransition(current.status, to);
+        if (to === 'paid' && current.status === 'pending_payment') {
+          throw InvalidTransition({ from: current.status, to }, [{ path: '/status', message: 'a card payment is settled by its provider' }]);
         }
-        // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
-        await this.repository.countOrder(rc, changed.items.map((i) => i.productId), -1);
-      }
+        if (to === 'cancelled') return { status: to, cancelReason: 'manual' };
+        if (to === 'paid') return { status: to, ...manualPayment(current, { amountCents: leftToPay(current), reference: null, method: current.paymentMethod }) };
+        return { status: to };
+      });
+      if (to === 'cancelled') await this.putBack(rc, changed);
+      if (to === 'paid' || to === 'cancelled') await this.publish(rc, to === 'paid' ? 'erp.order.paid' : 'erp.order.cancelled', changed);
       return changed;
+    });
+  }
+
+  /**
+   * Records a manual payment of an order while its payment is pending (CONTRACT 15.3; a card order, or one that
+   * is paid or cancelled: 409 invalid_transition; more than is left to pay: 400). When the payments reach the
+   * total the order becomes `paid` (a fulfilled order stays fulfilled) and `erp.order.paid` goes out.
+   */
+  async recordPayment(rc: RequestContext, ref: string, input: { amountCents: number; reference?: string; method?: string }): Promise<Order> {
+    const order = await this.get(rc, ref);
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, (current) => {
+        if (CARD_METHOD.test(current.paymentMethod) || current.status === 'cancelled' || (current.paymentStatus ?? 'pending') !== 'pending') {
+          const why = CARD_METHOD.test(current.paymentMethod) ? 'a card order is paid through its provider' : `the order is ${current.status}, its payment ${current.paymentStatus ?? 'pending'}`;
+          throw InvalidTransition({ from: current.paymentStatus ?? 'pending', to: 'paid' }, [{ path: '/amountCents', message: why }]);
+        }
+        const left = leftToPay(current);
+        if (input.amountCents > left) {
+          throw ValidationFailed(`${left} cents are left to pay`, [{ path: '/amountCents', message: `must be at most ${left}` }]);
+        }
+        const patch = manualPayment(current, { amountCents: input.amountCents, reference: input.reference ?? null, method: input.method ?? current.paymentMethod });
+        if (patch.paymentStatus !== 'paid') return { payments: patch.payments };
+        return { ...patch, status: current.status === 'fulfilled' ? 'fulfilled' : 'paid' };
+      });
+      if (changed.paymentStatus === 'paid') await this.publish(rc, 'erp.order.paid', changed);
+      return changed;
+    });
+  }
+
+  /** A cancelled order's stock back (movements `cancel`, once: the status moved once) and its coupon free again. */
+  private async putBack(rc: RequestContext, order: Order): Promise<void> {
+    for (const item of [...order.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+      // A product deleted since has no stock to take back.
+      await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
+    }
+    // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
+    await this.repository.countOrder(rc, order.items.map((i) => i.productId), -1);
+    if (order.couponCode) await this.coupons()?.release(rc, { orderId: order.id });
+  }
+
+  /** An order event of CONTRACT 15.3 through the outbox, in rc's transaction. */
+  private async publish(rc: RequestContext, name: 'erp.order.paid' | 'erp.order.cancelled', order: Order): Promise<void> {
+    await this.pack.events.publish(rc, {
+      name,
+      payload: {
+        orderId: order.id, number: order.number, status: order.status, paymentStatus: order.paymentStatus ?? 'pending',
+        fulfillmentStatus: order.fulfillmentStatus ?? 'unfulfilled', totalCents: order.totalCents, refundedCents: order.refundedCents ?? 0,
+        cancelReason: order.cancelReason ?? null,
+      },
     });
   }
 
@@ -264,6 +310,23 @@ export class OrdersService {
       path: `/items/${line.index}/quantity`, message: `only ${now.physicalStock} in stock`, sku: now.sku, available: now.physicalStock,
     }]);
   }
+}
+
+/** A card payment method (`<processor>_card`): paid through its provider, never by hand. */
+const CARD_METHOD = /_card$/;
+
+/** What is left to pay of an order: its total less its payments. */
+function leftToPay(order: Order): number {
+  return order.totalCents - (order.payments ?? []).reduce((sum, p) => sum + p.amountCents, 0);
+}
+
+/** The order's payments with a manual one added, and `paymentStatus: paid` with `paidAt` once they reach the total. */
+function manualPayment(order: Order, payment: { amountCents: number; reference: string | null; method: string }): Pick<Order, 'payments' | 'paymentStatus' | 'paidAt'> {
+  const at = nowIso();
+  const payments = [...(order.payments ?? [])];
+  if (payment.amountCents > 0) payments.push({ provider: 'manual', method: payment.method, reference: payment.reference, amountCents: payment.amountCents, at });
+  const paid = payments.reduce((sum, p) => sum + p.amountCents, 0) >= order.totalCents;
+  return paid ? { payments, paymentStatus: 'paid', paidAt: at } : { payments };
 }
 
 /** By sku, in code points (the same order on both engines). */
