@@ -120,6 +120,11 @@ export class CartsRepository {
     await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id }).update({ status: 'completed', order_id: orderId }));
   }
 
+  /** Opens a cart completed by this order again (its card payment could not start): no order, its coupon kept. */
+  async reopen(rc: RequestContext, id: string, orderId: string): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id, order_id: orderId }).update({ status: 'open', order_id: null }));
+  }
+
   async lines(rc: RequestContext, cartId: string): Promise<CartLine[]> {
     const rows = await this.db.sql(rc).rows<{ sku: string; quantity: number | string }>(
       'SELECT sku, quantity FROM erp_cart_items WHERE tenant_id = ? AND cart_id = ?', [rc.tenantId, cartId]);

@@ -86,7 +86,10 @@ const checkoutResponse = {
     order: recordResponse(orderDefinition),
     payment: {
       type: 'object', required: ['provider', 'status'],
-      properties: { provider: { type: 'string', enum: ['manual', 'stripe'] }, method: { type: 'string' }, status: { type: 'string' } },
+      properties: {
+        provider: { type: 'string', enum: ['manual', 'stripe'] }, method: { type: 'string' }, status: { type: 'string' },
+        paymentIntentId: { type: 'string' }, clientSecret: { type: ['string', 'null'], description: 'For the storefront\'s Stripe.js: confirm the card payment with it' },
+      },
     },
   },
 };
@@ -147,8 +150,9 @@ export function cartsRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Check the cart out: one transaction prices it, takes the stock, redeems the coupon, places the order and completes the cart (Idempotency-Key honoured)',
     description: '400 validation_failed naming what is missing (items, email, shipping address or option), 409 price_changed when expectedTotalCents '
       + 'is not the cart\'s total, 409 insufficient_stock naming the sku, 409 coupon_invalid, 409 conflict for a completed or expired cart.',
-    ...gate, headers: cartToken, status: 201, idempotent: 'in-transaction', body: checkoutBody, response: checkoutResponse,
-    errors: [...writeErrors, PriceChanged, InsufficientStock, 'coupon_invalid', 'idempotency_key_reused'],
+    // Not 'in-transaction': Stripe is called after the order commits, never inside a transaction.
+    ...gate, headers: cartToken, status: 201, idempotent: true, body: checkoutBody, response: checkoutResponse,
+    errors: [...writeErrors, PriceChanged, InsufficientStock, 'coupon_invalid', 'idempotency_key_reused', 'upstream_failed'],
   }, async (ctx) => carts.checkout(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.state.body));
 
   router.delete(`${base}/:cartId/coupon`, {

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Conflict, CouponInvalid, NotFound, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
+import { Conflict, CouponInvalid, NotFound, UpstreamFailed, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import type { ErrorDetail, PackContext, RequestContext } from '../../core/pack-api.js';
 import { priceCart, type CartPrice, type PricedProduct } from './cart-pricing.js';
@@ -9,6 +9,8 @@ import { serves, type ShippingOption, type ShippingOptionsService } from './ship
 import type { CheckoutConfig, CheckoutConfigCache } from './checkout-config.js';
 import type { TaxRegion } from './tax-rates.js';
 import type { Order, OrdersService } from './orders.service.js';
+import type { PaymentProvidersService } from './payment-providers.service.js';
+import type { StripePayments } from './stripe-payments.js';
 
 /** A cart expires this long after its last change (CONTRACT 15.2). */
 export const CART_LIFETIME_MS = 7 * 24 * 3600_000;
@@ -66,8 +68,11 @@ export interface CheckoutInput {
 /** A checkout's answer: the order placed and how it is to be paid. */
 export interface CheckoutAnswer {
   order: Order;
-  payment: { provider: 'manual'; method: string; status: 'pending' };
+  payment: { provider: 'manual'; method: string; status: 'pending' } | { provider: 'stripe'; paymentIntentId: string; clientSecret: string | null; status: string };
 }
+
+/** The smallest card payment Stripe takes (CONTRACT 15.3). */
+const MIN_CARD_CENTS = 50;
 
 /** What the CRM learns of a cart: one event per line change of a cart with a customerRef. */
 interface CartEvent {
@@ -98,6 +103,8 @@ export class CartsService {
     private readonly config: CheckoutConfigCache,
     private readonly options: ShippingOptionsService,
     private readonly orders: OrdersService,
+    private readonly providers: PaymentProvidersService,
+    private readonly stripe: StripePayments,
     private readonly coupons: () => CouponChecker | undefined,
     private readonly events: () => CartEventRecorder | undefined,
   ) {
@@ -263,9 +270,32 @@ export class CartsService {
    * nothing written), the cart marked completed and `checkout.completed` recorded for its customer.
    */
   async checkout(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<CheckoutAnswer> {
-    if (input.paymentMethod === 'stripe_card') {
+    const card = input.paymentMethod === 'stripe_card';
+    const keys = card ? await this.providers.stripeKeys(rc) : null;
+    if (card && !keys?.enabled) {
       throw ValidationFailed('Card payments are not enabled for this shop', [{ path: '/paymentMethod', message: 'stripe_card needs Stripe to be enabled' }]);
     }
+    const order = await this.placeOrder(rc, id, token, input);
+    if (!keys) return { order, payment: { provider: 'manual', method: input.paymentMethod, status: 'pending' } };
+    // The order is committed (pending_payment) before Stripe is called; a failure cancels it in a second transaction.
+    let intent;
+    try {
+      intent = await this.stripe.createIntent(keys.secretKey, order, rc.tenantId!);
+    } catch (err) {
+      this.pack.logger.warn({ err, orderId: order.id }, 'creating a PaymentIntent failed: the order is cancelled');
+      await this.pack.db.transaction(rc, async (rc) => {
+        await this.orders.cancelUnpaid(rc, order.id, 'payment_failed');
+        await this.repository.reopen(rc, id, order.id);
+      });
+      throw UpstreamFailed('The payment provider could not be reached: the order is cancelled and the cart is open again');
+    }
+    const placed = await this.orders.setPaymentIntent(rc, order.id, intent.id);
+    return { order: placed, payment: { provider: 'stripe', paymentIntentId: intent.id, clientSecret: intent.clientSecret, status: intent.status } };
+  }
+
+  /** The checkout's transaction (see checkout): the order placed from the cart and the cart completed. */
+  private async placeOrder(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<Order> {
+    const card = input.paymentMethod === 'stripe_card';
     return this.change(rc, id, token, async (rc, cart) => {
       const lines = [...await this.repository.lines(rc, id)].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
       // One after the other: a transaction's statements share one connection.
@@ -292,6 +322,9 @@ export class CartsService {
         throw PriceChanged(`The cart's total is ${price.totalCents}, not ${input.expectedTotalCents}`,
           [{ path: '/expectedTotalCents', message: `the cart's total is ${price.totalCents}`, expected: price.totalCents }]);
       }
+      if (card && price.totalCents < MIN_CARD_CENTS) {
+        throw ValidationFailed(`A card payment is at least ${MIN_CARD_CENTS} cents`, [{ path: '/paymentMethod', message: `the total is ${price.totalCents} cents` }]);
+      }
       const order = await this.orders.place(rc, {
         clientId: input.clientId ?? 1, paymentMethod: input.paymentMethod, currency: cart.currency,
         items: lines.map((l) => {
@@ -300,11 +333,11 @@ export class CartsService {
         }),
         ...(cart.customerRef ? { customerRef: cart.customerRef } : {}),
         ...(cart.couponCode ? { couponCode: cart.couponCode } : {}),
-        checkout: { cartId: cart.id, email: email!, shippingAddress: cart.shippingAddress, region, option },
+        checkout: { status: card ? 'pending_payment' : 'placed', cartId: cart.id, email: email!, shippingAddress: cart.shippingAddress, region, option },
       });
       await this.repository.complete(rc, id, order.id);
       if (cart.customerRef) this.recordCheckout(rc, cart.customerRef, order.id);
-      return { order, payment: { provider: 'manual', method: input.paymentMethod, status: 'pending' } };
+      return order;
     });
   }
 

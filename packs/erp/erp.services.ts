@@ -7,6 +7,7 @@ import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
+import { StripePayments } from './stripe-payments.js';
 import { TaxRegionsService } from './tax-regions.service.js';
 
 declare module '../../core/pack-api.js' {
@@ -57,5 +58,6 @@ export const erpServices = {
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
-  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), () => couponChecker(pack), () => cartEvents(pack)),
+  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),
+    () => couponChecker(pack), () => cartEvents(pack)),
 } satisfies Record<string, ServiceBuilder>;

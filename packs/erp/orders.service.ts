@@ -25,6 +25,8 @@ export interface PlaceOrderInput {
 
 /** What a checkout adds to an order: the cart, the e-mail, the address with its region, the shipping option. */
 export interface CheckoutPart {
+  /** `pending_payment` for a card payment (CONTRACT 15.3), else `placed`. */
+  status: 'placed' | 'pending_payment';
   cartId: string;
   email: string;
   shippingAddress: Record<string, unknown> | null;
@@ -145,7 +147,7 @@ export class OrdersService {
       const number = await this.catalog.repository.nextNumber(rc, 'order');
       await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
       return {
-        number, status: 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
+        number, status: checkout?.status ?? 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
         currency, couponCode: input.couponCode ?? null, items, ...totals,
         taxCents: totals.taxCents + shipping.taxCents, totalCents: totals.totalCents + shipping.cents + shipping.taxCents,
         cartId: checkout?.cartId ?? null, email: checkout?.email ?? null, shippingAddress: checkout?.shippingAddress ?? null,
@@ -218,6 +220,27 @@ export class OrdersService {
       if (changed.paymentStatus === 'paid') await this.publish(rc, 'erp.order.paid', changed);
       return changed;
     });
+  }
+
+  /**
+   * Cancels an order still waiting for its card payment (`pending_payment`) for `reason`, in rc's transaction:
+   * stock and coupon back, `erp.order.cancelled`. Null when the order is no longer pending (nothing changed).
+   */
+  async cancelUnpaid(rc: RequestContext, orderId: string, reason: 'payment_failed' | 'payment_cancelled' | 'payment_timeout'): Promise<Order | null> {
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { status: 'cancelled', cancelReason: reason }, where: [['status', '=', 'pending_payment']] });
+      if (!changed) return null;
+      await this.putBack(rc, changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
+      return changed;
+    });
+  }
+
+  /** Keeps the PaymentIntent created for an order. */
+  async setPaymentIntent(rc: RequestContext, orderId: string, paymentIntentId: string): Promise<Order> {
+    const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { paymentIntentId } });
+    if (!changed) throw NotFound('The order is gone');
+    return changed;
   }
 
   /** A cancelled order's stock back (movements `cancel`, once: the status moved once) and its coupon free again. */

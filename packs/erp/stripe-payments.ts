@@ -1,0 +1,38 @@
+import Stripe from 'stripe';
+import type { PackContext } from '../../core/pack-api.js';
+
+/** A PaymentIntent as the checkout keeps and answers it. */
+export interface PaymentIntentView {
+  id: string;
+  clientSecret: string | null;
+  status: string;
+}
+
+/**
+ * Stripe through the official package (CONTRACT 15.3): `payment_method_types: ["card"]`, a 10 s timeout and one
+ * retry per call (at most two attempts, the package's own retry with the same idempotency key), sent to
+ * STRIPE_API_BASE when the operator set one. Never called inside a database transaction.
+ */
+export class StripePayments {
+  constructor(private readonly pack: PackContext) {}
+
+  /** A client for a tenant's secret key. */
+  private client(secretKey: string): Stripe {
+    const base = this.pack.config.payments.stripeApiBase;
+    return new Stripe(secretKey, {
+      timeout: 10_000, maxNetworkRetries: 1, telemetry: false,
+      ...(base ? { host: base.host, port: base.port, protocol: base.protocol } : {}),
+    });
+  }
+
+  /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */
+  async createIntent(secretKey: string, order: { id: string; totalCents: number; currency: string }, tenantId: string): Promise<PaymentIntentView> {
+    // `payment_method_types` (CONTRACT 15.3) is still taken by Stripe's API; this package's types name only its successor.
+    const params: Stripe.PaymentIntentCreateParams & { payment_method_types: string[] } = {
+      amount: order.totalCents, currency: order.currency.toLowerCase(), payment_method_types: ['card'],
+      metadata: { tenantId, orderId: order.id },
+    };
+    const intent = await this.client(secretKey).paymentIntents.create(params, { idempotencyKey: order.id });
+    return { id: intent.id, clientSecret: intent.client_secret, status: intent.status };
+  }
+}

@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { ConfigError, loadConfig } from '../../../config/index.js';
+import { StripeStandIn } from '../../helpers/stripe-stand-in.js';
+import { createTenant, startTestApp, testEnvironment, type TestApp } from '../../helpers/test-app.js';
+import { as } from '../../helpers/tokens.js';
+import { Shop, Storefront, dataOf, errorOf, type Json } from './shop.js';
+
+describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
+  this.timeout(60_000);
+  let t: TestApp;
+  let stripe: StripeStandIn;
+  let shop: Shop;
+  let store: Storefront;
+  const enableStripe = () => t.http.put('/api/v1/erp/payment-providers/stripe').set(as(shop.tenant, 'admin'))
+    .send({ secretKey: 'sk_test_standin_0123456789', webhookSecret: 'whsec_standin_0123456789' }).expect(200);
+  const cardCheckout = async (quantity: number, body: Json = {}) => {
+    const cart = await store.cart({ email: 'ann@example.com', items: [{ sku: 'MUG', quantity }] });
+    return { cart, res: await store.write('post', cart, 'checkout', { paymentMethod: 'stripe_card', ...body }) };
+  };
+
+  before(async () => {
+    stripe = await StripeStandIn.start();
+    t = await startTestApp({ env: { STRIPE_API_BASE: stripe.origin } });
+  });
+
+  after(async () => {
+    await t.close();
+    await stripe.stop();
+  });
+
+  beforeEach(async () => {
+    stripe.down = false;
+    stripe.calls.length = 0;
+    shop = new Shop(t, await createTenant(t, 'card'));
+    store = new Storefront(shop);
+  });
+
+  it('STRIPE_API_BASE must be an origin: a path or another scheme stops the start', () => {
+    for (const bad of ['http://127.0.0.1:12111/v1', 'ftp://127.0.0.1', 'not a url']) {
+      expect(() => loadConfig(testEnvironment('sqlite::memory:', { STRIPE_API_BASE: bad })), bad).to.throw(ConfigError, /STRIPE_API_BASE/);
+    }
+    expect(loadConfig(testEnvironment('sqlite::memory:', { STRIPE_API_BASE: 'http://127.0.0.1:12111' })).payments.stripeApiBase)
+      .to.deep.equal({ protocol: 'http', host: '127.0.0.1', port: 12111 });
+  });
+
+  it('commits the order pending_payment, creates the PaymentIntent with the order id as idempotency key, answers its client secret', async () => {
+    const mug = await shop.product({ sku: 'MUG', priceCents: 1000, physicalStock: 5 });
+    await enableStripe();
+    const { cart, res } = await cardCheckout(2);
+    const answer = dataOf(res, 201);
+    const order = answer.order as Json;
+    expect(order).to.include({ status: 'pending_payment', paymentStatus: 'pending', paymentMethod: 'stripe_card', totalCents: 2380 });
+    expect(answer.payment).to.include({ provider: 'stripe', paymentIntentId: order.paymentIntentId, status: 'requires_payment_method' });
+    expect(answer.payment.clientSecret).to.match(/^pi_.+_secret_/);
+    const create = stripe.calls.filter((c) => c.path === '/v1/payment_intents');
+    expect(create).to.have.length(1);
+    expect(create[0].idempotencyKey).to.equal(order.id);
+    expect(create[0].params).to.deep.include({ amount: '2380', currency: 'eur', 'payment_method_types[0]': 'card', 'metadata[tenantId]': shop.tenant, 'metadata[orderId]': order.id });
+    expect((await shop.get(mug.id)).physicalStock).to.equal(3);
+    const completed = dataOf(await store.read(cart), 200);
+    expect(completed.order).to.include({ id: order.id, status: 'pending_payment' });
+    // An editor cannot mark a card order paid.
+    errorOf(await t.http.patch(`/api/v1/erp/orders/${order.id}`).set(as(shop.tenant, 'editor')).send({ status: 'paid' }), 409, 'invalid_transition');
+  });
+
+  it('answers 400 at /paymentMethod while Stripe is not enabled, or for a total under 50 cents', async () => {
+    await shop.product({ sku: 'MUG', priceCents: 40, taxRateBasisPoints: 0, physicalStock: 5 });
+    expect(errorOf((await cardCheckout(1)).res, 400, 'validation_failed').details[0].path).to.equal('/paymentMethod');
+    await enableStripe();
+    expect(errorOf((await cardCheckout(1)).res, 400, 'validation_failed').details[0].path).to.equal('/paymentMethod');
+    dataOf((await cardCheckout(2)).res, 201);
+    await t.http.delete('/api/v1/erp/payment-providers/stripe').set(as(shop.tenant, 'admin')).expect(200);
+    expect(errorOf((await cardCheckout(2)).res, 400, 'validation_failed').details[0].path).to.equal('/paymentMethod');
+  });
+
+  it('Stripe down: 502 upstream_failed, the order cancelled with payment_failed, stock back, the cart open again', async () => {
+    const mug = await shop.product({ sku: 'MUG', priceCents: 1000, physicalStock: 5 });
+    await enableStripe();
+    stripe.down = true;
+    const { cart, res } = await cardCheckout(2);
+    errorOf(res, 502, 'upstream_failed');
+    // One retry by the package: two attempts with the same idempotency key.
+    const attempts = stripe.calls.filter((c) => c.path === '/v1/payment_intents');
+    expect(attempts).to.have.length(2);
+    expect(new Set(attempts.map((a) => a.idempotencyKey)).size).to.equal(1);
+    const orders = (await t.http.get('/api/v1/erp/orders').set(as(shop.tenant, 'viewer')).expect(200)).body.data.items as Json[];
+    expect(orders).to.have.length(1);
+    expect(orders[0]).to.include({ status: 'cancelled', cancelReason: 'payment_failed' });
+    expect(await shop.expectLedgerConsistent(mug.id)).to.equal(5);
+    expect(dataOf(await store.read(cart), 200)).to.include({ status: 'open', order: null });
+    stripe.down = false;
+    const again = dataOf(await store.write('post', cart, 'checkout', { paymentMethod: 'stripe_card' }), 201);
+    expect(again.order.status).to.equal('pending_payment');
+  });
+});
