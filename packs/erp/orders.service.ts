@@ -236,6 +236,29 @@ export class OrdersService {
     });
   }
 
+  /**
+   * A card payment that succeeded (Stripe's webhook, in its transaction): a `pending_payment` order whose amount
+   * and currency match becomes paid with the payment recorded and `erp.order.paid`. Anything else changes nothing here.
+   */
+  async cardPaid(rc: RequestContext, orderId: string, intent: { id: string; amount_received: number; currency: string }): Promise<void> {
+    const at = nowIso();
+    let paid = false;
+    const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+      if (current.status !== 'pending_payment' || intent.amount_received !== current.totalCents || intent.currency !== current.currency.toLowerCase()) return;
+      paid = true;
+      return {
+        status: 'paid', paymentStatus: 'paid', paidAt: at, lastPaymentError: null,
+        payments: [...(current.payments ?? []), { provider: 'stripe', method: 'stripe_card', reference: intent.id, amountCents: intent.amount_received, at }],
+      };
+    });
+    if (paid) await this.publish(rc, 'erp.order.paid', changed);
+  }
+
+  /** A card payment attempt that failed: the order stays pending_payment (the shopper may retry) with Stripe's message. */
+  async cardFailed(rc: RequestContext, orderId: string, message: string): Promise<void> {
+    await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { lastPaymentError: message.slice(0, 1000) }, where: [['status', '=', 'pending_payment']] });
+  }
+
   /** Keeps the PaymentIntent created for an order. */
   async setPaymentIntent(rc: RequestContext, orderId: string, paymentIntentId: string): Promise<Order> {
     const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { paymentIntentId } });

@@ -25,6 +25,11 @@ export class StripePayments {
     });
   }
 
+  /** A webhook's event, its Stripe-Signature checked by the package with the webhook secret (throws when it does not hold). */
+  verify(secretKey: string, payload: Buffer, signature: string, webhookSecret: string, toleranceSeconds: number): Stripe.Event {
+    return this.client(secretKey).webhooks.constructEvent(payload, signature, webhookSecret, toleranceSeconds);
+  }
+
   /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */
   async createIntent(secretKey: string, order: { id: string; totalCents: number; currency: string }, tenantId: string): Promise<PaymentIntentView> {
     // `payment_method_types` (CONTRACT 15.3) is still taken by Stripe's API; this package's types name only its successor.

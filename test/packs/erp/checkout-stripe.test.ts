@@ -1,8 +1,9 @@
 import { expect } from 'chai';
+import Stripe from 'stripe';
 import { ConfigError, loadConfig } from '../../../config/index.js';
 import { StripeStandIn } from '../../helpers/stripe-stand-in.js';
 import { createTenant, startTestApp, testEnvironment, type TestApp } from '../../helpers/test-app.js';
-import { as } from '../../helpers/tokens.js';
+import { as, superadmin } from '../../helpers/tokens.js';
 import { Shop, Storefront, dataOf, errorOf, type Json } from './shop.js';
 
 describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
@@ -91,5 +92,65 @@ describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
     stripe.down = false;
     const again = dataOf(await store.write('post', cart, 'checkout', { paymentMethod: 'stripe_card' }), 201);
     expect(again.order.status).to.equal('pending_payment');
+  });
+
+  describe('POST /public/payments/stripe/{tenantId}/webhook', () => {
+    const WHSEC = 'whsec_standin_0123456789';
+    const signer = new Stripe('sk_test_signer');
+    let eventCounter = 0;
+    const event = (type: string, object: Json, id = `evt_${++eventCounter}_${Math.random().toString(36).slice(2, 8)}`) =>
+      JSON.stringify({ id, object: 'event', type, data: { object }, created: Math.floor(Date.now() / 1000), livemode: false, api_version: '2024-06-20' });
+    const send = (payload: string, options: { secret?: string; timestamp?: number; tenant?: string; signature?: string | null } = {}) => {
+      const signature = options.signature === undefined
+        ? signer.webhooks.generateTestHeaderString({ payload, secret: options.secret ?? WHSEC, ...(options.timestamp ? { timestamp: options.timestamp } : {}) })
+        : options.signature;
+      const req = t.http.post(`/api/v1/public/payments/stripe/${options.tenant ?? shop.tenant}/webhook`).set('Content-Type', 'application/json');
+      if (signature !== null) req.set('Stripe-Signature', signature);
+      return req.send(payload);
+    };
+    const pendingOrder = async () => {
+      await shop.product({ sku: 'MUG', priceCents: 1000, physicalStock: 5 });
+      await enableStripe();
+      return dataOf((await cardCheckout(2)).res, 201).order as Json;
+    };
+    const orderNow = async (order: Json) => (await t.http.get(`/api/v1/erp/orders/${order.id}`).set(as(shop.tenant, 'viewer')).expect(200)).body.data as Json;
+
+    it('payment_intent.succeeded pays the order once, also with the erp module off; the same event again answers 200 and changes nothing', async () => {
+      const order = await pendingOrder();
+      await t.http.patch(`/api/v1/tenants/${shop.tenant}/licensed-modules`).set(superadmin()).send({ appCode: 'erp', isEnabled: false }).expect(200);
+      const payload = event('payment_intent.succeeded', { id: order.paymentIntentId, object: 'payment_intent', amount_received: 2380, currency: 'eur', status: 'succeeded' });
+      expect((await send(payload)).status).to.equal(200);
+      await t.http.patch(`/api/v1/tenants/${shop.tenant}/licensed-modules`).set(superadmin()).send({ appCode: 'erp', isEnabled: true }).expect(200);
+      const paid = await orderNow(order);
+      expect(paid).to.include({ status: 'paid', paymentStatus: 'paid' });
+      expect(paid.payments).to.have.length(1);
+      expect(paid.payments[0]).to.include({ provider: 'stripe', reference: order.paymentIntentId, amountCents: 2380 });
+      expect((await send(payload)).status).to.equal(200);
+      expect((await orderNow(order)).version).to.equal(paid.version);
+    });
+
+    it('answers 400 invalid_signature for a missing, wrong, stale or other tenant\'s signature, and changes nothing', async () => {
+      const order = await pendingOrder();
+      const payload = event('payment_intent.succeeded', { id: order.paymentIntentId, object: 'payment_intent', amount_received: 2380, currency: 'eur' });
+      const other = await createTenant(t, 'card');
+      for (const res of [
+        await send(payload, { signature: null }), await send(payload, { secret: 'whsec_other' }),
+        await send(payload, { timestamp: Math.floor(Date.now() / 1000) - 301 }), await send(payload, { tenant: other }),
+      ]) errorOf(res, 400, 'invalid_signature');
+      expect((await orderNow(order)).status).to.equal('pending_payment');
+    });
+
+    it('payment_intent.payment_failed keeps the order pending with lastPaymentError; payment_intent.canceled cancels it (payment_cancelled, stock back)', async () => {
+      const order = await pendingOrder();
+      const intent = { id: order.paymentIntentId, object: 'payment_intent', amount_received: 0, currency: 'eur' };
+      expect((await send(event('payment_intent.payment_failed', { ...intent, last_payment_error: { message: 'Your card was declined.' } }))).status).to.equal(200);
+      expect(await orderNow(order)).to.include({ status: 'pending_payment', lastPaymentError: 'Your card was declined.' });
+      expect((await send(event('payment_intent.canceled', intent))).status).to.equal(200);
+      expect(await orderNow(order)).to.include({ status: 'cancelled', cancelReason: 'payment_cancelled' });
+      expect((await shop.get(order.items[0].productId)).physicalStock).to.equal(5);
+      // Events of unknown intents and other types: 200, nothing changes.
+      expect((await send(event('payment_intent.succeeded', { ...intent, id: 'pi_unknown' }))).status).to.equal(200);
+      expect((await send(event('customer.created', { id: 'cus_1', object: 'customer' }))).status).to.equal(200);
+    });
   });
 });
