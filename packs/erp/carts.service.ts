@@ -133,7 +133,7 @@ export class CartsService {
     const now = nowIso();
     const cart: CartRow = {
       id: newId(), status: 'open', currency, customerRef: input.customerRef ?? null, email: input.email ?? null,
-      shippingAddress: null, shippingOptionId: null, couponCode: null, couponPercentOff: null, orderId: null,
+      shippingAddress: null, shippingOptionId: null, couponCode: null, couponPercentOff: null, orderId: null, clientSecret: null,
       createdAt: now, updatedAt: now, expiresAt: expiry(now),
     };
     const lines = [...merged].map(([sku, line]) => ({ sku, quantity: line.quantity }));
@@ -290,6 +290,7 @@ export class CartsService {
       throw UpstreamFailed('The payment provider could not be reached: the order is cancelled and the cart is open again');
     }
     const placed = await this.orders.setPaymentIntent(rc, order.id, intent.id);
+    await this.repository.setClientSecret(rc, id, order.id, intent.clientSecret);
     return { order: placed, payment: { provider: 'stripe', paymentIntentId: intent.id, clientSecret: intent.clientSecret, status: intent.status } };
   }
 
@@ -461,7 +462,7 @@ export class CartsService {
       items, shippingAddress: cart.shippingAddress, shippingOption: order.shippingOption ?? null, couponCode: cart.couponCode,
       subtotalCents: order.subtotalCents, discountCents: order.discountCents, shippingCents: order.shippingCents ?? 0,
       taxCents: order.taxCents, totalCents: order.totalCents,
-      order: { id: order.id, number: order.number, status: order.status, paymentStatus: order.paymentStatus ?? 'pending', clientSecret: null },
+      order: { id: order.id, number: order.number, status: order.status, paymentStatus: order.paymentStatus ?? 'pending', clientSecret: order.status === 'pending_payment' ? cart.clientSecret : null },
       expiresAt: cart.expiresAt, createdAt: cart.createdAt, updatedAt: cart.updatedAt,
     };
   }

@@ -8,6 +8,7 @@ import { erpCoPurchasesMigration } from './migrations/0510-erp-co-purchases.js';
 import { erpCartsMigration } from './migrations/0540-erp-carts.js';
 import { erpPaymentProvidersMigration } from './migrations/0541-erp-payment-providers.js';
 import { erpStripeEventsMigration } from './migrations/0542-erp-stripe-events.js';
+import { erpCartClientSecretMigration } from './migrations/0543-erp-cart-client-secret.js';
 import { stripeWebhookRoutes } from './stripe-webhook.routes.js';
 import { paymentProvidersRoutes } from './payment-providers.routes.js';
 import { cartsRoutes } from './carts.routes.js';
@@ -32,7 +33,7 @@ export default definePack({
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   admin: 'admin/screens.ts',
   licensed: 'erp',
-  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
   events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled'],

@@ -59,7 +59,7 @@ describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
     expect(create[0].params).to.deep.include({ amount: '2380', currency: 'eur', 'payment_method_types[0]': 'card', 'metadata[tenantId]': shop.tenant, 'metadata[orderId]': order.id });
     expect((await shop.get(mug.id)).physicalStock).to.equal(3);
     const completed = dataOf(await store.read(cart), 200);
-    expect(completed.order).to.include({ id: order.id, status: 'pending_payment' });
+    expect(completed.order).to.include({ id: order.id, status: 'pending_payment', clientSecret: answer.payment.clientSecret });
     // An editor cannot mark a card order paid.
     errorOf(await t.http.patch(`/api/v1/erp/orders/${order.id}`).set(as(shop.tenant, 'editor')).send({ status: 'paid' }), 409, 'invalid_transition');
   });
