@@ -237,21 +237,53 @@ export class OrdersService {
   }
 
   /**
-   * A card payment that succeeded (Stripe's webhook, in its transaction): a `pending_payment` order whose amount
-   * and currency match becomes paid with the payment recorded and `erp.order.paid`. Anything else changes nothing here.
+   * A card payment that succeeded (Stripe's webhook, in its transaction). A `pending_payment` order whose amount
+   * and currency match becomes paid with the payment recorded and `erp.order.paid`. An amount or currency that
+   * differs cancels it (`amount_mismatch`: stock and coupon back); a payment of an order cancelled already is
+   * recorded too; either way a `pending` refund of the whole payment is written, which the caller makes at Stripe
+   * after commit (returned). A payment recorded already changes nothing.
    */
-  async cardPaid(rc: RequestContext, orderId: string, intent: { id: string; amount_received: number; currency: string }): Promise<void> {
+  async cardPaid(rc: RequestContext, orderId: string, intent: { id: string; amount_received: number; currency: string }): Promise<PendingRefund | null> {
     const at = nowIso();
-    let paid = false;
+    let outcome: 'paid' | 'mismatch' | 'late' | null = null;
+    let refund: PendingRefund | null = null;
     const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
-      if (current.status !== 'pending_payment' || intent.amount_received !== current.totalCents || intent.currency !== current.currency.toLowerCase()) return;
-      paid = true;
-      return {
-        status: 'paid', paymentStatus: 'paid', paidAt: at, lastPaymentError: null,
-        payments: [...(current.payments ?? []), { provider: 'stripe', method: 'stripe_card', reference: intent.id, amountCents: intent.amount_received, at }],
-      };
+      if ((current.payments ?? []).some((p) => p.reference === intent.id)) return;
+      const payments = [...(current.payments ?? []), { provider: 'stripe' as const, method: 'stripe_card', reference: intent.id, amountCents: intent.amount_received, at }];
+      const matches = intent.amount_received === current.totalCents && intent.currency === current.currency.toLowerCase();
+      if (current.status === 'pending_payment' && matches) {
+        outcome = 'paid';
+        return { status: 'paid', paymentStatus: 'paid', paidAt: at, lastPaymentError: null, payments };
+      }
+      if (current.status !== 'pending_payment' && current.status !== 'cancelled') return;
+      outcome = current.status === 'pending_payment' ? 'mismatch' : 'late';
+      refund = { orderId, refundId: newId(), paymentIntentId: intent.id, amountCents: intent.amount_received };
+      const refunds = [...(current.refunds ?? []), {
+        id: refund.refundId, amountCents: refund.amountCents, items: [], restock: false, reason: outcome === 'mismatch' ? 'amount_mismatch' : 'paid_after_cancellation',
+        status: 'pending', providerReference: null, createdAt: at,
+      }];
+      return outcome === 'mismatch' ? { status: 'cancelled', cancelReason: 'amount_mismatch', payments, refunds } : { payments, refunds };
     });
-    if (paid) await this.publish(rc, 'erp.order.paid', changed);
+    if (outcome === 'paid') await this.publish(rc, 'erp.order.paid', changed);
+    if (outcome === 'mismatch') {
+      await this.putBack(rc, changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
+    }
+    return refund;
+  }
+
+  /** A refund made at the provider: `succeeded` with its reference, counted in refundedCents; paymentStatus follows. */
+  async refundSucceeded(rc: RequestContext, refund: PendingRefund, providerReference: string): Promise<void> {
+    await this.pack.records.modify(rc, 'erp', 'order', refund.orderId, (current) => {
+      const refunds = (current.refunds ?? []).map((r) => ({ ...r }));
+      const mine = refunds.find((r) => r.id === refund.refundId);
+      if (!mine || mine.status !== 'pending') return;
+      mine.status = 'succeeded';
+      mine.providerReference = providerReference;
+      const refundedCents = (current.refundedCents ?? 0) + refund.amountCents;
+      const paid = (current.payments ?? []).reduce((sum, p) => sum + p.amountCents, 0);
+      return { refunds, refundedCents, paymentStatus: refundedCents >= paid ? 'refunded' : 'partially_refunded' };
+    });
   }
 
   /** A card payment attempt that failed: the order stays pending_payment (the shopper may retry) with Stripe's message. */
@@ -356,6 +388,14 @@ export class OrdersService {
       path: `/items/${line.index}/quantity`, message: `only ${now.physicalStock} in stock`, sku: now.sku, available: now.physicalStock,
     }]);
   }
+}
+
+/** A refund written `pending` in a transaction, to be made at the payment provider after it commits. */
+export interface PendingRefund {
+  orderId: string;
+  refundId: string;
+  paymentIntentId: string;
+  amountCents: number;
 }
 
 /** A card payment method (`<processor>_card`): paid through its provider, never by hand. */

@@ -30,6 +30,15 @@ export class StripePayments {
     return this.client(secretKey).webhooks.constructEvent(payload, signature, webhookSecret, toleranceSeconds);
   }
 
+  /** Refunds a payment in full or in part, the refund's id as Stripe's idempotency key. */
+  async refund(secretKey: string, refund: { orderId: string; refundId: string; paymentIntentId: string; amountCents: number }, tenantId: string): Promise<{ id: string; status: string | null }> {
+    const made = await this.client(secretKey).refunds.create({
+      payment_intent: refund.paymentIntentId, amount: refund.amountCents, reason: 'requested_by_customer',
+      metadata: { tenantId, orderId: refund.orderId, refundId: refund.refundId },
+    }, { idempotencyKey: refund.refundId });
+    return { id: made.id, status: made.status };
+  }
+
   /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */
   async createIntent(secretKey: string, order: { id: string; totalCents: number; currency: string }, tenantId: string): Promise<PaymentIntentView> {
     // `payment_method_types` (CONTRACT 15.3) is still taken by Stripe's API; this package's types name only its successor.

@@ -1,7 +1,7 @@
 import type Stripe from 'stripe';
 import { nowIso, type PackContext, type RequestContext } from '../../core/pack-api.js';
 import { InvalidSignature } from './erp.errors.js';
-import type { Order, OrdersService } from './orders.service.js';
+import type { Order, OrdersService, PendingRefund } from './orders.service.js';
 import type { PaymentProvidersService } from './payment-providers.service.js';
 import { StripeEventsRepository } from './stripe-events.repository.js';
 import type { StripePayments } from './stripe-payments.js';
@@ -36,16 +36,26 @@ export class StripeWebhookService {
     } catch {
       throw InvalidSignature('The Stripe-Signature does not hold');
     }
-    await this.pack.db.transaction(rc, async (rc) => {
-      if (!(await this.events.claim(rc, event.id, event.type, nowIso()))) return;
-      if (!event.type.startsWith('payment_intent.')) return;
+    const refund = await this.pack.db.transaction(rc, async (rc): Promise<PendingRefund | null> => {
+      if (!(await this.events.claim(rc, event.id, event.type, nowIso()))) return null;
+      if (!event.type.startsWith('payment_intent.')) return null;
       const intent = event.data.object as Stripe.PaymentIntent;
       const order = await this.orderOf(rc, intent.id);
-      if (!order) return;
-      if (event.type === 'payment_intent.succeeded') await this.orders.cardPaid(rc, order.id, intent);
-      else if (event.type === 'payment_intent.canceled') await this.orders.cancelUnpaid(rc, order.id, 'payment_cancelled');
+      if (!order) return null;
+      if (event.type === 'payment_intent.succeeded') return this.orders.cardPaid(rc, order.id, intent);
+      if (event.type === 'payment_intent.canceled') await this.orders.cancelUnpaid(rc, order.id, 'payment_cancelled');
       else if (event.type === 'payment_intent.payment_failed') await this.orders.cardFailed(rc, order.id, intent.last_payment_error?.message ?? 'The payment failed');
+      return null;
     });
+    // Money kept for a cancelled order goes back at once, after the commit (the refund's id as Stripe's idempotency key).
+    if (refund) {
+      try {
+        const made = await this.stripe.refund(keys.secretKey, refund, rc.tenantId!);
+        await this.orders.refundSucceeded(rc, refund, made.id);
+      } catch (err) {
+        this.pack.logger.warn({ err, orderId: refund.orderId, refundId: refund.refundId }, 'refunding a payment of a cancelled order failed: it stays pending');
+      }
+    }
     return { received: true };
   }
 

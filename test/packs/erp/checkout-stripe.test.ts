@@ -152,5 +152,30 @@ describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
       expect((await send(event('payment_intent.succeeded', { ...intent, id: 'pi_unknown' }))).status).to.equal(200);
       expect((await send(event('customer.created', { id: 'cus_1', object: 'customer' }))).status).to.equal(200);
     });
+
+    it('a payment that arrives after the cancellation is recorded and refunded in full at once; the order stays cancelled', async () => {
+      const order = await pendingOrder();
+      const intent = { id: order.paymentIntentId, object: 'payment_intent', amount_received: 2380, currency: 'eur' };
+      expect((await send(event('payment_intent.canceled', intent))).status).to.equal(200);
+      expect((await send(event('payment_intent.succeeded', intent))).status).to.equal(200);
+      const after = await orderNow(order);
+      expect(after).to.include({ status: 'cancelled', cancelReason: 'payment_cancelled', refundedCents: 2380, paymentStatus: 'refunded' });
+      expect(after.payments.map((p: Json) => [p.provider, p.amountCents])).to.deep.equal([['stripe', 2380]]);
+      expect(after.refunds[0]).to.include({ amountCents: 2380, status: 'succeeded' });
+      const refunds = stripe.calls.filter((c) => c.path === '/v1/refunds');
+      expect(refunds).to.have.length(1);
+      expect(refunds[0].idempotencyKey).to.equal(after.refunds[0].id);
+      expect(refunds[0].params).to.deep.include({ payment_intent: order.paymentIntentId, amount: '2380', 'metadata[orderId]': order.id });
+      expect(after.refunds[0].providerReference).to.equal([...stripe.refunds.keys()].at(-1));
+    });
+
+    it('an amount that differs cancels the order (amount_mismatch, stock back) and refunds what was paid', async () => {
+      const order = await pendingOrder();
+      const intent = { id: order.paymentIntentId, object: 'payment_intent', amount_received: 100, currency: 'eur' };
+      expect((await send(event('payment_intent.succeeded', intent))).status).to.equal(200);
+      const after = await orderNow(order);
+      expect(after).to.include({ status: 'cancelled', cancelReason: 'amount_mismatch', refundedCents: 100, paymentStatus: 'refunded' });
+      expect((await shop.get(order.items[0].productId)).physicalStock).to.equal(5);
+    });
   });
 });
