@@ -32,6 +32,11 @@ export interface Config {
     /** The admin console's public OIDC client id at the identity provider (AUTH_ISSUER); null: no OIDC sign-in. */
     readonly consoleClientId: string | null;
   };
+  /** Card payments (CONTRACT 15.3): where the stripe package calls (null: Stripe's own API) and how long a card order waits for its payment. */
+  readonly payments: {
+    readonly stripeApiBase: { readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number } | null;
+    readonly paymentTimeoutMinutes: number;
+  };
   readonly signingSecret: string;
   readonly settingsEncryptionKey: string;
   readonly publicBaseUrl: string;
@@ -224,6 +229,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tenantClaim: v.AUTH_TENANT_CLAIM,
       consoleClientId: v.ADMIN_OIDC_CLIENT_ID ?? null,
     },
+    payments: { stripeApiBase: v.STRIPE_API_BASE ? stripeApiBase(v.STRIPE_API_BASE) : null, paymentTimeoutMinutes: v.PAYMENT_TIMEOUT_MINUTES },
     signingSecret: v.SIGNING_SECRET ?? DEVELOPMENT_SIGNING_SECRET,
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),
@@ -283,6 +289,19 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     cartRecoveryIntervalMinutes: v.CART_RECOVERY_INTERVAL_MINUTES ?? null,
   };
   return deepFreeze(config);
+}
+
+/** STRIPE_API_BASE as the stripe package takes it: protocol, host and port of an origin (a path, query or user: ConfigError). */
+function stripeApiBase(value: string): { protocol: 'http' | 'https'; host: string; port: number } {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError('STRIPE_API_BASE', 'must be an origin such as https://api.stripe.com');
+  }
+  if (url.pathname !== '/' || url.search || url.hash || url.username) throw new ConfigError('STRIPE_API_BASE', 'must be an origin, without a path');
+  const protocol = url.protocol === 'http:' ? 'http' : 'https';
+  return { protocol, host: url.hostname.replace(/^\[|\]$/g, ''), port: url.port ? Number(url.port) : protocol === 'http' ? 80 : 443 };
 }
 
 function deepFreeze<T>(value: T): T {

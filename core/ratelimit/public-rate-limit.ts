@@ -48,7 +48,8 @@ export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): 
   if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error('publicRateLimit: perMinute must be a positive integer');
   const limiter = new LocalRateLimiter(perMinute, 60_000);
   return function publicRateLimit(ctx) {
-    if (!ctx.state.path.startsWith(prefix)) return;
+    // Payment providers' webhooks are not limited (CONTRACT 15.3): a refused one would only be sent again later.
+    if (!ctx.state.path.startsWith(prefix) || ctx.state.path.startsWith(`${prefix}payments/`)) return;
     const retryAfter = limiter.hit(clientKey(ctx.ip));
     if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };

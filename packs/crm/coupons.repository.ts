@@ -55,6 +55,13 @@ export class CouponsRepository {
     return rows.length ? Number(rows[0].percent_off) : null;
   }
 
+  /** Frees the coupon redeemed by an order (a cancelled one): unredeemed again, bound to no order. Returns whether one was. */
+  async release(rc: RequestContext, orderId: string): Promise<boolean> {
+    const rows = await this.db.sql(rc).rows<{ code: string }>(
+      'UPDATE crm_coupons SET redeemed_at = NULL, order_id = NULL WHERE tenant_id = ? AND order_id = ? RETURNING code', [rc.tenantId, orderId]);
+    return rows.length > 0;
+  }
+
   async find(rc: RequestContext, code: string): Promise<Coupon | null> {
     const rows = await this.db.sql(rc).rows<CouponRow>(
       `SELECT ${COLUMNS} FROM crm_coupons WHERE tenant_id = ? AND code = ?`, [rc.tenantId, code]);

@@ -57,6 +57,14 @@ export class CouponsService {
   }
 
   /**
+   * Frees the coupon an order redeemed, in the caller's transaction (the order's cancellation, CONTRACT 15.3):
+   * `redeemedAt` and `orderId` back to null. An order without a coupon changes nothing.
+   */
+  async release(rc: RequestContext, input: { orderId: string }): Promise<void> {
+    await this.repository.release(rc, input.orderId);
+  }
+
+  /**
    * Whether `code` could be redeemed now by `customerRef`, without redeeming it (a cart's coupon, CONTRACT
    * 15.2): its percentOff, or 409 coupon_invalid with the reason, as `redeem` would answer.
    */

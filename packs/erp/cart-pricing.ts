@@ -5,6 +5,7 @@ import { lineRate, shippingRate, type TaxRegion } from './tax-rates.js';
 
 /** What pricing reads of a product. */
 export interface PricedProduct {
+  id: string;
   number: number;
   sku: string;
   name: string;
@@ -63,19 +64,32 @@ export function priceCart(
     };
   });
   const totals = orderTotals(items.map((l) => ({ ...l })));
-  let shippingOption: CartPrice['shippingOption'] = null;
-  let shippingCents = 0;
-  let shippingTax = 0;
-  if (context.option) {
-    const netAfterDiscounts = totals.subtotalCents - totals.discountCents;
-    const free = context.option.freeAboveCents !== null && context.option.freeAboveCents !== undefined && netAfterDiscounts >= context.option.freeAboveCents;
-    shippingCents = free ? 0 : context.option.priceCents;
-    shippingTax = Number(lineTaxCents(BigInt(shippingCents), BigInt(shippingRate(context.region))));
-    shippingOption = { id: context.option.id, name: context.option.name, priceCents: context.option.priceCents, taxCents: shippingTax };
-  }
+  const shipping = shippingCharge(context.option, context.region, totals.subtotalCents - totals.discountCents);
+  const shippingOption = shipping.option;
+  const shippingCents = shipping.cents;
+  const shippingTax = shipping.taxCents;
   return {
     items, shippingOption,
     subtotalCents: totals.subtotalCents, discountCents: totals.discountCents, shippingCents,
     taxCents: totals.taxCents + shippingTax, totalCents: totals.totalCents + shippingCents + shippingTax,
   };
+}
+
+/** What shipping costs: the option's price, or 0 once the net after discounts reaches `freeAboveCents`. */
+export interface ShippingCharge {
+  option: { id: string; name: string; priceCents: number; taxCents: number } | null;
+  cents: number;
+  taxCents: number;
+}
+
+/**
+ * Shipping by an option (none: nothing charged): its price, 0 when `netAfterDiscounts` reaches the option's
+ * `freeAboveCents`, taxed at the destination's standard rate rounded half up. Carts and orders price it alike.
+ */
+export function shippingCharge(option: ShippingOption | null, region: TaxRegion | null, netAfterDiscounts: number): ShippingCharge {
+  if (!option) return { option: null, cents: 0, taxCents: 0 };
+  const free = option.freeAboveCents !== null && option.freeAboveCents !== undefined && netAfterDiscounts >= option.freeAboveCents;
+  const cents = free ? 0 : option.priceCents;
+  const taxCents = Number(lineTaxCents(BigInt(cents), BigInt(shippingRate(region))));
+  return { option: { id: option.id, name: option.name, priceCents: option.priceCents, taxCents }, cents, taxCents };
 }

@@ -14,6 +14,8 @@ export interface CartRow {
   couponCode: string | null;
   couponPercentOff: number | null;
   orderId: string | null;
+  /** The client secret of the order's PaymentIntent (a card checkout), shown while the order waits for its payment. */
+  clientSecret: string | null;
   createdAt: string;
   updatedAt: string;
   expiresAt: string;
@@ -35,6 +37,7 @@ interface Row {
   coupon_code: string | null;
   coupon_percent_off: number | string | null;
   order_id: string | null;
+  client_secret: string | null;
   created_at: string;
   updated_at: string;
   expires_at: string;
@@ -56,7 +59,7 @@ const CHANGE_COLUMNS: Record<keyof CartChange, string> = {
 };
 
 const CART_COLUMNS = 'c.id, c.status, c.currency, c.customer_ref, c.email, c.shipping_address, c.shipping_option_id, c.coupon_code, '
-  + 'c.coupon_percent_off, c.order_id, c.created_at, c.updated_at, c.expires_at';
+  + 'c.coupon_percent_off, c.order_id, c.client_secret, c.created_at, c.updated_at, c.expires_at';
 
 /** SQL of erp_carts and erp_cart_items (migrations/0540-erp-carts.ts). */
 export class CartsRepository {
@@ -115,6 +118,21 @@ export class CartsRepository {
     return rows.length > 0;
   }
 
+  /** Marks a cart (held by rc's transaction) completed by this order. */
+  async complete(rc: RequestContext, id: string, orderId: string): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id }).update({ status: 'completed', order_id: orderId }));
+  }
+
+  /** Keeps the client secret of the PaymentIntent of the cart's order (a card checkout). */
+  async setClientSecret(rc: RequestContext, id: string, orderId: string, clientSecret: string | null): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id, order_id: orderId }).update({ client_secret: clientSecret }));
+  }
+
+  /** Opens a cart completed by this order again (its card payment could not start): no order, its coupon kept. */
+  async reopen(rc: RequestContext, id: string, orderId: string): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('erp_carts').where({ tenant_id: rc.tenantId, id, order_id: orderId }).update({ status: 'open', order_id: null, client_secret: null }));
+  }
+
   async lines(rc: RequestContext, cartId: string): Promise<CartLine[]> {
     const rows = await this.db.sql(rc).rows<{ sku: string; quantity: number | string }>(
       'SELECT sku, quantity FROM erp_cart_items WHERE tenant_id = ? AND cart_id = ?', [rc.tenantId, cartId]);
@@ -138,6 +156,6 @@ function toCart(r: Row): CartRow {
     shippingAddress: r.shipping_address === null ? null : JSON.parse(r.shipping_address) as Record<string, unknown>,
     shippingOptionId: r.shipping_option_id, couponCode: r.coupon_code,
     couponPercentOff: r.coupon_percent_off === null ? null : Number(r.coupon_percent_off),
-    orderId: r.order_id, createdAt: r.created_at, updatedAt: r.updated_at, expiresAt: r.expires_at,
+    orderId: r.order_id, clientSecret: r.client_secret, createdAt: r.created_at, updatedAt: r.updated_at, expiresAt: r.expires_at,
   };
 }

@@ -1,6 +1,7 @@
-import type { AppContext, PackContext, PackRouter } from '../../core/pack-api.js';
+import { recordResponse, type AppContext, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { MAX_LINES, MAX_QUANTITY } from './carts.service.js';
-import { InsufficientStock } from './erp.errors.js';
+import { InsufficientStock, PriceChanged } from './erp.errors.js';
+import orderDefinition from '../../schemas/erp/order.schema.json' with { type: 'json' };
 
 const SKU = { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$' } as const;
 const QUANTITY = { type: 'integer', minimum: 1, maximum: MAX_QUANTITY } as const;
@@ -44,7 +45,16 @@ export const cartResponse = {
     subtotalCents: { type: 'integer' }, discountCents: { type: 'integer' },
     shippingCents: { type: 'integer', description: 'What is charged for shipping (0 when free)' },
     taxCents: { type: 'integer', description: 'Lines\' and shipping\'s tax' }, totalCents: { type: 'integer' },
-    order: { type: 'null', description: 'The order of a completed cart (checkout)' },
+    order: {
+      description: 'The order of a completed cart (null while the cart is open)',
+      anyOf: [{
+        type: 'object', required: ['id', 'number', 'status', 'paymentStatus', 'clientSecret'],
+        properties: {
+          id: { type: 'string', format: 'uuid' }, number: { type: 'integer' }, status: { type: 'string' }, paymentStatus: { type: 'string' },
+          clientSecret: { type: ['string', 'null'], description: 'The PaymentIntent\'s client secret while the order is pending_payment' },
+        },
+      }, { type: 'null' }],
+    },
     expiresAt: { type: 'string', format: 'date-time' }, createdAt: { type: 'string', format: 'date-time' }, updatedAt: { type: 'string', format: 'date-time' },
   },
 };
@@ -60,6 +70,29 @@ const createBody = {
     items: { type: 'array', maxItems: MAX_LINES, items: { type: 'object', additionalProperties: false, required: ['sku', 'quantity'], properties: { sku: SKU, quantity: QUANTITY } } },
   },
 } as const;
+
+const checkoutBody = {
+  type: 'object', additionalProperties: false, required: ['paymentMethod'],
+  properties: {
+    paymentMethod: { type: 'string', enum: ['stripe_card', 'bank_transfer', 'cash_on_delivery'] },
+    email: EMAIL, clientId: { type: 'integer', minimum: 1, maximum: 2147483647, description: 'Default 1' },
+    expectedTotalCents: { type: 'integer', minimum: 0, description: 'The total the shopper saw: another total answers 409 price_changed' },
+  },
+} as const;
+
+const checkoutResponse = {
+  type: 'object', required: ['order', 'payment'],
+  properties: {
+    order: recordResponse(orderDefinition),
+    payment: {
+      type: 'object', required: ['provider', 'status'],
+      properties: {
+        provider: { type: 'string', enum: ['manual', 'stripe'] }, method: { type: 'string' }, status: { type: 'string' },
+        paymentIntentId: { type: 'string' }, clientSecret: { type: ['string', 'null'], description: 'For the storefront\'s Stripe.js: confirm the card payment with it' },
+      },
+    },
+  },
+};
 
 /** The storefront's server-side carts (CONTRACT 15.2): no credentials; the cart's token is its key. */
 export function cartsRoutes(router: PackRouter, pack: PackContext): void {
@@ -112,6 +145,15 @@ export function cartsRoutes(router: PackRouter, pack: PackContext): void {
     errors: [...writeErrors, 'coupon_invalid'],
     body: { type: 'object', additionalProperties: false, required: ['code'], properties: { code: { type: 'string', minLength: 1, maxLength: 40 } } },
   }, async (ctx) => carts.setCoupon(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.state.body.code));
+
+  router.post(`${base}/:cartId/checkout`, {
+    summary: 'Check the cart out: one transaction prices it, takes the stock, redeems the coupon, places the order and completes the cart (Idempotency-Key honoured)',
+    description: '400 validation_failed naming what is missing (items, email, shipping address or option), 409 price_changed when expectedTotalCents '
+      + 'is not the cart\'s total, 409 insufficient_stock naming the sku, 409 coupon_invalid, 409 conflict for a completed or expired cart.',
+    // Not 'in-transaction': Stripe is called after the order commits, never inside a transaction.
+    ...gate, headers: cartToken, status: 201, idempotent: true, body: checkoutBody, response: checkoutResponse,
+    errors: [...writeErrors, PriceChanged, InsufficientStock, 'coupon_invalid', 'idempotency_key_reused', 'upstream_failed'],
+  }, async (ctx) => carts.checkout(ctx.state.rc, ctx.params.cartId, token(ctx), ctx.state.body));
 
   router.delete(`${base}/:cartId/coupon`, {
     summary: 'Take the coupon off the cart', ...cart, errors: [...writeErrors],

@@ -1,12 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { Conflict, CouponInvalid, NotFound, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
-import { InsufficientStock } from './erp.errors.js';
+import { Conflict, CouponInvalid, NotFound, UpstreamFailed, ValidationFailed, newId, nowIso } from '../../core/pack-api.js';
+import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import type { ErrorDetail, PackContext, RequestContext } from '../../core/pack-api.js';
 import { priceCart, type CartPrice, type PricedProduct } from './cart-pricing.js';
 import type { CartEventRecorder, CouponChecker } from './cart-services.js';
 import { CartsRepository, type CartChange, type CartLine, type CartRow } from './carts.repository.js';
 import { serves, type ShippingOption, type ShippingOptionsService } from './shipping-options.service.js';
-import type { CheckoutConfigCache } from './checkout-config.js';
+import type { CheckoutConfig, CheckoutConfigCache } from './checkout-config.js';
+import type { TaxRegion } from './tax-rates.js';
+import type { Order, OrdersService } from './orders.service.js';
+import type { PaymentProvidersService } from './payment-providers.service.js';
+import type { StripePayments } from './stripe-payments.js';
 
 /** A cart expires this long after its last change (CONTRACT 15.2). */
 export const CART_LIFETIME_MS = 7 * 24 * 3600_000;
@@ -38,11 +42,37 @@ export type CartAnswer = {
   email: string | null;
   shippingAddress: Record<string, unknown> | null;
   couponCode: string | null;
-  order: null;
+  order: CartOrder | null;
   expiresAt: string;
   createdAt: string;
   updatedAt: string;
 } & CartPrice;
+
+/** The order of a completed cart, as its answer shows it. */
+export interface CartOrder {
+  id: string;
+  number: number;
+  status: string;
+  paymentStatus: string;
+  clientSecret: string | null;
+}
+
+/** The body of a checkout (CONTRACT 15.3). */
+export interface CheckoutInput {
+  paymentMethod: 'stripe_card' | 'bank_transfer' | 'cash_on_delivery';
+  email?: string;
+  clientId?: number;
+  expectedTotalCents?: number;
+}
+
+/** A checkout's answer: the order placed and how it is to be paid. */
+export interface CheckoutAnswer {
+  order: Order;
+  payment: { provider: 'manual'; method: string; status: 'pending' } | { provider: 'stripe'; paymentIntentId: string; clientSecret: string | null; status: string };
+}
+
+/** The smallest card payment Stripe takes (CONTRACT 15.3). */
+const MIN_CARD_CENTS = 50;
 
 /** What the CRM learns of a cart: one event per line change of a cart with a customerRef. */
 interface CartEvent {
@@ -72,6 +102,9 @@ export class CartsService {
     private readonly pack: PackContext,
     private readonly config: CheckoutConfigCache,
     private readonly options: ShippingOptionsService,
+    private readonly orders: OrdersService,
+    private readonly providers: PaymentProvidersService,
+    private readonly stripe: StripePayments,
     private readonly coupons: () => CouponChecker | undefined,
     private readonly events: () => CartEventRecorder | undefined,
   ) {
@@ -100,7 +133,7 @@ export class CartsService {
     const now = nowIso();
     const cart: CartRow = {
       id: newId(), status: 'open', currency, customerRef: input.customerRef ?? null, email: input.email ?? null,
-      shippingAddress: null, shippingOptionId: null, couponCode: null, couponPercentOff: null, orderId: null,
+      shippingAddress: null, shippingOptionId: null, couponCode: null, couponPercentOff: null, orderId: null, clientSecret: null,
       createdAt: now, updatedAt: now, expiresAt: expiry(now),
     };
     const lines = [...merged].map(([sku, line]) => ({ sku, quantity: line.quantity }));
@@ -230,6 +263,86 @@ export class CartsService {
   }
 
   /**
+   * Checks the cart out (CONTRACT 15.3) in ONE transaction: the cart's row is held first (a completed or
+   * expired cart is 409, so a cart is checked out once), then it is priced, its total compared with
+   * `expectedTotalCents`, and the order placed through the orders service (the one write path of /erp/orders:
+   * stock taken line by line, the coupon redeemed again, 409 insufficient_stock or coupon_invalid leaving
+   * nothing written), the cart marked completed and `checkout.completed` recorded for its customer.
+   */
+  async checkout(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<CheckoutAnswer> {
+    const card = input.paymentMethod === 'stripe_card';
+    const keys = card ? await this.providers.stripeKeys(rc) : null;
+    if (card && !keys?.enabled) {
+      throw ValidationFailed('Card payments are not enabled for this shop', [{ path: '/paymentMethod', message: 'stripe_card needs Stripe to be enabled' }]);
+    }
+    const order = await this.placeOrder(rc, id, token, input);
+    if (!keys) return { order, payment: { provider: 'manual', method: input.paymentMethod, status: 'pending' } };
+    // The order is committed (pending_payment) before Stripe is called; a failure cancels it in a second transaction.
+    let intent;
+    try {
+      intent = await this.stripe.createIntent(keys.secretKey, order, rc.tenantId!);
+    } catch (err) {
+      this.pack.logger.warn({ err, orderId: order.id }, 'creating a PaymentIntent failed: the order is cancelled');
+      await this.pack.db.transaction(rc, async (rc) => {
+        await this.orders.cancelUnpaid(rc, order.id, 'payment_failed');
+        await this.repository.reopen(rc, id, order.id);
+      });
+      throw UpstreamFailed('The payment provider could not be reached: the order is cancelled and the cart is open again');
+    }
+    const placed = await this.orders.setPaymentIntent(rc, order.id, intent.id);
+    await this.repository.setClientSecret(rc, id, order.id, intent.clientSecret);
+    return { order: placed, payment: { provider: 'stripe', paymentIntentId: intent.id, clientSecret: intent.clientSecret, status: intent.status } };
+  }
+
+  /** The checkout's transaction (see checkout): the order placed from the cart and the cart completed. */
+  private async placeOrder(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<Order> {
+    const card = input.paymentMethod === 'stripe_card';
+    return this.change(rc, id, token, async (rc, cart) => {
+      const lines = [...await this.repository.lines(rc, id)].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
+      // One after the other: a transaction's statements share one connection.
+      const products = await this.products(rc, lines.map((l) => l.sku));
+      const config = await this.config.of(rc);
+      const { region, option } = await this.destination(rc, cart, config);
+      const email = input.email ?? cart.email;
+
+      const issues: ErrorDetail[] = [];
+      if (!lines.length) issues.push({ path: '/items', message: 'the cart has no items' });
+      lines.forEach((line, index) => {
+        const issue = lineIssue(products.get(line.sku), line.sku, cart.currency, line.quantity, `/items/${index}`);
+        if (issue) issues.push(issue);
+      });
+      if (!email) issues.push({ path: '/email', message: 'is required, in the body or on the cart' });
+      if ([...config.options.values()].some((o) => o.active && o.currency === cart.currency)) {
+        if (!cart.shippingAddress) issues.push({ path: '/shippingAddress', message: 'set the cart\'s shipping address first' });
+        if (!option) issues.push({ path: '/shippingOption', message: 'choose a shipping option that ships to the address first' });
+      }
+      if (issues.length) throw ValidationFailed('The cart cannot be checked out yet', issues);
+
+      const price = priceCart(lines, products, { percentOff: cart.couponPercentOff ?? 0, region, option });
+      if (input.expectedTotalCents !== undefined && input.expectedTotalCents !== price.totalCents) {
+        throw PriceChanged(`The cart's total is ${price.totalCents}, not ${input.expectedTotalCents}`,
+          [{ path: '/expectedTotalCents', message: `the cart's total is ${price.totalCents}`, expected: price.totalCents }]);
+      }
+      if (card && price.totalCents < MIN_CARD_CENTS) {
+        throw ValidationFailed(`A card payment is at least ${MIN_CARD_CENTS} cents`, [{ path: '/paymentMethod', message: `the total is ${price.totalCents} cents` }]);
+      }
+      const order = await this.orders.place(rc, {
+        clientId: input.clientId ?? 1, paymentMethod: input.paymentMethod, currency: cart.currency,
+        items: lines.map((l) => {
+          const product = products.get(l.sku)!;
+          return { productId: product.id, quantity: l.quantity, unitPrice: product.priceCents };
+        }),
+        ...(cart.customerRef ? { customerRef: cart.customerRef } : {}),
+        ...(cart.couponCode ? { couponCode: cart.couponCode } : {}),
+        checkout: { status: card ? 'pending_payment' : 'placed', cartId: cart.id, email: email!, shippingAddress: cart.shippingAddress, region, option },
+      });
+      await this.repository.complete(rc, id, order.id);
+      if (cart.customerRef) this.recordCheckout(rc, cart.customerRef, order.id);
+      return order;
+    });
+  }
+
+  /**
    * Runs a change of an open cart in one transaction, after the conditional update that marks the change and
    * holds the cart's row; 404 for no such cart (or a wrong token), 409 conflict for a completed or expired one.
    */
@@ -266,6 +379,23 @@ export class CartsService {
     }
   }
 
+  /**
+   * `checkout.completed { orderId }` for the cart's customer (with the CRM there and licensed), once the checkout
+   * commits (the CRM records its events outside any transaction) and before it answers; a failure is logged.
+   */
+  private recordCheckout(rc: RequestContext, customerRef: string, orderId: string): void {
+    const { trx: _trx, afterCommit: _afterCommit, whenDone: _whenDone, heldGates: _heldGates, ...outside } = rc;
+    rc.afterCommit!(async () => {
+      const recorder = this.events();
+      if (!recorder || !(await this.pack.tenants.isModuleEnabled(outside, outside.tenantId!, 'crm'))) return;
+      try {
+        await recorder.record(outside, { eventType: 'checkout.completed', customerRef, eventData: { orderId } }, { bot: false });
+      } catch (err) {
+        this.pack.logger.warn({ err, eventType: 'checkout.completed' }, 'recording a checkout event failed');
+      }
+    });
+  }
+
   private async couponService(rc: RequestContext): Promise<CouponChecker> {
     const coupons = this.coupons();
     if (!coupons || !(await this.pack.tenants.isModuleEnabled(rc, rc.tenantId!, 'crm'))) throw NotFound('Coupons need the crm module');
@@ -291,20 +421,48 @@ export class CartsService {
 
   /** The cart answer: priced from the products (read in one query unless given), its region and option (kept per tenant). */
   private async answer(rc: RequestContext, cart: CartRow, lines: CartLine[], known?: Map<string, PricedProduct>): Promise<CartAnswer> {
-    const country = (cart.shippingAddress?.country as string | undefined) ?? null;
+    if (cart.status === 'completed' && cart.orderId) return this.completedAnswer(rc, cart, cart.orderId, known);
     const [products, config] = await Promise.all([known ?? this.products(rc, lines.map((l) => l.sku)), this.config.of(rc)]);
-    const region = country ? config.regions.get(country) ?? null : null;
-    const optionId = cart.shippingOptionId;
-    const option = optionId ? config.options.get(optionId) ?? (config.complete ? null : await this.options.find(rc, optionId)) : null;
-    // An option changed or removed since it was chosen no longer applies.
-    const applies = option && serves(option, cart.currency, country) ? option as ShippingOption : null;
-    const price = priceCart(lines, products, { percentOff: cart.couponPercentOff ?? 0, region, option: applies });
+    const { region, option } = await this.destination(rc, cart, config);
+    const price = priceCart(lines, products, { percentOff: cart.couponPercentOff ?? 0, region, option });
     const expired = cart.status === 'open' && cart.expiresAt <= nowIso();
     return {
       id: cart.id, status: expired ? 'expired' : cart.status, currency: cart.currency, customerRef: cart.customerRef, email: cart.email,
       items: price.items, shippingAddress: cart.shippingAddress, shippingOption: price.shippingOption, couponCode: cart.couponCode,
       subtotalCents: price.subtotalCents, discountCents: price.discountCents, shippingCents: price.shippingCents,
       taxCents: price.taxCents, totalCents: price.totalCents, order: null,
+      expiresAt: cart.expiresAt, createdAt: cart.createdAt, updatedAt: cart.updatedAt,
+    };
+  }
+
+  /** The tax region of the cart's destination and its chosen shipping option while it still applies (else null). */
+  private async destination(rc: RequestContext, cart: CartRow, config: CheckoutConfig): Promise<{ region: TaxRegion | null; option: ShippingOption | null }> {
+    const country = (cart.shippingAddress?.country as string | undefined) ?? null;
+    const region = country ? config.regions.get(country) ?? null : null;
+    const optionId = cart.shippingOptionId;
+    const option = optionId ? config.options.get(optionId) ?? (config.complete ? null : await this.options.find(rc, optionId)) : null;
+    // An option changed or removed since it was chosen no longer applies.
+    return { region, option: option && serves(option, cart.currency, country) ? option : null };
+  }
+
+  /** A completed cart shows its order's lines and amounts (the stock available now beside them) and the order. */
+  private async completedAnswer(rc: RequestContext, cart: CartRow, orderId: string, known?: Map<string, PricedProduct>): Promise<CartAnswer> {
+    const order = await this.pack.records.get(rc, 'erp', 'order', orderId);
+    const products = known ?? await this.products(rc, order.items.map((i) => i.sku));
+    const items = order.items.map((i) => {
+      const p = products.get(i.sku);
+      return {
+        sku: i.sku, productNumber: i.number, name: i.name, quantity: i.quantity, unitPriceCents: i.unitPriceCents, taxRateBasisPoints: i.taxRateBasisPoints,
+        discountCents: i.discountCents, netCents: i.netCents, taxCents: i.taxCents, totalCents: i.totalCents,
+        availableStock: p && p.status === 'active' ? p.physicalStock : 0,
+      };
+    });
+    return {
+      id: cart.id, status: 'completed', currency: cart.currency, customerRef: cart.customerRef, email: cart.email,
+      items, shippingAddress: cart.shippingAddress, shippingOption: order.shippingOption ?? null, couponCode: cart.couponCode,
+      subtotalCents: order.subtotalCents, discountCents: order.discountCents, shippingCents: order.shippingCents ?? 0,
+      taxCents: order.taxCents, totalCents: order.totalCents,
+      order: { id: order.id, number: order.number, status: order.status, paymentStatus: order.paymentStatus ?? 'pending', clientSecret: order.status === 'pending_payment' ? cart.clientSecret : null },
       expiresAt: cart.expiresAt, createdAt: cart.createdAt, updatedAt: cart.updatedAt,
     };
   }

@@ -4,6 +4,7 @@ import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import type { Product } from './generated/product.js';
 import { lineTaxCents } from './invoice-totals.js';
+import { lineRate } from './tax-rates.js';
 
 export type { Product } from './generated/product.js';
 
@@ -34,11 +35,12 @@ export interface StorefrontProduct {
 }
 
 /** What the storefront reads of a product: its stored fields, id and version. */
-export type StorefrontSource = Pick<Product, 'id' | 'number' | 'sku' | 'name' | 'description' | 'priceCents' | 'currency' | 'physicalStock' | 'taxRateBasisPoints' | 'status' | 'imageKeys' | 'version'>;
+export type StorefrontSource = Pick<Product, 'id' | 'number' | 'sku' | 'name' | 'description' | 'priceCents' | 'currency' | 'physicalStock' | 'taxRateBasisPoints' | 'taxClass' | 'status' | 'imageKeys' | 'version'>;
 
 /** The storefront view of a product whose image URLs are known (none for a product without images). */
 export function storefrontViewOf(p: StorefrontSource, imageUrls: string[]): StorefrontProduct {
-  const tax = lineTaxCents(BigInt(p.priceCents), BigInt(p.taxRateBasisPoints));
+  // Without a destination: the product's own rate, 0 for taxClass zero (CONTRACT 15.1).
+  const tax = lineTaxCents(BigInt(p.priceCents), BigInt(lineRate(p, null)));
   return {
     number: p.number, sku: p.sku, name: p.name, description: p.description ?? null, priceCents: p.priceCents, currency: p.currency,
     taxRateBasisPoints: p.taxRateBasisPoints, grossPriceCents: Number(BigInt(p.priceCents) + tax),

@@ -74,13 +74,12 @@ export class CheckoutConfigCache {
     return config;
   }
 
-  /** Both lists at once (two queries side by side). */
+  /** Both lists at once (two queries side by side; one after the other in a transaction, whose statements share one connection). */
   private async read(rc: RequestContext): Promise<CheckoutConfig> {
     const records = this.pack.records;
-    const [regions, options] = await Promise.all([
-      records.list(rc, 'erp', 'tax_region', { limit: PAGE, count: false, sort: [{ field: 'country' }] }),
-      records.list(rc, 'erp', 'shipping_option', { limit: PAGE, count: false }),
-    ]);
+    const readRegions = () => records.list(rc, 'erp', 'tax_region', { limit: PAGE, count: false, sort: [{ field: 'country' }] });
+    const readOptions = () => records.list(rc, 'erp', 'shipping_option', { limit: PAGE, count: false });
+    const [regions, options] = rc.trx ? [await readRegions(), await readOptions()] : await Promise.all([readRegions(), readOptions()]);
     const more = regions.pagination.hasMore ? (await records.list(rc, 'erp', 'tax_region', { limit: PAGE, offset: PAGE, count: false, sort: [{ field: 'country' }] })).items : [];
     return {
       regions: new Map([...regions.items, ...more].map((r) => [r.country as string, taxRegionView(r)])),

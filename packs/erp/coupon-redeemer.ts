@@ -7,4 +7,6 @@ import type { RequestContext } from '../../core/pack-api.js';
  */
 export interface CouponRedeemer {
   redeem(rc: RequestContext, input: { code: string; customerRef: string; orderId: string }): Promise<{ percentOff: number }>;
+  /** Frees the coupon the order redeemed (its cancellation), in the caller's transaction. */
+  release(rc: RequestContext, input: { orderId: string }): Promise<void>;
 }

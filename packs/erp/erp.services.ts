@@ -7,6 +7,8 @@ import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
+import { StripePayments } from './stripe-payments.js';
+import { StripeWebhookService } from './stripe-webhook.service.js';
 import { TaxRegionsService } from './tax-regions.service.js';
 
 declare module '../../core/pack-api.js' {
@@ -25,6 +27,8 @@ declare module '../../core/pack-api.js' {
     'erp.checkoutConfig': CheckoutConfigCache;
     /** Payment providers per tenant: Stripe's keys sealed at rest and shown masked; the manual methods. */
     'erp.paymentProviders': PaymentProvidersService;
+    /** Stripe's webhook: signed events claimed once, applied to their orders. */
+    'erp.stripeWebhook': StripeWebhookService;
   }
 }
 
@@ -55,7 +59,9 @@ export const erpServices = {
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
+  stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders')),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
-  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), () => couponChecker(pack), () => cartEvents(pack)),
+  carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),
+    () => couponChecker(pack), () => cartEvents(pack)),
 } satisfies Record<string, ServiceBuilder>;

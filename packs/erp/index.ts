@@ -7,6 +7,9 @@ import { erpCommerceMigration } from './migrations/0500-erp-commerce.js';
 import { erpCoPurchasesMigration } from './migrations/0510-erp-co-purchases.js';
 import { erpCartsMigration } from './migrations/0540-erp-carts.js';
 import { erpPaymentProvidersMigration } from './migrations/0541-erp-payment-providers.js';
+import { erpStripeEventsMigration } from './migrations/0542-erp-stripe-events.js';
+import { erpCartClientSecretMigration } from './migrations/0543-erp-cart-client-secret.js';
+import { stripeWebhookRoutes } from './stripe-webhook.routes.js';
 import { paymentProvidersRoutes } from './payment-providers.routes.js';
 import { cartsRoutes } from './carts.routes.js';
 import { shippingOptionsRoutes } from './shipping-options.routes.js';
@@ -30,10 +33,10 @@ export default definePack({
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   admin: 'admin/screens.ts',
   licensed: 'erp',
-  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
-  events: ['erp.inventory.updated'],
+  events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,
@@ -55,6 +58,7 @@ export default definePack({
     shippingOptionsRoutes(router, pack);
     cartsRoutes(router, pack);
     paymentProvidersRoutes(router, pack);
+    stripeWebhookRoutes(router, pack);
   },
   tools: productTools,
 });

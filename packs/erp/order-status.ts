@@ -1,9 +1,10 @@
 import { InvalidTransition } from '../../core/pack-api.js';
 
-export type OrderStatus = 'placed' | 'paid' | 'fulfilled' | 'cancelled';
+export type OrderStatus = 'pending_payment' | 'placed' | 'paid' | 'fulfilled' | 'cancelled';
 
-/** placed → paid → fulfilled, and placed | paid → cancelled; nothing else. */
+/** placed → paid → fulfilled, placed | paid → cancelled, pending_payment → paid | cancelled; nothing else. */
 export const ORDER_TRANSITIONS: Record<OrderStatus, OrderStatus[]> = {
+  pending_payment: ['paid', 'cancelled'],
   placed: ['paid', 'cancelled'],
   paid: ['fulfilled', 'cancelled'],
   fulfilled: [],

@@ -31,6 +31,15 @@ export const placeOrderBody = {
   },
 };
 
+const paymentBody = {
+  type: 'object', required: ['amountCents'], additionalProperties: false,
+  properties: {
+    amountCents: { type: 'integer', minimum: 1, maximum: 100000000000 },
+    reference: { type: 'string', minLength: 1, maxLength: 255, description: 'The bank transfer\'s reference, a receipt number…' },
+    method: { type: 'string', minLength: 1, maxLength: 64, description: 'How it was paid; default the order\'s paymentMethod' },
+  },
+};
+
 const transitionBody = {
   type: 'object', required: ['status'], additionalProperties: false,
   properties: { status: { type: 'string', enum: ['placed', 'paid', 'fulfilled', 'cancelled'] } },
@@ -62,8 +71,15 @@ export function ordersRoutes(router: PackRouter, pack: PackContext): void {
     return found;
   });
 
+  router.post('/erp/orders/:id/payments', {
+    summary: 'Record a manual payment of an order while its payment is pending; when the payments reach the total the order is paid',
+    description: 'A card order, or one already paid or cancelled: 409 invalid_transition; more than is left to pay: 400.',
+    tags, auth: 'tenant', role: 'admin', status: 201, idempotent: 'in-transaction', body: paymentBody, response: order,
+    errors: ['not_found', 'invalid_transition', 'idempotency_key_reused'],
+  }, async (ctx) => orders.recordPayment(ctx.state.rc, ctx.params.id, ctx.state.body));
+
   router.patch('/erp/orders/:id', {
-    summary: 'Move an order: placed → paid → fulfilled, placed | paid → cancelled (the stock goes back once); else 409 invalid_transition',
+    summary: 'Move an order: placed → paid (a manual payment of what is left) → fulfilled, placed | paid → cancelled (the stock goes back once, the coupon is freed); else 409 invalid_transition',
     tags, auth: 'tenant', role: 'editor', body: transitionBody, response: order, errors: ['not_found', 'invalid_transition'],
   }, async (ctx) => orders.transition(ctx.state.rc, ctx.params.id, ctx.state.body.status));
 }

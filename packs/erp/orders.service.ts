@@ -1,4 +1,4 @@
-import { CouponInvalid, NotFound, ValidationFailed, newId, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { CouponInvalid, InvalidTransition, NotFound, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';
@@ -8,6 +8,9 @@ import { orderLine, orderTotals } from './order-totals.js';
 import { OrdersRepository } from './orders.repository.js';
 import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
+import { shippingCharge } from './cart-pricing.js';
+import type { ShippingOption } from './shipping-options.service.js';
+import { lineRate, type TaxRegion } from './tax-rates.js';
 
 export interface PlaceOrderInput {
   clientId: number;
@@ -16,6 +19,19 @@ export interface PlaceOrderInput {
   customerRef?: string;
   couponCode?: string;
   currency?: string;
+  /** A storefront checkout's order (CONTRACT 15.3): its cart, e-mail, destination (tax region) and shipping. */
+  checkout?: CheckoutPart;
+}
+
+/** What a checkout adds to an order: the cart, the e-mail, the address with its region, the shipping option. */
+export interface CheckoutPart {
+  /** `pending_payment` for a card payment (CONTRACT 15.3), else `placed`. */
+  status: 'placed' | 'pending_payment';
+  cartId: string;
+  email: string;
+  shippingAddress: Record<string, unknown> | null;
+  region: TaxRegion | null;
+  option: ShippingOption | null;
 }
 
 export type { Order } from './generated/order.js';
@@ -130,16 +146,25 @@ export class OrdersService {
         taken.set(line.product.id, changed!.product);
       }
       const percentOff = redeemer ? (await redeemer.redeem(rc, { code: input.couponCode!, customerRef: input.customerRef!, orderId })).percentOff : 0;
+      const checkout = input.checkout;
+      const region = checkout?.region ?? null;
       const items: OrderItem[] = lines.map((line) => {
         const p = taken.get(line.product.id)!;
-        const base = { quantity: line.quantity, unitPriceCents: line.unitPrice, taxRateBasisPoints: p.taxRateBasisPoints };
+        const base = { quantity: line.quantity, unitPriceCents: line.unitPrice, taxRateBasisPoints: lineRate(p, region) };
         return { productId: p.id, number: p.number, sku: p.sku, name: p.name, ...base, ...orderLine(base, percentOff) };
       });
+      const totals = orderTotals(items);
+      const shipping = shippingCharge(checkout?.option ?? null, region, totals.subtotalCents - totals.discountCents);
       const number = await this.catalog.repository.nextNumber(rc, 'order');
       await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
       return {
-        number, status: 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
-        currency, couponCode: input.couponCode ?? null, items, ...orderTotals(items),
+        number, status: checkout?.status ?? 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
+        currency, couponCode: input.couponCode ?? null, items, ...totals,
+        taxCents: totals.taxCents + shipping.taxCents, totalCents: totals.totalCents + shipping.cents + shipping.taxCents,
+        cartId: checkout?.cartId ?? null, email: checkout?.email ?? null, shippingAddress: checkout?.shippingAddress ?? null,
+        shippingOption: shipping.option, shippingCents: shipping.cents, shippingTaxCents: shipping.taxCents,
+        paymentStatus: 'pending', fulfillmentStatus: 'unfulfilled', refundedCents: 0, cancelReason: null,
+        payments: [], fulfillments: [], refunds: [],
       };
     }, { id: orderId });
     return order;
@@ -157,31 +182,153 @@ export class OrdersService {
   }
 
   /**
-   * Moves an order to `to`: a conditional change of its status from the one read (under the order's row lock),
-   * so of two racing cancellations one wins and the other answers 409 invalid_transition: the stock goes back
-   * once. The records service raises `erp.order.updated` with `previous`.
+   * Moves an order to `to` under its row lock (a read-modify-write of the records service): of two racing
+   * moves the second judges the transition from where the first left it (409 invalid_transition), so the stock
+   * goes back once. Cancelling (`cancelReason: manual`) puts the stock back and frees the coupon; moving a
+   * placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card order is
+   * paid only through its provider: 409). `erp.order.paid` / `erp.order.cancelled` go out with the record event.
    */
   async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
     return this.pack.db.transaction(rc, async (rc) => {
-      let from = order.status;
-      let updated: Order | null;
-      while (!(updated = await this.pack.records.change(rc, 'erp', 'order', order.id, { set: { status: to }, where: [['status', '=', from]] }))) {
-        // Another request moved the order first: judge the transition from where it is now.
-        from = (await this.get(rc, order.id)).status;
-        checkOrderTransition(from, to);
-      }
-      const changed = updated;
-      if (to === 'cancelled') {
-        for (const item of [...changed.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-          // A product deleted since has no stock to take back.
-          await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, (current) => {
+        checkOrderTransition(current.status, to);
+        if (to === 'paid' && current.status === 'pending_payment') {
+          throw InvalidTransition({ from: current.status, to }, [{ path: '/status', message: 'a card payment is settled by its provider' }]);
         }
-        // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
-        await this.repository.countOrder(rc, changed.items.map((i) => i.productId), -1);
-      }
+        if (to === 'cancelled') return { status: to, cancelReason: 'manual' };
+        if (to === 'paid') return { status: to, ...manualPayment(current, { amountCents: leftToPay(current), reference: null, method: current.paymentMethod }) };
+        return { status: to };
+      });
+      if (to === 'cancelled') await this.putBack(rc, changed);
+      if (to === 'paid' || to === 'cancelled') await this.publish(rc, to === 'paid' ? 'erp.order.paid' : 'erp.order.cancelled', changed);
       return changed;
+    });
+  }
+
+  /**
+   * Records a manual payment of an order while its payment is pending (CONTRACT 15.3; a card order, or one that
+   * is paid or cancelled: 409 invalid_transition; more than is left to pay: 400). When the payments reach the
+   * total the order becomes `paid` (a fulfilled order stays fulfilled) and `erp.order.paid` goes out.
+   */
+  async recordPayment(rc: RequestContext, ref: string, input: { amountCents: number; reference?: string; method?: string }): Promise<Order> {
+    const order = await this.get(rc, ref);
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, (current) => {
+        if (CARD_METHOD.test(current.paymentMethod) || current.status === 'cancelled' || (current.paymentStatus ?? 'pending') !== 'pending') {
+          const why = CARD_METHOD.test(current.paymentMethod) ? 'a card order is paid through its provider' : `the order is ${current.status}, its payment ${current.paymentStatus ?? 'pending'}`;
+          throw InvalidTransition({ from: current.paymentStatus ?? 'pending', to: 'paid' }, [{ path: '/amountCents', message: why }]);
+        }
+        const left = leftToPay(current);
+        if (input.amountCents > left) {
+          throw ValidationFailed(`${left} cents are left to pay`, [{ path: '/amountCents', message: `must be at most ${left}` }]);
+        }
+        const patch = manualPayment(current, { amountCents: input.amountCents, reference: input.reference ?? null, method: input.method ?? current.paymentMethod });
+        if (patch.paymentStatus !== 'paid') return { payments: patch.payments };
+        return { ...patch, status: current.status === 'fulfilled' ? 'fulfilled' : 'paid' };
+      });
+      if (changed.paymentStatus === 'paid') await this.publish(rc, 'erp.order.paid', changed);
+      return changed;
+    });
+  }
+
+  /**
+   * Cancels an order still waiting for its card payment (`pending_payment`) for `reason`, in rc's transaction:
+   * stock and coupon back, `erp.order.cancelled`. Null when the order is no longer pending (nothing changed).
+   */
+  async cancelUnpaid(rc: RequestContext, orderId: string, reason: 'payment_failed' | 'payment_cancelled' | 'payment_timeout'): Promise<Order | null> {
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { status: 'cancelled', cancelReason: reason }, where: [['status', '=', 'pending_payment']] });
+      if (!changed) return null;
+      await this.putBack(rc, changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
+      return changed;
+    });
+  }
+
+  /**
+   * A card payment that succeeded (Stripe's webhook, in its transaction). A `pending_payment` order whose amount
+   * and currency match becomes paid with the payment recorded and `erp.order.paid`. An amount or currency that
+   * differs cancels it (`amount_mismatch`: stock and coupon back); a payment of an order cancelled already is
+   * recorded too; either way a `pending` refund of the whole payment is written, which the caller makes at Stripe
+   * after commit (returned). A payment recorded already changes nothing.
+   */
+  async cardPaid(rc: RequestContext, orderId: string, intent: { id: string; amount_received: number; currency: string }): Promise<PendingRefund | null> {
+    const at = nowIso();
+    let outcome: 'paid' | 'mismatch' | 'late' | null = null;
+    let refund: PendingRefund | null = null;
+    const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+      if ((current.payments ?? []).some((p) => p.reference === intent.id)) return;
+      const payments = [...(current.payments ?? []), { provider: 'stripe' as const, method: 'stripe_card', reference: intent.id, amountCents: intent.amount_received, at }];
+      const matches = intent.amount_received === current.totalCents && intent.currency === current.currency.toLowerCase();
+      if (current.status === 'pending_payment' && matches) {
+        outcome = 'paid';
+        return { status: 'paid', paymentStatus: 'paid', paidAt: at, lastPaymentError: null, payments };
+      }
+      if (current.status !== 'pending_payment' && current.status !== 'cancelled') return;
+      outcome = current.status === 'pending_payment' ? 'mismatch' : 'late';
+      refund = { orderId, refundId: newId(), paymentIntentId: intent.id, amountCents: intent.amount_received };
+      const refunds = [...(current.refunds ?? []), {
+        id: refund.refundId, amountCents: refund.amountCents, items: [], restock: false, reason: outcome === 'mismatch' ? 'amount_mismatch' : 'paid_after_cancellation',
+        status: 'pending', providerReference: null, createdAt: at,
+      }];
+      return outcome === 'mismatch' ? { status: 'cancelled', cancelReason: 'amount_mismatch', payments, refunds } : { payments, refunds };
+    });
+    if (outcome === 'paid') await this.publish(rc, 'erp.order.paid', changed);
+    if (outcome === 'mismatch') {
+      await this.putBack(rc, changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
+    }
+    return refund;
+  }
+
+  /** A refund made at the provider: `succeeded` with its reference, counted in refundedCents; paymentStatus follows. */
+  async refundSucceeded(rc: RequestContext, refund: PendingRefund, providerReference: string): Promise<void> {
+    await this.pack.records.modify(rc, 'erp', 'order', refund.orderId, (current) => {
+      const refunds = (current.refunds ?? []).map((r) => ({ ...r }));
+      const mine = refunds.find((r) => r.id === refund.refundId);
+      if (!mine || mine.status !== 'pending') return;
+      mine.status = 'succeeded';
+      mine.providerReference = providerReference;
+      const refundedCents = (current.refundedCents ?? 0) + refund.amountCents;
+      const paid = (current.payments ?? []).reduce((sum, p) => sum + p.amountCents, 0);
+      return { refunds, refundedCents, paymentStatus: refundedCents >= paid ? 'refunded' : 'partially_refunded' };
+    });
+  }
+
+  /** A card payment attempt that failed: the order stays pending_payment (the shopper may retry) with Stripe's message. */
+  async cardFailed(rc: RequestContext, orderId: string, message: string): Promise<void> {
+    await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { lastPaymentError: message.slice(0, 1000) }, where: [['status', '=', 'pending_payment']] });
+  }
+
+  /** Keeps the PaymentIntent created for an order. */
+  async setPaymentIntent(rc: RequestContext, orderId: string, paymentIntentId: string): Promise<Order> {
+    const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { paymentIntentId } });
+    if (!changed) throw NotFound('The order is gone');
+    return changed;
+  }
+
+  /** A cancelled order's stock back (movements `cancel`, once: the status moved once) and its coupon free again. */
+  private async putBack(rc: RequestContext, order: Order): Promise<void> {
+    for (const item of [...order.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
+      // A product deleted since has no stock to take back.
+      await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
+    }
+    // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
+    await this.repository.countOrder(rc, order.items.map((i) => i.productId), -1);
+    if (order.couponCode) await this.coupons()?.release(rc, { orderId: order.id });
+  }
+
+  /** An order event of CONTRACT 15.3 through the outbox, in rc's transaction. */
+  private async publish(rc: RequestContext, name: 'erp.order.paid' | 'erp.order.cancelled', order: Order): Promise<void> {
+    await this.pack.events.publish(rc, {
+      name,
+      payload: {
+        orderId: order.id, number: order.number, status: order.status, paymentStatus: order.paymentStatus ?? 'pending',
+        fulfillmentStatus: order.fulfillmentStatus ?? 'unfulfilled', totalCents: order.totalCents, refundedCents: order.refundedCents ?? 0,
+        cancelReason: order.cancelReason ?? null,
+      },
     });
   }
 
@@ -252,6 +399,31 @@ export class OrdersService {
       path: `/items/${line.index}/quantity`, message: `only ${now.physicalStock} in stock`, sku: now.sku, available: now.physicalStock,
     }]);
   }
+}
+
+/** A refund written `pending` in a transaction, to be made at the payment provider after it commits. */
+export interface PendingRefund {
+  orderId: string;
+  refundId: string;
+  paymentIntentId: string;
+  amountCents: number;
+}
+
+/** A card payment method (`<processor>_card`): paid through its provider, never by hand. */
+const CARD_METHOD = /_card$/;
+
+/** What is left to pay of an order: its total less its payments. */
+function leftToPay(order: Order): number {
+  return order.totalCents - (order.payments ?? []).reduce((sum, p) => sum + p.amountCents, 0);
+}
+
+/** The order's payments with a manual one added, and `paymentStatus: paid` with `paidAt` once they reach the total. */
+function manualPayment(order: Order, payment: { amountCents: number; reference: string | null; method: string }): Pick<Order, 'payments' | 'paymentStatus' | 'paidAt'> {
+  const at = nowIso();
+  const payments = [...(order.payments ?? [])];
+  if (payment.amountCents > 0) payments.push({ provider: 'manual', method: payment.method, reference: payment.reference, amountCents: payment.amountCents, at });
+  const paid = payments.reduce((sum, p) => sum + p.amountCents, 0) >= order.totalCents;
+  return paid ? { payments, paymentStatus: 'paid', paidAt: at } : { payments };
 }
 
 /** By sku, in code points (the same order on both engines). */

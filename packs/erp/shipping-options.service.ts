@@ -1,16 +1,10 @@
 import { NotFound } from '../../core/pack-api.js';
-import type { DataRecord, Page, PackContext, RecordQuery, RequestContext } from '../../core/pack-api.js';
+import type { Page, PackContext, RecordQuery, RequestContext } from '../../core/pack-api.js';
 import type { CheckoutConfigCache } from './checkout-config.js';
+import type { ShippingOption } from './generated/shipping_option.js';
 
 /** A shipping option as `erp.shipping_option` holds it. */
-export type ShippingOption = DataRecord & {
-  name: string;
-  priceCents: number;
-  currency: string;
-  countries: string[];
-  freeAboveCents: number | null;
-  active: boolean;
-};
+export type { ShippingOption } from './generated/shipping_option.js';
 
 /** What a storefront sees of an option. */
 export interface PublicShippingOption {

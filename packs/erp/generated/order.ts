@@ -3,7 +3,7 @@ import type { DataRecord } from '../../../core/pack-api.js';
 
 export interface OrderDocument {
   number: number;
-  status: 'placed' | 'paid' | 'fulfilled' | 'cancelled';
+  status: 'pending_payment' | 'placed' | 'paid' | 'fulfilled' | 'cancelled';
   clientId: number;
   customerRef?: string | null;
   paymentMethod: string;
@@ -30,6 +30,54 @@ export interface OrderDocument {
   discountCents: number;
   taxCents: number;
   totalCents: number;
+  /**
+   * The storefront cart checked out into this order
+   */
+  cartId?: string | null;
+  email?: string | null;
+  shippingAddress?: {
+    country: string;
+    name?: string;
+    line1?: string;
+    line2?: string;
+    city?: string;
+    postalCode?: string;
+    phone?: string;
+  } | null;
+  shippingOption?: {
+    id: string;
+    name: string;
+    priceCents: number;
+    taxCents: number;
+  } | null;
+  /**
+   * What is charged for shipping (0 when free)
+   */
+  shippingCents?: number;
+  /**
+   * Shipping's tax, part of taxCents
+   */
+  shippingTaxCents?: number;
+  paymentStatus?: 'pending' | 'paid' | 'partially_refunded' | 'refunded';
+  fulfillmentStatus?: 'unfulfilled' | 'partially_fulfilled' | 'fulfilled';
+  refundedCents?: number;
+  cancelReason?: 'manual' | 'payment_failed' | 'payment_cancelled' | 'payment_timeout' | 'amount_mismatch' | null;
+  paidAt?: string | null;
+  paymentIntentId?: string | null;
+  lastPaymentError?: string | null;
+  payments?: {
+    provider: 'manual' | 'stripe';
+    method?: string | null;
+    reference: string | null;
+    amountCents: number;
+    at: string;
+  }[];
+  fulfillments?: {
+    [k: string]: unknown;
+  }[];
+  refunds?: {
+    [k: string]: unknown;
+  }[];
 }
 
 /** A stored erp.order record: the document and the server fields. */

@@ -1,0 +1,52 @@
+import Stripe from 'stripe';
+import type { PackContext } from '../../core/pack-api.js';
+
+/** A PaymentIntent as the checkout keeps and answers it. */
+export interface PaymentIntentView {
+  id: string;
+  clientSecret: string | null;
+  status: string;
+}
+
+/**
+ * Stripe through the official package (CONTRACT 15.3): `payment_method_types: ["card"]`, a 10 s timeout and one
+ * retry per call (at most two attempts, the package's own retry with the same idempotency key), sent to
+ * STRIPE_API_BASE when the operator set one. Never called inside a database transaction.
+ */
+export class StripePayments {
+  constructor(private readonly pack: PackContext) {}
+
+  /** A client for a tenant's secret key. */
+  private client(secretKey: string): Stripe {
+    const base = this.pack.config.payments.stripeApiBase;
+    return new Stripe(secretKey, {
+      timeout: 10_000, maxNetworkRetries: 1, telemetry: false,
+      ...(base ? { host: base.host, port: base.port, protocol: base.protocol } : {}),
+    });
+  }
+
+  /** A webhook's event, its Stripe-Signature checked by the package with the webhook secret (throws when it does not hold). */
+  verify(secretKey: string, payload: Buffer, signature: string, webhookSecret: string, toleranceSeconds: number): Stripe.Event {
+    return this.client(secretKey).webhooks.constructEvent(payload, signature, webhookSecret, toleranceSeconds);
+  }
+
+  /** Refunds a payment in full or in part, the refund's id as Stripe's idempotency key. */
+  async refund(secretKey: string, refund: { orderId: string; refundId: string; paymentIntentId: string; amountCents: number }, tenantId: string): Promise<{ id: string; status: string | null }> {
+    const made = await this.client(secretKey).refunds.create({
+      payment_intent: refund.paymentIntentId, amount: refund.amountCents, reason: 'requested_by_customer',
+      metadata: { tenantId, orderId: refund.orderId, refundId: refund.refundId },
+    }, { idempotencyKey: refund.refundId });
+    return { id: made.id, status: made.status };
+  }
+
+  /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */
+  async createIntent(secretKey: string, order: { id: string; totalCents: number; currency: string }, tenantId: string): Promise<PaymentIntentView> {
+    // `payment_method_types` (CONTRACT 15.3) is still taken by Stripe's API; this package's types name only its successor.
+    const params: Stripe.PaymentIntentCreateParams & { payment_method_types: string[] } = {
+      amount: order.totalCents, currency: order.currency.toLowerCase(), payment_method_types: ['card'],
+      metadata: { tenantId, orderId: order.id },
+    };
+    const intent = await this.client(secretKey).paymentIntents.create(params, { idempotencyKey: order.id });
+    return { id: intent.id, clientSecret: intent.client_secret, status: intent.status };
+  }
+}
