@@ -28,6 +28,7 @@ import { IdempotencyKeys } from './http/idempotency.js';
 import { isMissingTable } from './db/translate-error.js';
 import { systemContext } from './base/request-context.js';
 import { BackgroundTasks } from './base/background.js';
+import { RevisionRetention } from './data/revision-retention.js';
 import { kernelMigration } from './db/migrations/0001-kernel.js';
 import { rateLimitsMigration } from './db/migrations/0002-rate-limits.js';
 import { idFunctionMigration } from './db/migrations/0003-id-function.js';
@@ -35,6 +36,7 @@ import { idempotencyMigration } from './db/migrations/0004-idempotency.js';
 import { recordCountsMigration } from './db/migrations/0010-record-counts.js';
 import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js';
 import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
+import { recordRevisionsMigration } from './db/migrations/0013-record-revisions.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -111,7 +113,7 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, recordRevisionsMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -138,6 +140,7 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
+  background.register(new RevisionRetention(records.revisions, config.revisionRetentionDays, logger));
   // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
   background.register({
     name: 'schema-migrations',

@@ -4,7 +4,7 @@ import type { RequestContext } from '../base/request-context.js';
 import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, Forbidden, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
+import { Conflict, Forbidden, InvalidCursor, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../base/ajv.js';
@@ -13,9 +13,10 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
 import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
-import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, RecordGroup, WriteOptions } from './pack-records.js';
+import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
+import { RevisionsRepository, type Revision } from './revisions.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -39,6 +40,8 @@ export class RecordsService {
   readonly repository: RecordsRepository;
   /** References between records (CONTRACT.md 12.2); also a guard of schema changes and deletions. */
   readonly relations: Relations;
+  /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
+  readonly revisions: RevisionsRepository;
 
   constructor(
     private readonly db: Database,
@@ -49,6 +52,7 @@ export class RecordsService {
     canRead?: ReadAccess,
   ) {
     this.repository = new RecordsRepository(db);
+    this.revisions = new RevisionsRepository(db);
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 
@@ -56,7 +60,8 @@ export class RecordsService {
     return this.createAs(null, rc, namespace, name, input);
   }
 
-  private async createAs(writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}): Promise<DataRecord> {
+  /** `version`: a record re-created by a restore continues its numbering (its revisions keep theirs). */
+  private async createAs(writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}, version = 1): Promise<DataRecord> {
     const id = options.id ?? newId();
     if (!UUID_PATTERN.test(id)) throw new Error(`records.create: the id "${id.slice(0, 40)}" is not a UUID`);
     return this.schemas.writing(rc, namespace, name, async (schema) => {
@@ -65,9 +70,10 @@ export class RecordsService {
       const given = built ? null : this.validate(schema, refuseServerFields(input));
       return this.db.transaction(rc, async (rc) => {
         const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
-        const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version: 1, writer });
+        const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
-        const record = await this.repository.insert(rc, schema, id, final, nowIso());
+        const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
+        await this.revisions.add(rc, schema, 'create', record, record.createdAt);
         await this.publish(rc, schema, 'create', record, null);
         return record;
       });
@@ -234,11 +240,12 @@ export class RecordsService {
 
   /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
   private async write(
-    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
+    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>, replace = false,
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
-    const merged = this.validate(schema, applyMergePatch(previous, patch));
+    // `replace`: the patch is the whole new document (a restored revision), not merged into the current one.
+    const merged = this.validate(schema, replace ? patch : applyMergePatch(previous, patch));
     const final = await this.runHooks(rc, schema, { action: 'update', id, data: merged, previous, version: current.version + 1, writer, note });
     await this.relations.checkReferences(rc, schema, final, previous);
     const now = nowIso();
@@ -246,6 +253,7 @@ export class RecordsService {
       throw Conflict('The record was changed by another request; read it again and retry');
     }
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
+    await this.revisions.add(rc, schema, 'update', record, now);
     await this.publish(rc, schema, 'update', record, current);
     return record;
   }
@@ -269,6 +277,7 @@ export class RecordsService {
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
         throw Conflict('The record was changed by another request; read it again and retry');
       }
+      await this.revisions.add(rc, schema, 'delete', current, nowIso());
       await this.publish(rc, schema, 'delete', current, current);
       await this.deleteReferences(rc, schema, id, writer);
     });
@@ -294,6 +303,46 @@ export class RecordsService {
         await this.updateIn(rc, source, referring, { [relation.field]: cleared }, {}, writer);
       }
     }
+  }
+
+  /**
+   * A record's revisions, newest first (CONTRACT.md 16.3), paged as lists: `limit`, `offset`, `cursor` (the
+   * `nextCursor` of the page before), `count`. The record may be deleted; a record with no revision and no row
+   * (or another tenant's): 404 not_found.
+   */
+  async revisionsOf(rc: RequestContext, namespace: string, name: string, id: string, query: RevisionQuery = {}): Promise<Page<Revision>> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const before = query.cursor ? decodeRevisionCursor(query.cursor) : null;
+    const known = UUID_PATTERN.test(id);
+    const rows = known ? await this.revisions.list(rc, namespace, name, id, { limit, offset, before }) : [];
+    if (!rows.length && (!known || (offset === 0 && before === null && !(await this.repository.findById(rc, schema, id))))) {
+      throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
+    }
+    const hasMore = rows.length > limit;
+    const items = hasMore ? rows.slice(0, limit) : rows;
+    const total = query.count === false ? null : await this.revisions.count(rc, namespace, name, id);
+    const nextCursor = hasMore ? Buffer.from(`v${items[items.length - 1].version}`).toString('base64url') : null;
+    return { items, pagination: { limit, offset, total, totalEstimated: false, hasMore, nextCursor } };
+  }
+
+  /**
+   * Writes a revision's data as the record's next version through the one write path (sealed rule, current
+   * schema's validation, hooks, relations, revision, event): an update of the record, or, when it was deleted,
+   * its re-creation under the same id with the version after its last revision. 404 when there is no such revision.
+   */
+  async restore(rc: RequestContext, namespace: string, name: string, id: string, version: number): Promise<{ record: DataRecord; created: boolean }> {
+    return this.db.transaction(rc, (rc) => this.schemas.writing(rc, namespace, name, async (schema) => {
+      this.assertMayWrite(schema, null);
+      const revision = UUID_PATTERN.test(id) && Number.isSafeInteger(version) ? await this.revisions.find(rc, namespace, name, id, version) : null;
+      if (!revision) throw NotFound(`No revision ${String(version).slice(0, 20)} of ${namespace}.${name} record "${id.slice(0, 40)}"`);
+      const document = stripServerFields(revision.data);
+      const current = await this.repository.findById(rc, schema, id, true);
+      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, true), created: false };
+      const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
+      return { record: await this.createAs(null, rc, namespace, name, document, { id }, next), created: true };
+    }));
   }
 
   /**
@@ -382,6 +431,21 @@ export class RecordsService {
   async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
     await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
   }
+}
+
+/** The paging of a record's revisions (RecordsService.revisionsOf). */
+export interface RevisionQuery {
+  limit?: number;
+  offset?: number;
+  cursor?: string;
+  count?: boolean;
+}
+
+/** A revisions page's cursor: the last version of the page before. */
+function decodeRevisionCursor(cursor: string): number {
+  const match = /^v([1-9][0-9]{0,14})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw InvalidCursor('The cursor is malformed');
+  return Number(match[1]);
 }
 
 /** Whether a stored value meets a FieldChange condition (values of another type never do). */
