@@ -1,3 +1,4 @@
+import { actorOf, type Actor } from '../base/actor.js';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -6,11 +7,7 @@ import type { DataRecord } from './records.repository.js';
 export type RevisionAction = 'create' | 'update' | 'delete';
 
 /** Who made a change (CONTRACT.md 16.3). */
-export interface RevisionActor {
-  type: 'user' | 'token' | 'system';
-  id: string;
-  email?: string;
-}
+export type RevisionActor = Actor;
 
 /** A revision as the API returns it. */
 export interface Revision {
@@ -29,17 +26,6 @@ interface RevisionRow {
   actor_id: string;
   actor_email: string | null;
   data: string;
-}
-
-/**
- * The actor of rc's principal: background work (no principal, or the system context) is `system`, an API token
- * (`via: 'api_token'`) is `token` with the token's id, anyone else a `user` with the token's `sub` and email.
- */
-export function actorOf(rc: RequestContext): RevisionActor {
-  const p = rc.principal;
-  if (!p || rc.requestId === 'system') return { type: 'system', id: 'system' };
-  if ((p.via as string) === 'api_token') return { type: 'token', id: p.userId };
-  return p.email ? { type: 'user', id: p.userId, email: p.email } : { type: 'user', id: p.userId };
 }
 
 /** The revisions table (record_revisions): written at commit with the record's row, read per record. */

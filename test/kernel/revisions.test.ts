@@ -141,6 +141,23 @@ describe('revisions: GET /api/v1/data/:ns/:schema/:id/revisions and restore', ()
     expect((await revisionsOf('/api/v1/data/rv/pet', pet.id)).items[0].data).to.deep.include({ name: 'Rex', owner: owner.id });
   });
 
+  it('keeps a revision of each record a schema change\'s migrate rewrites, by the admin who changed the schema', async () => {
+    const note = await create({ title: 'Before', extra: 'old' });
+    const current = (await t.http.get('/api/v1/metadata/schemas/rv/note').set(as(tenant, 'admin')).expect(200)).body.data.item;
+    const required = { ...noteSchema, schema: { ...noteSchema.schema, required: ['title', 'sku'] }, migrate: { set: { sku: 'none' }, unset: ['extra'] } };
+    const put = await t.http.put('/api/v1/metadata/schemas/rv/note').set(as(tenant, 'admin', { sub: 'admin-1' })).set('If-Match', `"${current.version}"`).send(required);
+    expect(put.status, JSON.stringify(put.body)).to.equal(200);
+    const read = (await t.http.get(`${NOTES}/${note.id}`).set(as(tenant, 'viewer')).expect(200)).body.data.item;
+    expect(read).to.include({ sku: 'none', version: 2 });
+    const [migrated, created] = (await revisionsOf(NOTES, note.id)).items;
+    expect(created).to.deep.include({ version: 1, action: 'create' });
+    expect(migrated).to.deep.include({ version: 2, action: 'update', actor: { type: 'user', id: 'admin-1' } });
+    expect(migrated.data).to.deep.equal(read);
+    // Later writes go on from there.
+    await t.http.patch(`${NOTES}/${note.id}`).set(editor()).send({ title: 'After' }).expect(200);
+    expect(await actions(NOTES, note.id)).to.deep.equal(['3:update', '2:update', '1:create']);
+  });
+
   it('restores an update as a new version (200): the revision\'s data replaces the record\'s, with its event and revision', async () => {
     const note = await create({ title: 'Original' });
     await t.http.patch(`${NOTES}/${note.id}`).set(editor()).send({ title: 'Changed', extra: 'added later' }).expect(200);
