@@ -10,7 +10,7 @@ const LAYERS = [
   ['db', ['db/']],
   ['basic services', ['tenants/', 'metrics/', 'hooks/', 'fetch/', 'mail/']],
   ['http', ['http/']],
-  ['registry and stores', ['metadata/', 'ratelimit/', 'storage/', 'knowledge/']],
+  ['registry and stores', ['metadata/', 'ratelimit/', 'storage/', 'knowledge/', 'audit/']],
   ['events', ['events/']],
   ['records and settings', ['data/', 'settings/']],
   ['self-description', ['openapi/', 'docs/', 'admin-console/']],

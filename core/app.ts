@@ -29,6 +29,10 @@ import { isMissingTable } from './db/translate-error.js';
 import { systemContext } from './base/request-context.js';
 import { BackgroundTasks } from './base/background.js';
 import { RevisionRetention } from './data/revision-retention.js';
+import { AuditLog } from './audit/audit-log.repository.js';
+import { AuditRetention } from './audit/audit-retention.js';
+import { auditLogRoutes } from './audit/audit-log.routes.js';
+import { auditLogMigration } from './db/migrations/0014-audit-log.js';
 import { kernelMigration } from './db/migrations/0001-kernel.js';
 import { rateLimitsMigration } from './db/migrations/0002-rate-limits.js';
 import { idFunctionMigration } from './db/migrations/0003-id-function.js';
@@ -113,7 +117,7 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, recordRevisionsMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, recordRevisionsMigration, auditLogMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -128,7 +132,8 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const schemas = new SchemaRegistry(db, undefined, config.schemaWriteWaitMs);
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
-  const records = new RecordsService(db, schemas, hooks, events, schemaReadAccess(schemas, tenants));
+  const audit = new AuditLog(db);
+  const records = new RecordsService(db, schemas, hooks, events, audit, schemaReadAccess(schemas, tenants));
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
@@ -141,6 +146,7 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
   background.register(new RevisionRetention(records.revisions, config.revisionRetentionDays, logger));
+  background.register(new AuditRetention(audit, config.auditRetentionDays, logger));
   // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
   background.register({
     name: 'schema-migrations',
@@ -171,6 +177,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
     changesRoutes(router, kernel.schemas, kernel.tenants, streams);
   },
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
+  (router, kernel) => auditLogRoutes(router, kernel.records.audit),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
 ];

@@ -5,7 +5,7 @@ import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
 import { queryFromString } from './list-query.js';
 import { successEnvelope } from '../http/envelope.js';
-import { LIST_LIMITS, pageResponse } from '../http/response-schemas.js';
+import { PAGE_QUERY_PROPERTIES, pageResponse } from '../http/response-schemas.js';
 import type { RevisionQuery } from './records.service.js';
 
 /** A revision as GET /data/{ns}/{schema}/{id}/revisions lists it (CONTRACT.md 16.3). */
@@ -89,12 +89,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'A record\'s revisions, newest first (also of a deleted record); paged as lists', tags, auth: 'tenant', module,
     query: {
       type: 'object', additionalProperties: false,
-      properties: {
-        limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
-        offset: { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 },
-        cursor: { type: 'string', maxLength: 64, description: 'nextCursor of the previous page' },
-        count: { type: 'boolean', description: 'false leaves pagination.total null' },
-      },
+      properties: PAGE_QUERY_PROPERTIES,
     },
     response: pageResponse(revisionSchema),
     errors: [...errors, 'not_found', 'invalid_cursor', 'validation_failed'],

@@ -17,6 +17,7 @@ import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
+import type { AuditLog } from '../audit/audit-log.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -48,6 +49,8 @@ export class RecordsService {
     private readonly schemas: SchemaRegistry,
     private readonly hooks: HookRegistry,
     private readonly events: EventsService,
+    /** The audit log: each write's entry is queued with its revision (CONTRACT.md 16.4). */
+    readonly audit: AuditLog,
     /** Whether a caller may read a schema's records: referenced records it may not read expand to null. */
     canRead?: ReadAccess,
   ) {
@@ -60,8 +63,11 @@ export class RecordsService {
     return this.createAs(null, rc, namespace, name, input);
   }
 
-  /** `version`: a record re-created by a restore continues its numbering (its revisions keep theirs). */
-  private async createAs(writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}, version = 1): Promise<DataRecord> {
+  /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */
+  private async createAs(
+    writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}, restored: { version: number } | null = null,
+  ): Promise<DataRecord> {
+    const version = restored?.version ?? 1;
     const id = options.id ?? newId();
     if (!UUID_PATTERN.test(id)) throw new Error(`records.create: the id "${id.slice(0, 40)}" is not a UUID`);
     return this.schemas.writing(rc, namespace, name, async (schema) => {
@@ -73,7 +79,7 @@ export class RecordsService {
         const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
         const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
-        await this.revisions.add(rc, schema, 'create', record, record.createdAt);
+        await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
         return record;
       });
@@ -253,7 +259,7 @@ export class RecordsService {
       throw Conflict('The record was changed by another request; read it again and retry');
     }
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
-    await this.revisions.add(rc, schema, 'update', record, now);
+    await this.keep(rc, schema, 'update', record, now, replace);
     await this.publish(rc, schema, 'update', record, current);
     return record;
   }
@@ -277,7 +283,7 @@ export class RecordsService {
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
         throw Conflict('The record was changed by another request; read it again and retry');
       }
-      await this.revisions.add(rc, schema, 'delete', current, nowIso());
+      await this.keep(rc, schema, 'delete', current, nowIso());
       await this.publish(rc, schema, 'delete', current, current);
       await this.deleteReferences(rc, schema, id, writer);
     });
@@ -341,7 +347,7 @@ export class RecordsService {
       const current = await this.repository.findById(rc, schema, id, true);
       if (current) return { record: await this.write(rc, schema, current, document, null, undefined, true), created: false };
       const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
-      return { record: await this.createAs(null, rc, namespace, name, document, { id }, next), created: true };
+      return { record: await this.createAs(null, rc, namespace, name, document, { id }, { version: next }), created: true };
     }));
   }
 
@@ -420,6 +426,18 @@ export class RecordsService {
     const changed = await this.hooks.run({ ...write, namespace: schema.namespace, schema: schema.name, note: write.note ?? null }, rc);
     // A hook may add computed fields; what it returns must still match the schema.
     return action === 'delete' ? changed : this.validate(schema, changed);
+  }
+
+  /** Queues a write's revision and audit entry (`record.restored` for a restore) in its transaction. */
+  private async keep(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, at: string, restored = false): Promise<void> {
+    await this.revisions.add(rc, schema, action, record, at);
+    await this.audit.add(rc, { action: restored ? 'record.restored' : `record.${PAST_TENSE[action]}`, target: `${schema.namespace}.${schema.name}/${record.id}` }, at);
+  }
+
+  /** Queues the revisions and audit entries of many writes of one transaction (core/data/bulk.ts), as multi-row inserts. */
+  async keepMany(rc: RequestContext, schema: CompiledSchema, writes: ReadonlyArray<{ action: RecordAction; record: DataRecord }>, at: string): Promise<void> {
+    await this.revisions.addMany(rc, schema, writes, at);
+    await this.audit.addMany(rc, writes.map((w) => ({ action: `record.${PAST_TENSE[w.action]}`, target: `${schema.namespace}.${schema.name}/${w.record.id}` })), at);
   }
 
   /** Queues a record's event in the write's transaction; also used by core/data/bulk.ts. */
