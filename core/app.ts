@@ -29,6 +29,7 @@ import { isMissingTable } from './db/translate-error.js';
 import { systemContext } from './base/request-context.js';
 import { BackgroundTasks } from './base/background.js';
 import { RevisionRetention } from './data/revision-retention.js';
+import { SWEEP_TIMING, type TenantClaim } from './base/periodic-run.js';
 import { AuditLog } from './audit/audit-log.repository.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import { auditLogRoutes } from './audit/audit-log.routes.js';
@@ -125,6 +126,9 @@ export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
 }
 
+/** The claims of the platform's own share of a sweep (its rows have no tenant): a name no tenant can have. */
+const PLATFORM_CLAIM = '_platform';
+
 /** The kernel services, built once per app. */
 function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
   const metrics = new Metrics(db);
@@ -145,8 +149,6 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const knowledge = new KnowledgeService(config, db, logger);
   const background = new BackgroundTasks(logger);
   background.register({ name: 'storage', start() {}, stop: () => storage.close() });
-  background.register(new RevisionRetention(records.revisions, config.revisionRetentionDays, logger));
-  background.register(new AuditRetention(audit, config.auditRetentionDays, logger));
   // A schema migration whose process died is rolled back before this one serves (CONTRACT.md 12.1).
   background.register({
     name: 'schema-migrations',
@@ -163,6 +165,10 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
+  // A sweep's run is claimed per tenant (one counter row per window, allowed once), so one process of many does it.
+  const claimSweep = (sweep: string): TenantClaim => async (tenantId) => (await rateLimits.hit(tenantId || PLATFORM_CLAIM, sweep, { limit: 1, windowMs: SWEEP_TIMING.everyMs })).allowed;
+  background.register(new RevisionRetention(records.revisions, config.revisionRetentionDays, logger, claimSweep('revision-retention')));
+  background.register(new AuditRetention(audit, config.auditRetentionDays, logger, claimSweep('audit-retention')));
   return { db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics, seeds, rateLimits, memberships };
 }
 

@@ -6,6 +6,12 @@ export interface PeriodicTiming {
   everyMs: number;
 }
 
+/**
+ * Claims a tenant's share of one run of a sweep, so that of several processes one does it: true for the process
+ * that may go on (a counter row of the run's window, allowed once: the kernel's rate limits).
+ */
+export type TenantClaim = (tenantId: string) => Promise<boolean>;
+
 /** Sweeps such as retention: a minute after start, then every ten minutes. */
 export const SWEEP_TIMING: PeriodicTiming = { firstMs: 60 * 1000, everyMs: 10 * 60 * 1000 };
 

@@ -18,7 +18,6 @@ export const auditLogMigration: Migration = {
       t.string('target', 255).notNullable();
       t.string('request_id', 128).notNullable();
       t.primary(['tenant_id', 'id']);
-      t.index(['tenant_id', 'target'], 'audit_log_tenant_target');
     });
   },
   async down(knex) {
