@@ -10,7 +10,7 @@ const LAYERS = [
   ['db', ['db/']],
   ['basic services', ['tenants/', 'metrics/', 'hooks/', 'fetch/', 'mail/']],
   ['http', ['http/']],
-  ['registry and stores', ['metadata/', 'ratelimit/', 'storage/', 'knowledge/', 'access/']],
+  ['registry and stores', ['metadata/', 'ratelimit/', 'storage/', 'knowledge/', 'access/', 'audit/']],
   ['events', ['events/']],
   ['records and settings', ['data/', 'settings/']],
   ['self-description', ['openapi/', 'docs/', 'admin-console/']],

@@ -47,6 +47,10 @@ export interface Config {
   readonly schemaWriteWaitMs: number;
   /** Records a schema migration rewrites per transaction (CONTRACT.md 12.1). */
   readonly schemaMigrateBatch: number;
+  /** Revisions of records older than this many days are deleted, except a live record's newest (CONTRACT.md 16.3). */
+  readonly revisionRetentionDays: number;
+  /** Audit log entries older than this many days are deleted (CONTRACT.md 16.4). */
+  readonly auditRetentionDays: number;
   /** Live change streams (CONTRACT.md 12.4): the comment line's interval, and how often other processes' events are looked for. */
   readonly changes: { readonly heartbeatMs: number; readonly pollMs: number };
   readonly storage: {
@@ -237,6 +241,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     importMaxBytes: v.IMPORT_MAX_BYTES,
     schemaWriteWaitMs: v.SCHEMA_WRITE_WAIT_MS,
     schemaMigrateBatch: v.SCHEMA_MIGRATE_BATCH,
+    revisionRetentionDays: v.REVISION_RETENTION_DAYS,
+    auditRetentionDays: v.AUDIT_RETENTION_DAYS,
     changes: { heartbeatMs: v.CHANGES_HEARTBEAT_MS, pollMs: v.CHANGES_POLL_MS },
     storage: {
       driver: v.STORAGE_DRIVER,

@@ -29,6 +29,12 @@ import { IdempotencyKeys } from './http/idempotency.js';
 import { isMissingTable } from './db/translate-error.js';
 import { systemContext } from './base/request-context.js';
 import { BackgroundTasks } from './base/background.js';
+import { RevisionRetention } from './data/revision-retention.js';
+import { SWEEP_TIMING, type TenantClaim } from './base/periodic-run.js';
+import { AuditLog } from './audit/audit-log.repository.js';
+import { AuditRetention } from './audit/audit-retention.js';
+import { auditLogRoutes } from './audit/audit-log.routes.js';
+import { auditLogMigration } from './db/migrations/0015-audit-log.js';
 import { kernelMigration } from './db/migrations/0001-kernel.js';
 import { rateLimitsMigration } from './db/migrations/0002-rate-limits.js';
 import { idFunctionMigration } from './db/migrations/0003-id-function.js';
@@ -37,6 +43,7 @@ import { recordCountsMigration } from './db/migrations/0010-record-counts.js';
 import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js';
 import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
 import { apiTokensMigration } from './db/migrations/0013-api-tokens.js';
+import { recordRevisionsMigration } from './db/migrations/0014-record-revisions.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -116,13 +123,16 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
 export function allMigrations(packs: PackDefinition[]): Migration[] {
   return [...kernelMigrations, ...packs.flatMap((p) => p.migrations ?? [])];
 }
+
+/** The claims of the platform's own share of a sweep (its rows have no tenant): a name no tenant can have. */
+const PLATFORM_CLAIM = '_platform';
 
 /** The kernel services, built once per app. */
 function createKernelServices(config: Config, db: Database, logger: Logger): KernelInternals {
@@ -131,7 +141,8 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const schemas = new SchemaRegistry(db, undefined, config.schemaWriteWaitMs);
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
-  const records = new RecordsService(db, schemas, hooks, events, schemaReadAccess(schemas, tenants));
+  const audit = new AuditLog(db);
+  const records = new RecordsService(db, schemas, hooks, events, audit, schemaReadAccess(schemas, tenants));
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
   const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
@@ -161,6 +172,10 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
   const rateLimits = new RateLimitService(db, logger);
+  // A sweep's run is claimed per tenant (one counter row per window, allowed once), so one process of many does it.
+  const claimSweep = (sweep: string): TenantClaim => async (tenantId) => (await rateLimits.hit(tenantId || PLATFORM_CLAIM, sweep, { limit: 1, windowMs: SWEEP_TIMING.everyMs })).allowed;
+  background.register(new RevisionRetention(records.revisions, config.revisionRetentionDays, logger, claimSweep('revision-retention')));
+  background.register(new AuditRetention(audit, config.auditRetentionDays, logger, claimSweep('audit-retention')));
   return {
     db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics,
     seeds, rateLimits, memberships, apiTokens,
@@ -178,6 +193,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
     changesRoutes(router, kernel.schemas, kernel.tenants, streams);
   },
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
+  (router, kernel) => auditLogRoutes(router, kernel.records.audit),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
   (router, kernel) => apiTokensRoutes(router, kernel.apiTokens),

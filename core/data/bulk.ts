@@ -162,6 +162,7 @@ export class BulkWriter {
         }
       }
       await this.records.repository.insertMany(rc, schema, created);
+      await this.records.keepMany(rc, schema, prepared.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record })), now);
       await this.records.publishMany(rc, schema, prepared.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
       return { items: prepared.map((w) => w.record), created: created.length, updated: prepared.length - created.length };
     });

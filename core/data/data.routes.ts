@@ -4,6 +4,25 @@ import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
 import { queryFromString } from './list-query.js';
+import { successEnvelope } from '../http/envelope.js';
+import { PAGE_QUERY_PROPERTIES, pageResponse } from '../http/response-schemas.js';
+import type { RevisionQuery } from './records.service.js';
+
+/** A revision as GET /data/{ns}/{schema}/{id}/revisions lists it (CONTRACT.md 16.3). */
+const revisionSchema = {
+  type: 'object',
+  required: ['version', 'action', 'at', 'actor', 'data'],
+  properties: {
+    version: { type: 'integer', minimum: 1 },
+    action: { type: 'string', enum: ['create', 'update', 'delete'] },
+    at: { type: 'string', format: 'date-time' },
+    actor: {
+      type: 'object', required: ['type', 'id'],
+      properties: { type: { type: 'string', enum: ['user', 'token', 'system'] }, id: { type: 'string' }, email: { type: 'string' } },
+    },
+    data: { type: 'object', description: 'The record after the change; for a delete, the record before it' },
+  },
+} as const;
 
 /** The namespace and schema of a /data/:ns/:schema route, checked (400 invalid_identifier). */
 export function target(ctx: AppContext): readonly [string, string] {
@@ -64,5 +83,37 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     const [ns, schema] = target(ctx);
     await records.delete(ctx.state.rc, ns, schema, ctx.params.id, { ifMatch: ctx.get('If-Match') || null });
     return null;
+  });
+
+  router.get('/data/:ns/:schema/:id/revisions', {
+    summary: 'A record\'s revisions, newest first (also of a deleted record); paged as lists', tags, auth: 'tenant', module,
+    query: {
+      type: 'object', additionalProperties: false,
+      properties: PAGE_QUERY_PROPERTIES,
+    },
+    response: pageResponse(revisionSchema),
+    errors: [...errors, 'not_found', 'invalid_cursor', 'validation_failed'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    return records.revisionsOf(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.query as RevisionQuery);
+  });
+
+  router.post('/data/:ns/:schema/:id/revisions/:version/restore', {
+    summary: 'Restore a revision: its data becomes the record\'s next version (201 when the record was deleted and is created again)',
+    description: 'Runs as a write through `/data`: the sealed rule, the current schema version\'s validation (400 naming the path when the '
+      + 'revision no longer fits), hooks, relations, a revision of its own and the record event.',
+    tags, auth: 'tenant', role: 'editor', module, idempotent: true,
+    answers: { 201: 'The record was deleted and is created again with the revision\'s data: `{ item }`' },
+    response: { type: 'object', required: ['item'], properties: { item: { type: 'object' } } },
+    errors: [...errors, 'not_found', 'validation_failed', 'conflict', 'forbidden'],
+  }, async (ctx) => {
+    const [ns, schema] = target(ctx);
+    const version = /^[1-9][0-9]{0,14}$/.test(ctx.params.version) ? Number(ctx.params.version) : Number.NaN;
+    const { record, created } = await records.restore(ctx.state.rc, ns, schema, ctx.params.id, version);
+    const body = withEtag(ctx, record);
+    if (!created) return body;
+    ctx.status = 201;
+    ctx.body = successEnvelope('jsend', body);
+    return undefined;
   });
 }

@@ -134,15 +134,15 @@ export class RecordsRepository {
     return { id: row.id, ...data, createdAt: row.created_at, updatedAt: row.updated_at, version: Number(row.version) };
   }
 
-  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string): Promise<DataRecord> {
+  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string, version = 1): Promise<DataRecord> {
     // Queued until commit: with its outbox event, one statement (PostgreSQL) or one group commit (SQLite).
     // Totals go stale now and once more when the row is written.
     this.touch(schema.tableName);
     await this.db.insertAtCommit(rc, schema.tableName, {
-      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version: 1, created_at: now, updated_at: now,
+      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: now, updated_at: now,
     }, () => this.touch(schema.tableName));
     await this.totals.add(rc, schema.id, 1);
-    return { id, ...data, createdAt: now, updatedAt: now, version: 1 };
+    return { id, ...data, createdAt: now, updatedAt: now, version };
   }
 
   /**

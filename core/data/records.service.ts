@@ -4,7 +4,7 @@ import type { RequestContext } from '../base/request-context.js';
 import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, Forbidden, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
+import { Conflict, Forbidden, InvalidCursor, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../base/ajv.js';
@@ -16,6 +16,8 @@ import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } fro
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
+import { RevisionsRepository, type Revision } from './revisions.repository.js';
+import type { AuditLog } from '../audit/audit-log.repository.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -39,16 +41,21 @@ export class RecordsService {
   readonly repository: RecordsRepository;
   /** References between records (CONTRACT.md 12.2); also a guard of schema changes and deletions. */
   readonly relations: Relations;
+  /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
+  readonly revisions: RevisionsRepository;
 
   constructor(
     private readonly db: Database,
     private readonly schemas: SchemaRegistry,
     private readonly hooks: HookRegistry,
     private readonly events: EventsService,
+    /** The audit log: each write's entry is queued with its revision (CONTRACT.md 16.4). */
+    readonly audit: AuditLog,
     /** Whether a caller may read a schema's records: referenced records it may not read expand to null. */
     canRead?: ReadAccess,
   ) {
     this.repository = new RecordsRepository(db);
+    this.revisions = new RevisionsRepository(db);
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 
@@ -56,7 +63,11 @@ export class RecordsService {
     return this.createAs(null, rc, namespace, name, input);
   }
 
-  private async createAs(writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}): Promise<DataRecord> {
+  /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */
+  private async createAs(
+    writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}, restored: { version: number } | null = null,
+  ): Promise<DataRecord> {
+    const version = restored?.version ?? 1;
     const id = options.id ?? newId();
     if (!UUID_PATTERN.test(id)) throw new Error(`records.create: the id "${id.slice(0, 40)}" is not a UUID`);
     return this.schemas.writing(rc, namespace, name, async (schema) => {
@@ -65,9 +76,10 @@ export class RecordsService {
       const given = built ? null : this.validate(schema, refuseServerFields(input));
       return this.db.transaction(rc, async (rc) => {
         const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
-        const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version: 1, writer });
+        const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
-        const record = await this.repository.insert(rc, schema, id, final, nowIso());
+        const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
+        await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
         return record;
       });
@@ -234,11 +246,12 @@ export class RecordsService {
 
   /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
   private async write(
-    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
+    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>, replace = false,
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
-    const merged = this.validate(schema, applyMergePatch(previous, patch));
+    // `replace`: the patch is the whole new document (a restored revision), not merged into the current one.
+    const merged = this.validate(schema, replace ? patch : applyMergePatch(previous, patch));
     const final = await this.runHooks(rc, schema, { action: 'update', id, data: merged, previous, version: current.version + 1, writer, note });
     await this.relations.checkReferences(rc, schema, final, previous);
     const now = nowIso();
@@ -246,6 +259,7 @@ export class RecordsService {
       throw Conflict('The record was changed by another request; read it again and retry');
     }
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
+    await this.keep(rc, schema, 'update', record, now, replace);
     await this.publish(rc, schema, 'update', record, current);
     return record;
   }
@@ -269,6 +283,7 @@ export class RecordsService {
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
         throw Conflict('The record was changed by another request; read it again and retry');
       }
+      await this.keep(rc, schema, 'delete', current, nowIso());
       await this.publish(rc, schema, 'delete', current, current);
       await this.deleteReferences(rc, schema, id, writer);
     });
@@ -294,6 +309,46 @@ export class RecordsService {
         await this.updateIn(rc, source, referring, { [relation.field]: cleared }, {}, writer);
       }
     }
+  }
+
+  /**
+   * A record's revisions, newest first (CONTRACT.md 16.3), paged as lists: `limit`, `offset`, `cursor` (the
+   * `nextCursor` of the page before), `count`. The record may be deleted; a record with no revision and no row
+   * (or another tenant's): 404 not_found.
+   */
+  async revisionsOf(rc: RequestContext, namespace: string, name: string, id: string, query: RevisionQuery = {}): Promise<Page<Revision>> {
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const limit = query.limit ?? 50;
+    const offset = query.offset ?? 0;
+    const before = query.cursor ? decodeRevisionCursor(query.cursor) : null;
+    const known = UUID_PATTERN.test(id);
+    const rows = known ? await this.revisions.list(rc, namespace, name, id, { limit, offset, before }) : [];
+    if (!rows.length && (!known || (offset === 0 && before === null && !(await this.repository.findById(rc, schema, id))))) {
+      throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
+    }
+    const hasMore = rows.length > limit;
+    const items = hasMore ? rows.slice(0, limit) : rows;
+    const total = query.count === false ? null : await this.revisions.count(rc, namespace, name, id);
+    const nextCursor = hasMore ? Buffer.from(`v${items[items.length - 1].version}`).toString('base64url') : null;
+    return { items, pagination: { limit, offset, total, totalEstimated: false, hasMore, nextCursor } };
+  }
+
+  /**
+   * Writes a revision's data as the record's next version through the one write path (sealed rule, current
+   * schema's validation, hooks, relations, revision, event): an update of the record, or, when it was deleted,
+   * its re-creation under the same id with the version after its last revision. 404 when there is no such revision.
+   */
+  async restore(rc: RequestContext, namespace: string, name: string, id: string, version: number): Promise<{ record: DataRecord; created: boolean }> {
+    return this.db.transaction(rc, (rc) => this.schemas.writing(rc, namespace, name, async (schema) => {
+      this.assertMayWrite(schema, null);
+      const revision = UUID_PATTERN.test(id) && Number.isSafeInteger(version) ? await this.revisions.find(rc, namespace, name, id, version) : null;
+      if (!revision) throw NotFound(`No revision ${String(version).slice(0, 20)} of ${namespace}.${name} record "${id.slice(0, 40)}"`);
+      const document = stripServerFields(revision.data);
+      const current = await this.repository.findById(rc, schema, id, true);
+      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, true), created: false };
+      const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
+      return { record: await this.createAs(null, rc, namespace, name, document, { id }, { version: next }), created: true };
+    }));
   }
 
   /**
@@ -373,6 +428,18 @@ export class RecordsService {
     return action === 'delete' ? changed : this.validate(schema, changed);
   }
 
+  /** Queues a write's revision and audit entry (`record.restored` for a restore) in its transaction. */
+  private async keep(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, at: string, restored = false): Promise<void> {
+    await this.revisions.add(rc, schema, action, record, at);
+    await this.audit.add(rc, { action: restored ? 'record.restored' : `record.${PAST_TENSE[action]}`, target: `${schema.namespace}.${schema.name}/${record.id}` }, at);
+  }
+
+  /** Queues the revisions and audit entries of many writes of one transaction (core/data/bulk.ts), as multi-row inserts. */
+  async keepMany(rc: RequestContext, schema: CompiledSchema, writes: ReadonlyArray<{ action: RecordAction; record: DataRecord }>, at: string): Promise<void> {
+    await this.revisions.addMany(rc, schema, writes, at);
+    await this.audit.addMany(rc, writes.map((w) => ({ action: `record.${PAST_TENSE[w.action]}`, target: `${schema.namespace}.${schema.name}/${w.record.id}` })), at);
+  }
+
   /** Queues a record's event in the write's transaction; also used by core/data/bulk.ts. */
   async publish(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, previous: DataRecord | null) {
     await this.events.publish(rc, recordEvent(schema, action, record, previous));
@@ -382,6 +449,21 @@ export class RecordsService {
   async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
     await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
   }
+}
+
+/** The paging of a record's revisions (RecordsService.revisionsOf). */
+export interface RevisionQuery {
+  limit?: number;
+  offset?: number;
+  cursor?: string;
+  count?: boolean;
+}
+
+/** A revisions page's cursor: the last version of the page before. */
+function decodeRevisionCursor(cursor: string): number {
+  const match = /^v([1-9][0-9]{0,14})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match) throw InvalidCursor('The cursor is malformed');
+  return Number(match[1]);
 }
 
 /** Whether a stored value meets a FieldChange condition (values of another type never do). */

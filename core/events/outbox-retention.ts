@@ -1,12 +1,10 @@
 import type { Logger } from 'pino';
 import type { Database } from '../db/database.js';
 import type { BackgroundTask } from '../base/background.js';
+import { PeriodicRun } from '../base/periodic-run.js';
 import { OutboxRetentionRepository } from './outbox-retention.repository.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** How often retention runs; the first run comes a minute after start, not during boot. */
-const INTERVAL_MS = 10 * 60 * 1000;
-const FIRST_RUN_MS = 60 * 1000;
 const BATCH = 500;
 
 export interface PruneResult {
@@ -23,29 +21,24 @@ export interface PruneResult {
 export class OutboxRetention implements BackgroundTask {
   readonly name = 'outbox-retention';
   private readonly repository: OutboxRetentionRepository;
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<PruneResult> | null = null;
+  private readonly periodic: PeriodicRun<PruneResult>;
 
   constructor(db: Database, private readonly retentionDays: number, private readonly logger: Logger) {
     this.repository = new OutboxRetentionRepository(db);
+    this.periodic = new PeriodicRun('outbox retention', logger);
   }
 
   start(): void {
-    this.schedule(FIRST_RUN_MS);
+    this.periodic.start(() => this.pruneOnce());
   }
 
-  async stop(): Promise<void> {
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => {});
+  stop(): Promise<void> {
+    return this.periodic.stop();
   }
 
   /** One pass over every tenant; `now` decides the cutoff. */
-  async pruneOnce(now = new Date()): Promise<PruneResult> {
-    this.running ??= this.prune(new Date(now.getTime() - this.retentionDays * DAY_MS).toISOString()).finally(() => {
-      this.running = null;
-    });
-    return this.running;
+  pruneOnce(now = new Date()): Promise<PruneResult> {
+    return this.periodic.once(() => this.prune(new Date(now.getTime() - this.retentionDays * DAY_MS).toISOString()));
   }
 
   private async prune(cutoff: string): Promise<PruneResult> {
@@ -63,16 +56,5 @@ export class OutboxRetention implements BackgroundTask {
     }
     if (result.deliveries || result.events) this.logger.info({ ...result, cutoff }, 'outbox retention');
     return result;
-  }
-
-  private schedule(delayMs: number): void {
-    this.timer = setTimeout(() => {
-      this.pruneOnce()
-        .catch((err) => this.logger.error({ err }, 'outbox retention failed'))
-        .finally(() => {
-          if (this.timer) this.schedule(INTERVAL_MS);
-        });
-    }, delayMs);
-    this.timer.unref();
   }
 }

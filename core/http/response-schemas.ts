@@ -48,6 +48,14 @@ export function pageResponse(item: JsonSchema): JsonSchema {
  */
 export const OFFSET_QUERY = { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 } as const;
 
+/** The paging of a list that is not a record list (revisions, the audit log): limit, offset, cursor, count. */
+export const PAGE_QUERY_PROPERTIES = {
+  limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },
+  offset: OFFSET_QUERY,
+  cursor: { type: 'string', maxLength: 64, description: 'nextCursor of the previous page' },
+  count: { type: 'boolean', description: 'false leaves pagination.total null' },
+} as const;
+
 /** The list query of CONTRACT.md section 3; `filter[field]` and `filter[field][op]` come on top. */
 export const listQuerySchema: JsonSchema = {
   type: 'object',

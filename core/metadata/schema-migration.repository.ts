@@ -1,3 +1,4 @@
+import { actorOf } from '../base/actor.js';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import { PLATFORM_SCOPE, type RegisteredSchema } from './schema-definition.js';
@@ -21,6 +22,9 @@ export interface MigrationRun {
   undoTable: string;
   /** The schema's record table and current version, or null once the schema was deleted. */
   tableName: string | null;
+  /** The schema's namespace and name (its records' revisions), or null once it was deleted. */
+  namespace: string | null;
+  name: string | null;
   version: number | null;
 }
 
@@ -66,9 +70,12 @@ export class SchemaMigrationRepository {
 
   /** Every run registered, with its schema's table and current version. */
   async runs(rc: RequestContext, schemaId?: number): Promise<MigrationRun[]> {
-    type Row = { tenant_id: string; schema_id: number; to_version: number; undo_table: string; table_name: string | null; version: number | null };
+    type Row = {
+      tenant_id: string; schema_id: number; to_version: number; undo_table: string; table_name: string | null; version: number | null;
+      namespace: string | null; name: string | null;
+    };
     const rows = await this.db.sql(rc).rows<Row>(
-      `SELECT r.tenant_id, r.schema_id, r.to_version, r.undo_table, s.table_name, s.version FROM schema_migration_runs r
+      `SELECT r.tenant_id, r.schema_id, r.to_version, r.undo_table, s.table_name, s.version, s.namespace, s.name FROM schema_migration_runs r
         LEFT JOIN schemas s ON s.tenant_id = r.tenant_id AND s.id = r.schema_id${schemaId === undefined ? '' : ' WHERE r.schema_id = ?'}`,
       schemaId === undefined ? [] : [schemaId]);
     return rows.map((r) => ({
@@ -77,6 +84,8 @@ export class SchemaMigrationRepository {
       toVersion: Number(r.to_version),
       undoTable: r.undo_table,
       tableName: r.table_name,
+      namespace: r.namespace,
+      name: r.name,
       version: r.version === null ? null : Number(r.version),
     }));
   }
@@ -125,11 +134,20 @@ export class SchemaMigrationRepository {
    * Restores the next `size` records of the side table after `after` to their previous state, unless a
    * write changed them after the migration; returns the last key restored (null when none was left).
    */
-  async restoreBatch(rc: RequestContext, tableName: string, undoTable: string, after: RecordKey, size: number): Promise<RecordKey | null> {
+  async restoreBatch(rc: RequestContext, target: RestoreTarget, undoTable: string, after: RecordKey, size: number): Promise<RecordKey | null> {
+    const { tableName } = target;
     const conn = this.db.sql(rc);
     const keys = await conn.rows<{ tenant_id: string; id: string }>(
       `SELECT tenant_id, id FROM ${undoTable} WHERE (tenant_id, id) > (?, ?) ORDER BY tenant_id, id LIMIT 1 OFFSET ?`, [...after, size - 1]);
     const upTo: RecordKey | null = keys[0] ? [keys[0].tenant_id, keys[0].id] : null;
+    // The revisions the migration wrote for the records restored here go with it (their versions are written again).
+    if (target.namespace !== null && target.name !== null) {
+      await conn.run(this.db.query.raw(
+        `DELETE FROM record_revisions WHERE (tenant_id, namespace, schema_name, record_id, version) IN (
+          SELECT u.tenant_id, ?, ?, u.id, u.version + 1 FROM ${undoTable} u JOIN ${tableName} r ON r.tenant_id = u.tenant_id AND r.id = u.id
+          WHERE r.version = u.version + 1 AND (u.tenant_id, u.id) > (?, ?)${upTo ? ' AND (u.tenant_id, u.id) <= (?, ?)' : ''})`,
+        [target.namespace, target.name, ...after, ...(upTo ?? [])]));
+    }
     await conn.run(this.db.query.raw(
       `UPDATE ${tableName} SET data = u.data, version = u.version, updated_at = u.updated_at FROM ${undoTable} u
         WHERE ${tableName}.tenant_id = u.tenant_id AND ${tableName}.id = u.id AND ${tableName}.version = u.version + 1
@@ -179,7 +197,23 @@ export class SchemaMigrationRepository {
     const json = this.db.dialect.jsonEdit('data', edit.set, edit.unset);
     await conn.run(this.db.query.raw(`UPDATE ${s.tableName} SET data = ${json.sql}, version = version + 1, updated_at = ? WHERE ${where}`,
       [...json.bindings, edit.now, ...bindings] as any[]));
+    // Each migrated record's revision (CONTRACT.md 16.3), by the actor of the change, in the batch's transaction.
+    const actor = actorOf(rc);
+    const doc = this.db.dialect.jsonText('data');
+    const record = `'{"id":"' || id || '"' || CASE WHEN length(${doc}) > 2 THEN ',' || substr(${doc}, 2, length(${doc}) - 2) ELSE '' END`
+      + ` || ',"createdAt":"' || created_at || '","updatedAt":"' || updated_at || '","version":' || version || '}'`;
+    await conn.run(this.db.query.raw(
+      `INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data)
+        SELECT tenant_id, ?, ?, id, version, 'update', ?, ?, ?, ?, ${record} FROM ${s.tableName} WHERE ${where}`,
+      [s.namespace, s.name, edit.now, actor.type, actor.id, actor.email ?? null, ...bindings] as any[]));
   }
+}
+
+/** The record table a migration restores, and its schema's namespace and name (null once it was deleted). */
+export interface RestoreTarget {
+  tableName: string;
+  namespace: string | null;
+  name: string | null;
 }
 
 /** What a migration does to each record, and the time it stamps. */

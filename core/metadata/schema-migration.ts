@@ -3,7 +3,7 @@ import { Unavailable } from '../base/errors.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from './schema-definition.js';
 import {
-  SchemaMigrationRepository, type Edit, type LateRecord, type MigrationRun, type RecordKey,
+  SchemaMigrationRepository, type Edit, type LateRecord, type MigrationRun, type RecordKey, type RestoreTarget,
 } from './schema-migration.repository.js';
 
 /** Records rewritten per batch: each batch is its own short transaction (SCHEMA_MIGRATE_BATCH). */
@@ -94,7 +94,7 @@ export class SchemaMigrations {
 
   /** The change failed: every migrated record gets its previous state back, then the side table is dropped. */
   async rollBack(rc: RequestContext, m: Migration): Promise<void> {
-    await this.restore(rc, m.schema.tableName, m.undoTable);
+    await this.restore(rc, { tableName: m.schema.tableName, namespace: m.schema.namespace, name: m.schema.name }, m.undoTable);
     await this.finish(rc, m);
   }
 
@@ -117,16 +117,16 @@ export class SchemaMigrations {
   private async settle(rc: RequestContext, run: MigrationRun): Promise<void> {
     if (run.tableName && run.version !== null && run.version < run.toVersion) {
       rc.logger?.warn({ schemaId: run.schemaId, toVersion: run.toVersion }, 'rolling back an unfinished schema migration');
-      await this.restore(rc, run.tableName, run.undoTable);
+      await this.restore(rc, { tableName: run.tableName, namespace: run.namespace, name: run.name }, run.undoTable);
     }
     await this.db.transaction(rc, (rc) => this.repo.finish(rc, run));
   }
 
-  private async restore(rc: RequestContext, tableName: string, undoTable: string): Promise<void> {
+  private async restore(rc: RequestContext, target: RestoreTarget, undoTable: string): Promise<void> {
     let after: RecordKey | null = ['', ''];
     while (after) {
       const from: RecordKey = after;
-      after = await this.db.transaction(rc, (rc) => this.repo.restoreBatch(rc, tableName, undoTable, from, this.batchSize));
+      after = await this.db.transaction(rc, (rc) => this.repo.restoreBatch(rc, target, undoTable, from, this.batchSize));
       await giveWay();
     }
   }
