@@ -47,6 +47,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   addFormats(ajv);
   // Relations (CONTRACT.md 12.2) are annotations to ajv; core/data/relations.ts reads them.
   ajv.addVocabulary(['x-ref', 'x-on-delete']);
+  // Display keywords (CONTRACT.md 3) are annotations too; metadata/display-keywords.ts checks their form.
+  ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-display-field', 'x-list-columns']);
   return ajv;
 }
 
