@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
@@ -121,6 +123,46 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     await page.locator('#priceCents-helper-text').filter({ hasText: 'Enter a number, such as 19.99' }).waitFor();
     const stored = await t.http.get(`/api/v1/data/erp/product/${created.body.data.id}`).set(superadmin(tenant)).expect(200);
     expect(stored.body.data.item.priceCents).to.equal(150);
+  });
+
+  it('gives curl snippets that work pasted into a shell: export TOKEN=... first, headers in double quotes', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
+      namespace: 'shop', name: 'note', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    }).expect(201);
+    await go('/schemas/shop.note/show');
+    const snippet = await page.getByRole('region', { name: 'curl' }).locator('pre').innerText();
+    const lines = snippet.split('\n');
+    expect(lines[0]).to.match(/^export TOKEN="<your token>"/);
+    expect(snippet).to.contain('-H "Authorization: Bearer $TOKEN"').and.not.contain("'Authorization");
+    await checkA11y('schema-show');
+    // Pasted as shown, with the placeholder replaced by a token: the record is created, then listed.
+    const pasted = [`export TOKEN="${TEST_KEY}"`, ...lines.slice(1)].join('\n');
+    // Asynchronously: the app answering curl runs in this process.
+    const { stdout: output } = await promisify(execFile)('bash', ['-c', pasted], { encoding: 'utf8', timeout: 20_000 });
+    const [created, listed] = output.trim().split(/(?<=\})\s*(?=\{)/).map((text) => JSON.parse(text));
+    expect(created.status, output).to.equal('success');
+    expect(created.data.item.text).to.equal('text');
+    expect(listed.data.items.map((r: { text: string }) => r.text)).to.deep.equal(['text']);
+  });
+
+  it('loads /admin without a failed request: the console has its own icon, so no /favicon.ico', async () => {
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    const failed: string[] = [];
+    fresh.on('response', (res) => { if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`); });
+    fresh.on('requestfailed', (req) => failed.push(`failed ${req.url()}`));
+    const favicon: string[] = [];
+    fresh.on('request', (req) => { if (req.url().includes('favicon') || req.url().endsWith('/icon.svg')) favicon.push(req.url()); });
+    await fresh.goto(url('/'));
+    await fresh.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await fresh.waitForLoadState('networkidle');
+    const icon = await fresh.locator('link[rel="icon"]').getAttribute('href');
+    expect(icon).to.equal('/admin/icon.svg');
+    const res = await t.http.get(icon!).expect(200);
+    expect(res.headers['content-type']).to.match(/^image\/svg\+xml/);
+    expect(favicon.filter((u) => u.includes('favicon.ico'))).to.deep.equal([]);
+    expect(failed).to.deep.equal([]);
+    await context.close();
   });
 
   it('has no serious or critical accessibility violations on the screens it changes (axe-core)', () => {
