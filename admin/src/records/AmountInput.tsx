@@ -39,7 +39,6 @@ export function AmountInput({ source, label, kind, id, helperText, validate = []
   useEffect(() => {
     if (typeof field.value === 'string') return;
     if (parseDecimal(text, digits) !== field.value) setText(asText(field.value));
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [field.value, digits]);
   const error = fieldState.invalid ? fieldState.error?.message : undefined;
   return (
