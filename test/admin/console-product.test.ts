@@ -100,7 +100,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     await details.getByText(product.id).waitFor();
     expect(await details.innerText()).to.contain(`Created\n${await localTime(product.createdAt)}`).and.contain('Version\n1');
     expect(await page.locator('form').getByText(product.id).count()).to.equal(0);
-    const inputValues = await page.locator('form input').evaluateAll((inputs) => inputs.map((i) => (i as HTMLInputElement).value));
+    const inputValues = await page.locator('form input').evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
     expect(inputValues).not.to.include(product.id).and.not.to.include(product.createdAt);
     await checkA11y('product-edit');
     await screenshot(page, 'product-edit');
