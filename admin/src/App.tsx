@@ -12,7 +12,7 @@ import { Dashboard } from './layout/Dashboard.js';
 import { Layout } from './layout/Layout.js';
 import { useSession } from './layout/TenantPicker.js';
 import { packRoutes, screenOf } from './packs/pack-screens.js';
-import { RecordList } from './records/Records.js';
+import { displayField, RecordList } from './records/Records.js';
 import { SchemaList } from './schemas/Schemas.js';
 
 // Screens that not every visit needs are loaded on demand (smaller first load): the first screen of a
@@ -55,7 +55,7 @@ function ConsoleUI() {
       <Resource name="connectors" list={Connectors} create={admin ? ConnectorCreate : undefined} show={ConnectorShow} options={{ label: 'Connectors' }} />
       {schemas.map((s) => (
         <Resource
-          key={resourceOf(s)} name={resourceOf(s)} options={{ label: s.title || s.name }}
+          key={resourceOf(s)} name={resourceOf(s)} options={{ label: s.title || s.name }} recordRepresentation={displayField(s)}
           list={RecordList} show={RecordShow}
           edit={editor && !s.sealed ? RecordEdit : undefined} create={editor && !s.sealed ? RecordCreate : undefined}
         />

@@ -49,6 +49,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   ajv.addVocabulary(['x-ref', 'x-on-delete']);
   // A route's own error code for a value that fails its pattern (core/http/route.ts), an annotation to ajv.
   ajv.addVocabulary(['x-error']);
+  // Display keywords (CONTRACT.md 3) are annotations too; metadata/display-keywords.ts checks their form.
+  ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-display-field', 'x-list-columns']);
   return ajv;
 }
 

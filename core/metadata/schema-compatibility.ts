@@ -16,7 +16,8 @@ export function isWidening(old: unknown, next: unknown): boolean {
   return true;
 }
 
-const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly', 'x-on-delete']);
+const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', '$comment', 'deprecated', 'readOnly', 'writeOnly', 'x-on-delete',
+  'x-money', 'x-percent-basis-points', 'x-display-field', 'x-list-columns']);
 const UPPER = new Set(['maxLength', 'maximum', 'exclusiveMaximum', 'maxItems', 'maxProperties']);
 const LOWER = new Set(['minLength', 'minimum', 'exclusiveMinimum', 'minItems', 'minProperties']);
 

@@ -12,6 +12,7 @@ import {
 } from './schema-definition.js';
 import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
+import { checkDisplayKeywords } from './display-keywords.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -298,6 +299,7 @@ export class SchemaRegistry {
       }
     }
     const validate = this.compile(schema);
+    checkDisplayKeywords(schema);
     for (const g of this.guards) g.checkDocument?.(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {

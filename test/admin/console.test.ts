@@ -165,15 +165,15 @@ describe('admin console at /admin (headless Chromium)', function () {
     }
     await go('/shop.product');
     await page.getByText('1-4 of 4').waitFor();
-    await page.getByRole('button', { name: 'priceCents' }).click();
+    await page.getByRole('button', { name: 'Price' }).click();
     await waitUntil('the console', async () => (await page.locator('tbody tr td.column-sku').first().innerText()) === 'MUG-1', 10_000);
     expect(page.url()).to.contain('sort=priceCents');
-    await page.getByRole('button', { name: 'priceCents' }).click();
+    await page.getByRole('button', { name: 'Price' }).click();
     await waitUntil('the console', async () => (await page.locator('tbody tr td.column-sku').first().innerText()) === 'RUG-1', 10_000);
 
     await page.getByRole('button', { name: 'Add filter' }).click();
-    await page.getByRole('menu').getByText('priceCents ≥', { exact: true }).click();
-    await page.getByLabel('priceCents ≥', { exact: true }).fill('4900');
+    await page.getByRole('menu').getByText('Price ≥', { exact: true }).click();
+    await page.getByLabel('Price ≥', { exact: true }).fill('4900');
     await page.getByText('1-3 of 3').waitFor();
     const skus = await page.locator('tbody tr td.column-sku').allInnerTexts();
     expect(skus).to.deep.equal(['RUG-1', 'CHAIR-1', 'LAMP-1']);

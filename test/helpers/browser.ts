@@ -37,3 +37,20 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(dir, { recursive: true });
   await page.screenshot({ path: join(dir, `${name}.png`) });
 }
+
+/**
+ * Waits until the page is at rest (no animation for a quarter of a second: a menu closing or a notification fading
+ * in is half transparent for a moment), so that axe judges what a person sees.
+ */
+export async function waitForRest(page: Page): Promise<void> {
+  const still = async () => (await page.evaluate('document.getAnimations().length')) === 0;
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    if (await still()) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      if (await still()) return;
+    }
+    if (Date.now() > deadline) throw new Error('the page did not come to rest (animations still running after 5 s)');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

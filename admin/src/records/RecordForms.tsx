@@ -1,13 +1,14 @@
 import { useState } from 'react';
 import {
-  Create, DateField, DeleteWithConfirmButton, Edit, SaveButton, Show, SimpleForm, SimpleShowLayout, TextField, Toolbar,
-  useEditContext, useNotify,
+  Create, DeleteWithConfirmButton, Edit, SaveButton, Show, SimpleForm, SimpleShowLayout, Toolbar,
+  useEditContext, useNotify, useRecordContext,
 } from 'react-admin';
-import { Alert, Button } from '@mui/material';
+import { Alert, Box, Button, Typography } from '@mui/material';
 import { useFormContext } from 'react-hook-form';
 import type { SchemaItem } from '../api/schemas.js';
 import { PackPanels } from '../packs/PackPanels.js';
-import { properties, resourceName, title, useSchema } from './Records.js';
+import { formatDateTime } from './cells.js';
+import { displayField, properties, resourceName, title, useSchema } from './Records.js';
 import { fieldFor, inputFor } from './schema-inputs.js';
 
 /** A record's create and edit forms and its page, generated from its JSON Schema (loaded on demand). */
@@ -24,6 +25,32 @@ export function RecordCreate() {
     <Create title={`New ${title(schema)}`} redirect="list" mutationMode="pessimistic">
       <SimpleForm><RecordInputs schema={schema} /></SimpleForm>
     </Create>
+  );
+}
+
+/** The page's title: the schema's and the record's display field (`x-display-field`), "Product: Oak desk". */
+function RecordTitle({ schema }: { schema: SchemaItem }) {
+  const record = useRecordContext();
+  const field = displayField(schema);
+  const shown = field && record ? record[field] : undefined;
+  return <>{shown !== undefined && shown !== null && shown !== '' ? `${title(schema)}: ${String(shown)}` : title(schema)}</>;
+}
+
+/** The server's fields (id, version, times), quiet beside the form rather than at its top. */
+function ServerFields() {
+  const record = useRecordContext();
+  if (!record) return null;
+  const rows: Array<[string, string]> = [
+    ['ID', String(record.id)], ['Version', String(record.version ?? '')],
+    ['Created', formatDateTime(record.createdAt)], ['Updated', formatDateTime(record.updatedAt)],
+  ];
+  return (
+    <Box component="aside" aria-label="Record details" data-testid="server-fields" sx={{ width: 260, flexShrink: 0, ml: 2, mt: 1, p: 2, border: 1, borderColor: 'divider', borderRadius: 1, alignSelf: 'flex-start' }}>
+      <Typography variant="subtitle2" component="h2" sx={{ mb: 1 }}>Record details</Typography>
+      <Box component="dl" sx={{ m: 0, '& dt': { typography: 'caption', color: 'text.secondary' }, '& dd': { typography: 'body2', m: 0, mb: 1, wordBreak: 'break-all' } }}>
+        {rows.map(([label, value]) => <div key={label}><dt>{label}</dt><dd>{value}</dd></div>)}
+      </Box>
+    </Box>
   );
 }
 
@@ -53,7 +80,7 @@ export function RecordEdit() {
   if (!schema) return null;
   return (
     <Edit
-      title={title(schema)} mutationMode="pessimistic" redirect="list"
+      title={<RecordTitle schema={schema} />} aside={<ServerFields />} mutationMode="pessimistic" redirect="list"
       mutationOptions={{
         onError: (error: any) => {
           if (error?.status === 412) setConflict(true);
@@ -63,8 +90,6 @@ export function RecordEdit() {
     >
       <SimpleForm toolbar={<Toolbar><SaveButton /><DeleteWithConfirmButton sx={{ ml: 'auto' }} /></Toolbar>}>
         {conflict && <ConflictNotice onReloaded={() => setConflict(false)} />}
-        <TextField source="id" label="Id" />
-        <TextField source="version" label="Version" />
         <RecordInputs schema={schema} />
       </SimpleForm>
       <PackPanels resource={resourceName(schema)} on="edit" />
@@ -76,13 +101,9 @@ export function RecordShow() {
   const schema = useSchema();
   if (!schema) return null;
   return (
-    <Show title={title(schema)}>
+    <Show title={<RecordTitle schema={schema} />} aside={<ServerFields />}>
       <SimpleShowLayout>
-        <TextField source="id" />
         {Object.entries(properties(schema)).map(([name, s]) => fieldFor(name, s))}
-        <DateField source="createdAt" showTime />
-        <DateField source="updatedAt" showTime />
-        <TextField source="version" />
       </SimpleShowLayout>
       <PackPanels resource={resourceName(schema)} on="show" />
     </Show>

@@ -3,10 +3,10 @@ import { CreateButton, DataTable, ExportButton, FilterButton, List, TopToolbar, 
 import { Button, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import { Link } from 'react-router-dom';
-import { findSchema, type SchemaItem } from '../api/schemas.js';
+import { findSchema, type JsonSchema, type SchemaItem } from '../api/schemas.js';
 import { session } from '../api/session.js';
 import { allowed, listActionsFor } from '../packs/pack-screens.js';
-import { cellFor, filtersFor, formatDateTime } from './cells.js';
+import { cellFor, filtersFor } from './cells.js';
 import { isScalar, labelOf } from './json-schema.js';
 import { FIRST_PAGE } from './list-defaults.js';
 import { IndexAdvice } from './IndexAdvice.js';
@@ -30,16 +30,35 @@ export const title = (s: SchemaItem) => s.title || `${s.namespace}.${s.name}`;
  * shared Intl formatters, no field component, no styled wrapper per cell), made once per schema.
  */
 const RecordColumns = memo(function RecordColumns({ schema }: { schema: SchemaItem }) {
-  return (
-    <>
-      {Object.entries(properties(schema)).filter(([, s]) => isScalar(s)).slice(0, 8).map(([name, s]) => (
-        <DataTable.Col key={name} source={name} label={labelOf(name, s)} render={cellFor(name, s)} />
-      ))}
-      <DataTable.Col source="createdAt" label="Created" render={createdCell} />
-    </>
-  );
+  return <>{listColumns(schema).map(([name, s]) => <DataTable.Col key={name} source={name} label={labelOf(name, s)} render={cellFor(name, s)} />)}</>;
 });
-const createdCell = (record: { createdAt?: string }) => formatDateTime(record.createdAt);
+
+/** The server's fields as JSON Schema, for their cells and labels. */
+const SERVER_FIELD_SCHEMAS: Record<string, JsonSchema> = {
+  id: { type: 'string' }, createdAt: { type: 'string', format: 'date-time' }, updatedAt: { type: 'string', format: 'date-time' }, version: { type: 'integer' },
+};
+
+/**
+ * The default columns: the schema's `x-list-columns` (CONTRACT 3), else its first eight scalar properties and
+ * the creation time.
+ */
+export function listColumns(schema: SchemaItem): Array<[string, JsonSchema]> {
+  const props = properties(schema);
+  const declared = schema.schema['x-list-columns'];
+  if (Array.isArray(declared) && declared.length) {
+    return declared.filter((n): n is string => typeof n === 'string' && Boolean(props[n] ?? SERVER_FIELD_SCHEMAS[n]))
+      .map((n) => [n, props[n] ?? SERVER_FIELD_SCHEMAS[n]]);
+  }
+  return [...Object.entries(props).filter(([, s]) => isScalar(s)).slice(0, 8), ['createdAt', SERVER_FIELD_SCHEMAS.createdAt]];
+}
+
+/** The property that stands for a record (`x-display-field`), else a `title`, `name` or `sku` it has. */
+export function displayField(schema: SchemaItem): string | undefined {
+  const props = properties(schema);
+  const declared = schema.schema['x-display-field'];
+  if (typeof declared === 'string' && props[declared]) return declared;
+  return ['title', 'name', 'subject', 'sku', 'number'].find((n) => props[n]);
+}
 
 export function RecordList() {
   const schema = useSchema();

@@ -1,7 +1,9 @@
 import type { ReactElement } from 'react';
 import { NumberInput, SelectArrayInput, SelectInput, TextInput } from 'react-admin';
 import type { JsonSchema } from '../api/schemas.js';
-import { choices, isScalar, labelOf, typeOf } from './json-schema.js';
+import { formatBasisPoints, formatMoney } from './amounts.js';
+import { AmountInput } from './AmountInput.js';
+import { choices, isBasisPoints, isMoney, isScalar, labelOf, typeOf } from './json-schema.js';
 
 /**
  * What a records table needs from a JSON Schema: the text of its cells and its filters. Kept apart from the
@@ -25,6 +27,8 @@ const formatDate = formatWith(dates);
  */
 export function cellFor(name: string, s: JsonSchema): (record: Record<string, unknown>) => string {
   const type = typeOf(s);
+  if (isMoney(s)) return (r) => formatMoney(r[name], r.currency);
+  if (isBasisPoints(s)) return (r) => formatBasisPoints(r[name]);
   if (type === 'boolean') return (r) => (r[name] === true ? 'yes' : r[name] === false ? 'no' : '');
   if (type === 'integer' || type === 'number') return (r) => (typeof r[name] === 'number' ? numbers.format(r[name] as number) : '');
   if (type === 'string' && s.format === 'date-time') return (r) => formatDateTime(r[name]);
@@ -59,6 +63,11 @@ export function filtersFor(properties: Record<string, JsonSchema>): ReactElement
       filters.push(<SelectArrayInput key={`${name}|in`} source={`${name}|in`} label={at('in')} choices={choices(s.enum)} />);
     } else if (type === 'boolean') {
       filters.push(<SelectInput key={name} source={name} label={label} choices={[{ id: 'true', name: 'yes' }, { id: 'false', name: 'no' }]} />);
+    } else if (isMoney(s) || isBasisPoints(s)) {
+      // Filters have no record: money in the default currency's units (the stored value is cents either way).
+      const kind = isMoney(s) ? 'money' : 'percent';
+      filters.push(<AmountInput key={name} source={name} label={label} kind={kind} />);
+      for (const op of ['gte', 'lte', 'gt', 'lt', 'ne']) filters.push(<AmountInput key={`${name}|${op}`} source={`${name}|${op}`} label={at(op)} kind={kind} />);
     } else if (type === 'integer' || type === 'number') {
       filters.push(<NumberInput key={name} source={name} label={label} />);
       for (const op of ['gte', 'lte', 'gt', 'lt', 'ne']) filters.push(<NumberInput key={`${name}|${op}`} source={`${name}|${op}`} label={at(op)} />);

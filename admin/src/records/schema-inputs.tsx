@@ -6,8 +6,10 @@ import {
 import { Box, Typography } from '@mui/material';
 import type { JsonSchema } from '../api/schemas.js';
 import { inputFor as packInputFor } from '../packs/pack-screens.js';
+import { formatBasisPoints, formatMoney } from './amounts.js';
+import { AmountInput } from './AmountInput.js';
 import { summary } from './cells.js';
-import { choices, isScalar, labelOf, typeOf } from './json-schema.js';
+import { choices, isBasisPoints, isMoney, isScalar, labelOf, typeOf } from './json-schema.js';
 
 /**
  * JSON Schema → react-admin fields, inputs and filters: a small mapping, not a form engine. The form only
@@ -26,6 +28,9 @@ export function inputFor(name: string, s: JsonSchema, ns: string, source = name,
   const common = { key: source || name, source, label, ...(inIterator ? {} : { id: source }), validate, helperText: s.description ?? false, ...(s.default !== undefined && s.default !== '' ? { defaultValue: s.default } : {}) };
   const type = typeOf(s);
   if (s.enum) return <SelectInput {...common} choices={choices(s.enum)} emptyText="(none)" />;
+  if (type === 'integer' && (isMoney(s) || isBasisPoints(s))) {
+    return <AmountInput {...common} helperText={s.description} kind={isMoney(s) ? 'money' : 'percent'} />;
+  }
   if (type === 'boolean') return <BooleanInput {...common} />;
   if (type === 'integer' || type === 'number') return <NumberInput {...common} step={type === 'integer' ? 1 : 'any'} />;
   if (type === 'string') {
@@ -78,6 +83,8 @@ export function inputFor(name: string, s: JsonSchema, ns: string, source = name,
 export function fieldFor(name: string, s: JsonSchema): ReactElement {
   const label = labelOf(name, s);
   const type = typeOf(s);
+  if (isMoney(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatMoney(r[name], r.currency)} />;
+  if (isBasisPoints(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatBasisPoints(r[name])} />;
   if (type === 'boolean') return <BooleanField key={name} source={name} label={label} />;
   if (type === 'integer' || type === 'number') return <NumberField key={name} source={name} label={label} />;
   if (type === 'string' && (s.format === 'date-time' || s.format === 'date')) return <DateField key={name} source={name} label={label} showTime={s.format === 'date-time'} />;

@@ -30,10 +30,12 @@ function SchemaDetails() {
         {' · '}<Link href={`/admin/${s.namespace}.${s.name}`}>Records</Link>
       </Typography>
       <Code label="TypeScript type">{typeScriptOf(type, s.schema)}</Code>
+      {/* Pasted into a shell as shown: the headers in double quotes so that $TOKEN expands, the body in single quotes. */}
       <Code label="curl">{[
-        `curl -s -X POST ${path} -H 'Authorization: Bearer $TOKEN' -H 'X-Tenant-Id: ${tenant}' \\`,
-        `  -H 'Content-Type: application/json' -d '${JSON.stringify(example)}'`,
-        `curl -s -g '${path}?sort=-createdAt&limit=20' -H 'Authorization: Bearer $TOKEN' -H 'X-Tenant-Id: ${tenant}'`,
+        `export TOKEN="<your token>"  # e.g. from: npm run token -- --tenant ${tenant} --role admin`,
+        `curl -s -X POST "${path}" -H "Authorization: Bearer $TOKEN" -H "X-Tenant-Id: ${tenant}" \\`,
+        `  -H "Content-Type: application/json" -d '${JSON.stringify(example).replaceAll("'", "'\\''")}'`,
+        `curl -s -g "${path}?sort=-createdAt&limit=20" -H "Authorization: Bearer $TOKEN" -H "X-Tenant-Id: ${tenant}"`,
       ].join('\n')}</Code>
       <Code label="fetch">{[
         `const headers = { Authorization: \`Bearer \${token}\`, 'X-Tenant-Id': '${tenant}', 'Content-Type': 'application/json' };`,

@@ -1,0 +1,173 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
+import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { TEST_KEY, superadmin } from '../helpers/tokens.js';
+import { waitUntil } from '../helpers/wait.js';
+
+/**
+ * The console as a product (issue 32), in headless Chromium against the real app on TEST_DB's engine: labels and
+ * formats from the schemas' metadata (titles, x-money, x-percent-basis-points, dates in the user's locale, the
+ * server's fields beside the form), asserted as a person sees them.
+ */
+describe('admin console: labels, formats and errors from metadata (headless Chromium)', function () {
+  this.timeout(120_000);
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let tenant: string;
+  const violations: Record<string, string[]> = {};
+
+  const url = (path: string) => `${t.baseUrl}/admin${path}`;
+  const go = async (path: string) => {
+    await page.goto(url(path));
+    await page.waitForLoadState('networkidle');
+  };
+  const checkA11y = async (screen: string) => {
+    await waitForRest(page);
+    violations[screen] = await seriousViolations(page);
+  };
+  /** What the user's locale makes of a time, as the console formats it. */
+  const localTime = (iso: string) =>
+    page.evaluate((at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' }).format(new Date(at)), iso);
+
+  before(async function () {
+    this.timeout(180_000);
+    ensureConsoleBuilt();
+    t = await startTestApp();
+    tenant = await createTenant(t, 'product');
+    browser = await launchBrowser();
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    page.setDefaultTimeout(20_000);
+    await go('/');
+    await page.locator('#token').fill(TEST_KEY);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.locator('#tenant-picker').fill(tenant);
+    await page.locator('#tenant-picker').press('Enter');
+    await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) await screenshot(page, `product-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('labels columns by title, shows prices as money and rates as percent, and filters by an amount', async () => {
+    for (const [sku, name, priceCents] of [['LAMP-1', 'Desk lamp', 1999], ['DESK-1', 'Oak desk', 24900]] as const) {
+      await t.http.post('/api/v1/erp/products').set(superadmin(tenant)).send({ sku, name, priceCents, physicalStock: 3 }).expect(201);
+    }
+    await go('/erp.product');
+    const headers = await page.getByRole('columnheader').allInnerTexts();
+    // x-list-columns picks the columns, titles label them: no raw field names.
+    expect(headers.map((h) => h.trim()).filter(Boolean)).to.deep.equal(['SKU', 'Name', 'Price', 'Stock', 'Tax rate', 'Status']);
+    const lamp = page.getByRole('row').filter({ hasText: 'LAMP-1' });
+    await lamp.getByRole('cell', { name: '€19.99', exact: true }).waitFor();
+    await lamp.getByRole('cell', { name: '19%', exact: true }).waitFor();
+    await page.getByRole('row').filter({ hasText: 'DESK-1' }).getByRole('cell', { name: '€249.00', exact: true }).waitFor();
+    await checkA11y('product-list');
+    await screenshot(page, 'product-list');
+
+    // A filter typed as money: Price ≥ 20 (€) asks for priceCents ≥ 2000.
+    await page.getByRole('button', { name: 'Add filter' }).click();
+    await page.getByRole('menu').getByText('Price ≥', { exact: true }).click();
+    await page.getByLabel('Price ≥', { exact: true }).fill('20');
+    await waitUntil('the filtered table', async () => (await page.getByRole('row').filter({ hasText: 'LAMP-1' }).count()) === 0, 10_000);
+    await page.getByRole('row').filter({ hasText: 'DESK-1' }).waitFor();
+    expect(decodeURIComponent(page.url())).to.contain('"priceCents|gte":2000');
+  });
+
+  it('edits a price as money (19.99 stored as 1999) with its help text, the server\'s fields quiet beside the form', async () => {
+    const created = await t.http.post('/api/v1/erp/products').set(superadmin(tenant))
+      .send({ sku: 'MUG-1', name: 'Blue mug', priceCents: 1250, physicalStock: 1 }).expect(201);
+    const product = created.body.data;
+    await go(`/erp.product/${product.id}`);
+    // The title names the record by its display field.
+    await page.getByText('Product: Blue mug').first().waitFor();
+    // Required: its label reads "Price *".
+    const price = page.getByRole('textbox', { name: /^Price\b/ });
+    expect(await price.inputValue()).to.equal('12.50');
+    await page.locator('#priceCents-helper-text').filter({ hasText: 'Net of VAT' }).waitFor();
+    expect(await page.getByLabel('Tax rate', { exact: true }).inputValue()).to.equal('19');
+    // The server's fields: in the side panel, with the creation time in the user's locale, not as form inputs.
+    const details = page.getByRole('complementary', { name: 'Record details' });
+    await details.getByText(product.id).waitFor();
+    await details.getByText(product.id).waitFor();
+    expect(await details.innerText()).to.contain(`Created\n${await localTime(product.createdAt)}`).and.contain('Version\n1');
+    expect(await page.locator('form').getByText(product.id).count()).to.equal(0);
+    const inputValues = await page.locator('form input').evaluateAll((inputs) => inputs.map((i) => (i as unknown as { value: string }).value));
+    expect(inputValues).not.to.include(product.id).and.not.to.include(product.createdAt);
+    await checkA11y('product-edit');
+    await screenshot(page, 'product-edit');
+
+    await price.fill('19.99');
+    await page.getByLabel('Tax rate', { exact: true }).fill('7');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(url('/erp.product'));
+    const saved = await t.http.get(`/api/v1/data/erp/product/${product.id}`).set(superadmin(tenant)).expect(200);
+    expect(saved.body.data.item).to.include({ priceCents: 1999, taxRateBasisPoints: 700 });
+    await page.getByRole('row').filter({ hasText: 'MUG-1' }).getByRole('cell', { name: '7%', exact: true }).waitFor();
+  });
+
+  it('refuses an amount that is not a number at its field, before asking the server', async () => {
+    const created = await t.http.post('/api/v1/erp/products').set(superadmin(tenant))
+      .send({ sku: 'PEN-1', name: 'Pen', priceCents: 150 }).expect(201);
+    await go(`/erp.product/${created.body.data.id}`);
+    await page.getByRole('textbox', { name: /^Price\b/ }).fill('twelve');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#priceCents-helper-text').filter({ hasText: 'Enter a number, such as 19.99' }).waitFor();
+    const stored = await t.http.get(`/api/v1/data/erp/product/${created.body.data.id}`).set(superadmin(tenant)).expect(200);
+    expect(stored.body.data.item.priceCents).to.equal(150);
+  });
+
+  it('gives curl snippets that work pasted into a shell: export TOKEN=... first, headers in double quotes', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
+      namespace: 'shop', name: 'note', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
+    }).expect(201);
+    await go('/schemas/shop.note/show');
+    const snippet = await page.getByRole('region', { name: 'curl' }).locator('pre').innerText();
+    const lines = snippet.split('\n');
+    expect(lines[0]).to.match(/^export TOKEN="<your token>"/);
+    expect(snippet).to.contain('-H "Authorization: Bearer $TOKEN"').and.not.contain("'Authorization");
+    await checkA11y('schema-show');
+    // Pasted as shown, with the placeholder replaced by a token: the record is created, then listed.
+    const pasted = [`export TOKEN="${TEST_KEY}"`, ...lines.slice(1)].join('\n');
+    // Asynchronously: the app answering curl runs in this process.
+    const { stdout: output } = await promisify(execFile)('bash', ['-c', pasted], { encoding: 'utf8', timeout: 20_000 });
+    const [created, listed] = output.trim().split(/(?<=\})\s*(?=\{)/).map((text) => JSON.parse(text));
+    expect(created.status, output).to.equal('success');
+    expect(created.data.item.text).to.equal('text');
+    expect(listed.data.items.map((r: { text: string }) => r.text)).to.deep.equal(['text']);
+  });
+
+  it('loads /admin without a failed request: the console has its own icon, so no /favicon.ico', async () => {
+    const context = await browser.newContext();
+    const fresh = await context.newPage();
+    const failed: string[] = [];
+    fresh.on('response', (res) => { if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`); });
+    fresh.on('requestfailed', (req) => failed.push(`failed ${req.url()}`));
+    const favicon: string[] = [];
+    fresh.on('request', (req) => { if (req.url().includes('favicon') || req.url().endsWith('/icon.svg')) favicon.push(req.url()); });
+    await fresh.goto(url('/'));
+    await fresh.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    await fresh.waitForLoadState('networkidle');
+    const icon = await fresh.locator('link[rel="icon"]').getAttribute('href');
+    expect(icon).to.equal('/admin/icon.svg');
+    const res = await t.http.get(icon!).expect(200);
+    expect(res.headers['content-type']).to.match(/^image\/svg\+xml/);
+    expect(favicon.filter((u) => u.includes('favicon.ico'))).to.deep.equal([]);
+    expect(failed).to.deep.equal([]);
+    await context.close();
+  });
+
+  it('has no serious or critical accessibility violations on the screens it changes (axe-core)', () => {
+    expect(Object.keys(violations)).to.have.length.greaterThan(1);
+    const found = Object.entries(violations).filter(([, v]) => v.length).map(([screen, v]) => `${screen}: ${v.join('; ')}`);
+    expect(found).to.deep.equal([]);
+  });
+});
