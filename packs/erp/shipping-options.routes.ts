@@ -1,4 +1,4 @@
-import { listQuerySchema, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { listQueryOf, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import optionDefinition from '../../schemas/erp/shipping_option.schema.json' with { type: 'json' };
 
 export const shippingOptionResponse = recordResponse(optionDefinition);
@@ -33,7 +33,7 @@ export function shippingOptionsRoutes(router: PackRouter, pack: PackContext): vo
 
   router.get('/erp/shipping-options', {
     summary: 'List shipping options (filter[active]=true, filter[currency]=EUR, limit, offset, cursor, sort)',
-    tags, auth: 'tenant', query: listQuerySchema, response: pageResponse(shippingOptionResponse),
+    tags, auth: 'tenant', query: listQueryOf(shippingOptionResponse), response: pageResponse(shippingOptionResponse),
     errors: ['invalid_filter', 'invalid_cursor'],
   }, async (ctx) => options.list(ctx.state.rc, queryFromString(ctx.query)));
 
