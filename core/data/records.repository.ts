@@ -247,17 +247,19 @@ export class RecordsRepository {
   /** Writes a new version if the stored one is still `version`; false when another write came first. */
   async update(rc: RequestContext, schema: CompiledSchema, id: string, version: number, data: Record<string, unknown>, now: string): Promise<boolean> {
     this.touch(schema.tableName);
-    const changed = await this.db.sql(rc).run(this.db.query(schema.tableName)
-      .where({ tenant_id: rc.tenantId!, id, version })
-      .update({ data: this.db.dialect.toJson(data), version: version + 1, updated_at: now }));
-    return changed === 1;
+    // A prepared statement (knex would prepare it anew on each call); RETURNING tells whether it wrote.
+    const changed = await this.db.sql(rc).rows(
+      `UPDATE ${schema.tableName} SET data = ?, version = ?, updated_at = ? WHERE tenant_id = ? AND id = ? AND version = ? RETURNING version`,
+      [this.db.dialect.toJson(data), version + 1, now, rc.tenantId!, id, version]);
+    return changed.length === 1;
   }
 
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
     this.touch(schema.tableName);
-    const deleted = await this.db.sql(rc).run(this.db.query(schema.tableName).where({ tenant_id: rc.tenantId!, id, version }).delete());
-    if (deleted === 1) await this.totals.add(rc, schema.id, -1);
-    return deleted === 1;
+    const deleted = (await this.db.sql(rc).rows(
+      `DELETE FROM ${schema.tableName} WHERE tenant_id = ? AND id = ? AND version = ? RETURNING version`, [rc.tenantId!, id, version])).length === 1;
+    if (deleted) await this.totals.add(rc, schema.id, -1);
+    return deleted;
   }
 
   /**
