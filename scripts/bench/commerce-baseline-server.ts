@@ -11,12 +11,16 @@ import { serveComparator } from './harness.js';
 /**
  * The hand-written commerce comparator: the same order transaction and the same storefront read as the ERP
  * pack, on the same record tables, straight on better-sqlite3 or pg, no framework beyond Koa. No auth: the
- * tenant comes from X-Tenant-Id. Env: BENCH_DATABASE_URL, PORT, PRODUCT_TABLE, ORDER_TABLE.
+ * tenant comes from X-Tenant-Id. Env: BENCH_DATABASE_URL, PORT, PRODUCT_TABLE, ORDER_TABLE, ORDER_SCHEMA_IDS
+ * (JSON: tenant id → its order schema's id).
  *
  *   POST /orders          validate, read the products, then one transaction: per line (in id order) a
  *                         conditional stock UPDATE ... RETURNING, its movement, the order number, the order
  *                         row, and the outbox rows (order created; per product updated and inventory updated),
- *                         each with its fan-out to the tenant's connectors
+ *                         each with its fan-out to the tenant's connectors; as the contract asks of every record
+ *                         write (16.3, 16.4), a revision and an audit entry per product and for the order, the
+ *                         co-purchase pairs and the order schema's record counter
+ *                         (one shared row on SQLite, a row of its own on PostgreSQL, as the service keeps them)
  *   GET /products/:sku    the active product by sku, gross price, ETag, 304 on If-None-Match
  */
 const URL_ = process.env.BENCH_DATABASE_URL!;
@@ -106,6 +110,10 @@ const FANOUT = `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id
   AND EXISTS (SELECT 1 FROM ${sqlite ? 'json_each(c.events) AS p' : 'jsonb_array_elements_text(c.events) AS p(value)'}
     WHERE p.value = '*' OR p.value = CAST(? AS TEXT)
       OR (substr(p.value, length(p.value) - 1) = '.*' AND substr(CAST(? AS TEXT), 1, length(p.value) - 1) = substr(p.value, 1, length(p.value) - 1)))`;
+const REVISION = 'INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const AUDIT = 'INSERT INTO audit_log (tenant_id, id, at, actor_type, actor_id, actor_email, action, target, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+// Each tenant's order schema id, for its record counter.
+const ORDER_SCHEMA_IDS = JSON.parse(process.env.ORDER_SCHEMA_IDS ?? '{}') as Record<string, number>;
 const parse = (data: unknown) => (typeof data === 'string' ? JSON.parse(data) : data) as Record<string, unknown>;
 const half = (n: bigint, bp: bigint) => (n * bp + 5_000n) / 10_000n;
 
@@ -125,6 +133,8 @@ app.use(async (ctx) => {
       if (!p || p.status !== 'active' || p.priceCents !== item.unitPrice) ctx.throw(409);
     }
     const orderId = uuidv7();
+    const orderSchemaId = ORDER_SCHEMA_IDS[tenantId];
+    const requestId = ctx.get('X-Request-Id') || uuidv7();
     const order = await engine.tx(async (q) => {
       const now = new Date().toISOString();
       const taken = new Map<string, Product>();
@@ -140,6 +150,8 @@ app.use(async (ctx) => {
         taken.set(p.id, p);
         await q(`INSERT INTO erp_stock_movements (tenant_id, id, product_id, delta, reason, order_id, note, stock_after, created_at) VALUES (?, ?, ?, ?, 'order', ?, NULL, ?, ?)`,
           [tenantId, uuidv7(), p.id, -line.quantity, orderId, p.physicalStock, now]);
+        await q(REVISION, [tenantId, 'erp', 'product', p.id, p.version, 'update', now, 'user', 'bench-user', null, JSON.stringify({ ...p, createdAt: rows[0].created_at, updatedAt: now })]);
+        await q(AUDIT, [tenantId, uuidv7(), now, 'user', 'bench-user', null, 'record.updated', `erp.product/${p.id}`, requestId]);
         events.push(['erp.product.updated', { namespace: 'erp', schema: 'product', id: p.id, record: { ...p, createdAt: rows[0].created_at, updatedAt: now }, previous: { ...p, physicalStock: p.physicalStock + line.quantity, version: p.version - 1 } }]);
         events.push(['erp.inventory.updated', { productId: p.id, number: p.number, sku: p.sku, physicalStock: p.physicalStock, priceCents: p.priceCents, currency: p.currency, taxRateBasisPoints: p.taxRateBasisPoints, status: p.status, version: p.version }]);
       }
@@ -158,6 +170,15 @@ app.use(async (ctx) => {
       const data = { number: Number(value), status: 'placed', clientId: body.clientId, customerRef: null, paymentMethod: body.paymentMethod, currency: 'EUR', couponCode: null, items, subtotalCents: sum('netCents'), discountCents: 0, taxCents: sum('taxCents'), totalCents: sum('totalCents') };
       await q(`INSERT INTO ${ORDERS} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`, [tenantId, orderId, JSON.stringify(data), now, now]);
       const record = { id: orderId, ...data, createdAt: now, updatedAt: now, version: 1 };
+      await q(REVISION, [tenantId, 'erp', 'order', orderId, 1, 'create', now, 'user', 'bench-user', null, JSON.stringify(record)]);
+      await q(AUDIT, [tenantId, uuidv7(), now, 'user', 'bench-user', null, 'record.created', `erp.order/${orderId}`, requestId]);
+      const ids = [...taken.keys()];
+      const pairs = ids.flatMap((a) => ids.map((b) => [tenantId, a, b, 1]));
+      await q(`INSERT INTO erp_co_purchases (tenant_id, product_id, other_id, orders) VALUES ${pairs.map(() => '(?, ?, ?, ?)').join(', ')} `
+        + 'ON CONFLICT (tenant_id, product_id, other_id) DO UPDATE SET orders = erp_co_purchases.orders + 1', pairs.flat());
+      await q(sqlite
+        ? 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n'
+        : 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)', [tenantId, orderSchemaId, sqlite ? '' : uuidv7()]);
       events.unshift(['erp.order.created', { namespace: 'erp', schema: 'order', id: orderId, record, previous: null }]);
       for (const [name, payload] of events) {
         const eventId = uuidv7();

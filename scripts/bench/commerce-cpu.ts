@@ -73,7 +73,7 @@ try {
     const bus = median(rounds.map((r) => r.b.us));
     const kus = median(rounds.map((r) => r.k.us));
     const ratios = rounds.map((r) => (r.b.us / r.k.us).toFixed(2)).join(' ');
-    console.log(`  ${name.padEnd(6)} twin ${bus.toFixed(0).padStart(5)} µs (${median(rounds.map((r) => r.b.rps)).toFixed(0)} req/s)   `
+    console.log(`  ${name.padEnd(6)} twin ${bus.toFixed(0).padStart(5)} µs (non-2xx+errors ${rounds[0]!.b.bad}) (${median(rounds.map((r) => r.b.rps)).toFixed(0)} req/s)   `
       + `service ${kus.toFixed(0).padStart(5)} µs (${median(rounds.map((r) => r.k.rps)).toFixed(0)} req/s, non-2xx+errors ${rounds[0]!.k.bad})   `
       + `twin/service ${(bus / kus).toFixed(2)} (rounds: ${ratios})`);
   }

@@ -8,9 +8,9 @@ import { baselineTables, startCommerce } from './commerce.js';
 import { freePort, makeDatabase, ROOT, serviceEnv, startNodeFlags, stopProcess } from './harness.js';
 
 /**
- * npm run bench:instructions -- [--scenarios 304,read] [--products 100000] [--requests 10000] [--warm-up 30000] [--sides service,twin]
+ * npm run bench:instructions -- [--scenarios 304,read,order] [--products 100000] [--requests 10000] [--warm-up 30000] [--sides service,twin]
  *
- * The SQLite storefront read (and its 304) of `npm run bench`, measured by the instructions each server
+ * The SQLite storefront read (and its 304) and the 3-line order of `npm run bench`, measured by the instructions each server
  * process runs per request under valgrind's callgrind: the same count for the same build and inputs, whatever
  * else the machine is doing, so a change of a few per cent shows, where CPU time and requests per second move
  * by more than that between runs. It counts what runs in the process (JavaScript, V8, libuv, SQLite), not the
@@ -18,8 +18,9 @@ import { freePort, makeDatabase, ROOT, serviceEnv, startNodeFlags, stopProcess }
  *
  * Each side (the service, the hand-written twin) runs under callgrind with V8 on one thread (`--single-threaded`:
  * no compiler or GC threads, so their work is counted where it happens), gets `--warm-up` requests without
- * instrumentation, then 5,000 whose count is dropped (compilation that the warm-up started), then `--requests`
- * counted ones, at 4 connections. Needs valgrind (on every machine of this workplace; `apt-get install valgrind`).
+ * instrumentation, then 5,000 (at most `--warm-up`) whose count is dropped (compilation that the warm-up started),
+ * then `--requests` counted ones, at 4 connections. Orders are some fifty times slower under callgrind than
+ * reads: give them fewer (`--scenarios order --warm-up 3000 --requests 1000`). Needs valgrind (on every machine of this workplace; `apt-get install valgrind`).
  */
 const { values: args } = parseArgs({
   options: {
@@ -52,15 +53,17 @@ try {
       const service = side === 'service';
       const port = await freePort();
       const base = `http://127.0.0.1:${port}`;
-      const url = base + storePath(service ? commerce.kStore : commerce.bStore);
+      const order = scenario === 'order';
+      const url = order ? `${base}${service ? '/api/v1/erp/orders' : '/orders'}` : base + storePath(service ? commerce.kStore : commerce.bStore);
       const env = {
         ...serviceEnv(db.url, port), ...(service ? {} : { BENCH_DATABASE_URL: db.url, ...baselineTables(commerce.tables) }),
         // callgrind_control finds the process by files named after the user and host (HOST is the service's listen
         // address) in TMPDIR.
         USER: 'bench', TMPDIR: work,
       };
+      const headers = { ...(service ? {} : commerce.bh), ...(order ? { ...commerce.json, ...(service ? { Authorization: `Bearer ${commerce.token}` } : {}) } : {}) };
       counts[side] = await measure(service ? 'dist/core/main.js' : 'dist/scripts/bench/commerce-baseline-server.js', env, base, url,
-        { ...(service ? {} : commerce.bh) }, scenario === '304', join(work, `${side}-${scenario}.out`));
+        headers, scenario === '304' ? 'conditional' : order ? { body: commerce.order } : 'plain', join(work, `${side}-${scenario}.out`));
       console.log(`  ${scenario.padEnd(5)} ${side.padEnd(8)} ${Math.round(counts[side]!).toLocaleString('en-US').padStart(9)} instructions per request`);
     }
     if (counts.service && counts.twin) console.log(`  ${scenario.padEnd(5)} twin/service ${(counts.twin / counts.service).toFixed(3)}`);
@@ -71,7 +74,7 @@ try {
 }
 
 /** Instructions per request of one server under callgrind (see the header). */
-async function measure(script: string, env: Record<string, string>, base: string, url: string, headers: Record<string, string>, conditional: boolean, out: string): Promise<number> {
+async function measure(script: string, env: Record<string, string>, base: string, url: string, headers: Record<string, string>, kind: 'plain' | 'conditional' | { body: string }, out: string): Promise<number> {
   const child = spawn('valgrind', [
     '--tool=callgrind', '--smc-check=all-non-file', '--instr-atstart=no', `--callgrind-out-file=${out}`,
     process.execPath, ...startNodeFlags(), '--single-threaded', script,
@@ -87,16 +90,16 @@ async function measure(script: string, env: Record<string, string>, base: string
       }
     }
     const sent = { ...headers };
-    if (conditional) sent['If-None-Match'] = (await fetch(url, { headers })).headers.get('etag')!;
-    const expected = conditional ? 304 : 200;
+    if (kind === 'conditional') sent['If-None-Match'] = (await fetch(url, { headers })).headers.get('etag')!;
+    const expected = kind === 'conditional' ? 304 : typeof kind === 'object' ? 201 : 200;
     const run = async (amount: number) => {
-      const result = await autocannon({ url, connections: 4, amount, headers: sent });
+      const result = await autocannon({ url, connections: 4, amount, headers: sent, ...(typeof kind === 'object' ? { method: 'POST', body: kind.body } : {}) });
       const statuses = (result as unknown as { statusCodeStats: Record<string, { count: number }> }).statusCodeStats;
       if (statuses[expected]?.count !== amount) throw new Error(`${script}: expected ${amount} answers ${expected}, got ${JSON.stringify(statuses)}`);
     };
     await run(Number(args['warm-up']));
     control('--instr=on');
-    await run(5_000);
+    await run(Math.min(5_000, Number(args['warm-up'])));
     control('--dump');
     await run(requests);
     control('--dump');

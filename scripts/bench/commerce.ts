@@ -87,21 +87,26 @@ export async function startCommerce(url: string, products: number, serviceExtraE
 }
 
 /** The twin's environment naming the record tables it works on. */
-export function baselineTables(tables: { products: string; orders: string }): Record<string, string> {
-  return { PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders };
+export function baselineTables(tables: BenchTables): Record<string, string> {
+  return { PRODUCT_TABLE: tables.products, ORDER_TABLE: tables.orders, ORDER_SCHEMA_IDS: JSON.stringify(tables.orderSchemaIds) };
 }
 
+/** The record tables of the benchmark, and each tenant's order schema id (the twin keeps its record counter). */
+interface BenchTables { products: string; orders: string; orderSchemaIds: Record<string, number> }
+
 /** Two tenants with `count` products each (numbers 1..count; the first three carry the orders' stock). */
-async function load(url: string, count: number): Promise<{ products: string; orders: string }> {
+async function load(url: string, count: number): Promise<BenchTables> {
   const started = Date.now();
   const app = await createApp(loadConfig({ ...serviceEnv(url, 0), LOG_LEVEL: 'warn' }));
   try {
-    let tables = { products: '', orders: '' };
+    const tables: BenchTables = { products: '', orders: '', orderSchemaIds: {} };
     for (const tenantId of [SERVICE_TENANT, BASELINE_TENANT]) {
       await app.kernel.tenants.create(systemContext(null), { id: tenantId, name: tenantId });
       const rc = systemContext(tenantId);
       const schema = await app.kernel.schemas.resolve(rc, 'erp', 'product');
-      tables = { products: schema.tableName, orders: (await app.kernel.schemas.resolve(rc, 'erp', 'order')).tableName };
+      const orders = await app.kernel.schemas.resolve(rc, 'erp', 'order');
+      Object.assign(tables, { products: schema.tableName, orders: orders.tableName });
+      tables.orderSchemaIds[tenantId] = orders.id;
       const now = new Date().toISOString();
       const records: DataRecord[] = Array.from({ length: count }, (_, i) => ({
         id: newId(), number: i + 1, sku: `SKU-${i + 1}`, name: `Product ${i + 1}`, description: `The product number ${i + 1}`,
