@@ -84,7 +84,7 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
   describe('of a manual payment (recorded at once)', () => {
     it('by amount: refundedCents and paymentStatus follow, beyond what was paid 409 refund_exceeds_payment, erp.order.refunded each time', async () => {
       const order = await manualPaid();
-      const first = dataOf(await refund(order, { amountCents: 1000, reason: 'scratched mug' }), 201);
+      const first = dataOf(await refund(order, { amountCents: 1000, reason: 'scratched mug' }, 'admin', { 'X-Request-Id': `refund-${order.id}` }), 201);
       expect(first.refund).to.include({ amountCents: 1000, restock: false, reason: 'scratched mug', status: 'succeeded', providerReference: null });
       expect(first.refund.items).to.deep.equal([]);
       expect(first.order).to.include({ refundedCents: 1000, paymentStatus: 'partially_refunded', status: 'paid' });
@@ -102,6 +102,9 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
       const revisions = dataOf(await t.http.get(`/api/v1/data/erp/order/${order.id}/revisions`).set(as(shop.tenant, 'admin')), 200);
       expect(revisions.items[0]).to.deep.include({ action: 'update' });
       expect(revisions.items[0].data.refunds).to.have.length(2);
+      // …and entries of the audit log, with the request that made them.
+      const audit = dataOf(await t.http.get(`/api/v1/tenants/${shop.tenant}/audit-log?target=erp.order/${order.id}&action=record.updated`).set(as(shop.tenant, 'admin')), 200);
+      expect(audit.items.map((e: Json) => e.requestId)).to.include(`refund-${order.id}`);
     });
 
     it('by items: each line\'s units at round_half_up(totalCents × units ÷ quantity), its last unit what is left; a unit is refunded once (409 conflict)', async () => {
@@ -144,6 +147,17 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
       const fulfilled = dataOf(await patch(order, 'fulfilled'), 200);
       expect(fulfilled.fulfillments[0].items).to.deep.include({ sku: 'MUG', quantity: 1 });
       await expectLedgerHolds(order);
+    });
+
+    it('racing refunds: of the last unit one passes (409 conflict), of the last money one passes (409 refund_exceeds_payment)', async () => {
+      const order = await manualPaid();
+      const units = await Promise.all([1, 2, 3].map(() => refund(order, { items: [{ sku: 'ODD', quantity: 2 }] })));
+      expect(units.map((r) => r.status).sort()).to.deep.equal([201, 409, 409]);
+      expect(units.filter((r) => r.status === 409).map((r) => r.body.error.code)).to.deep.equal(['conflict', 'conflict']);
+      const money = await Promise.all([1, 2, 3].map(() => refund(order, { amountCents: 4878 - 119 })));
+      expect(money.map((r) => r.status).sort()).to.deep.equal([201, 409, 409]);
+      expect(money.filter((r) => r.status === 409).map((r) => r.body.error.code)).to.deep.equal(['refund_exceeds_payment', 'refund_exceeds_payment']);
+      expect(await read(order)).to.include({ refundedCents: 4878, paymentStatus: 'refunded' });
     });
 
     it('replays an Idempotency-Key: one refund, the same answer', async () => {
