@@ -185,9 +185,10 @@ export class OrdersService {
   /**
    * Moves an order to `to` under its row lock (a read-modify-write of the records service): of two racing
    * moves the second judges the transition from where the first left it (409 invalid_transition), so the stock
-   * goes back once. Cancelling (`cancelReason: manual`) puts the stock back and frees the coupon; moving a
-   * placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card order is
-   * paid only through its provider: 409). `erp.order.paid` / `erp.order.cancelled` go out with the record event.
+   * goes back once. Cancelling is `cancel` (an order that keeps money is refunded first: RefundsService.cancel);
+   * moving a placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card
+   * order is paid only through its provider: 409), and `erp.order.paid` goes out with the record event. Shipping
+   * (`fulfilled`) is the fulfilments' (FulfillmentsService.shipRest).
    */
   async transition(rc: RequestContext, ref: string, to: Exclude<OrderStatus, 'fulfilled'>): Promise<Order> {
     const order = await this.get(rc, ref);
