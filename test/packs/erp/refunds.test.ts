@@ -9,6 +9,8 @@ import { ORDERS, Shop, Storefront, dataOf, errorOf, type Json } from './shop.js'
 
 const WHSEC = 'whsec_standin_0123456789';
 const signer = new Stripe('sk_test_signer');
+/** The stand-in's usual error answer (a 500, which the package retries once). */
+const API_ERROR = { status: 500, type: 'api_error', message: 'The stand-in is down' };
 
 describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function () {
   this.timeout(90_000);
@@ -67,7 +69,7 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
   });
 
   beforeEach(async () => {
-    Object.assign(stripe, { down: false, silent: false, refundStatus: 'succeeded' });
+    Object.assign(stripe, { down: false, silent: false, refundStatus: 'succeeded', failure: API_ERROR });
     stripe.calls.length = 0;
     receiver.requests.length = 0;
     shop = new Shop(t, await createTenant(t, 'refund'));
@@ -228,8 +230,16 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
       expect(after).to.include({ refundedCents: 0, paymentStatus: 'paid' });
       expect(await stock('MUG')).to.equal(7);
       stripe.down = false;
+      // A refusal Stripe does not retry (400 invalid_request_error): one call, failed all the same.
+      stripe.failure = { status: 400, type: 'invalid_request_error', code: 'charge_already_refunded', message: 'Charge has already been refunded.' };
+      stripe.failNext(1);
+      const calls = stripeRefunds().length;
+      errorOf(await refund(order, { amountCents: 10 }), 502, 'upstream_failed');
+      expect(stripeRefunds().length - calls).to.equal(1);
+      stripe.failure = API_ERROR;
       const made = dataOf(await refund(order, { items: [{ sku: 'MUG', quantity: 3 }], restock: true }), 201);
       expect(made.order).to.include({ refundedCents: 3570 });
+      expect(made.order.refunds.map((r: Json) => r.status)).to.deep.equal(['failed', 'failed', 'succeeded']);
       expect(await stock('MUG')).to.equal(10);
       await expectLedgerHolds(order);
     });
