@@ -69,8 +69,11 @@ export interface RouteSpec {
   query?: JsonSchema;
   /** Path parameters the handler checks itself (the hygiene check of input-hygiene.ts leaves them alone). */
   ownParamChecks?: string[];
-  /** Further statuses the route answers without an envelope (documentation), e.g. `{ 304: 'Not modified' }`. */
-  answers?: Record<number, string>;
+  /**
+   * Further statuses the route answers (documentation): without a body, e.g. `{ 304: 'Not modified' }`, or a
+   * success the handler writes itself in the envelope, `{ 202: { description, response } }` (`response`: the schema of `data`).
+   */
+  answers?: Record<number, string | { description: string; response: JsonSchema }>;
   /** Request headers the route reads (documentation; the handler checks them). */
   headers?: Array<{ name: string; required: boolean; schema: JsonSchema; description?: string }>;
   /** Path parameters that are secrets (e.g. an invitation token): logs show `[redacted]` in their place. */

@@ -170,7 +170,13 @@ function buildOperation(
 
   // Statuses the handler answers itself: without a body, or (an error status of a route that writes its own
   // content type, e.g. the console's page) with a body of that type beside the JSON error of the same status.
-  for (const [answer, description] of Object.entries(spec.answers ?? {})) {
+  for (const [answer, declared] of Object.entries(spec.answers ?? {})) {
+    if (typeof declared === 'object') {
+      const schema = successSchema(family, place(declared.response, `${label}.${answer}`));
+      operation.responses[answer] = { description: declared.description, headers: requestIdHeader, content: { 'application/json': { schema } } };
+      continue;
+    }
+    const description = declared;
     const ownBody = produces && Number(answer) >= 400 ? { [produces]: { schema: produces.includes('json') ? {} : { type: 'string' } } } : undefined;
     const existing = operation.responses[answer];
     if (existing) {

@@ -4,7 +4,9 @@ import type { CartEventRecorder, CouponChecker } from './cart-services.js';
 import { CartsService } from './carts.service.js';
 import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
+import { FulfillmentsService } from './fulfillments.service.js';
 import { OrdersService } from './orders.service.js';
+import { RefundsService } from './refunds.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { StripePayments } from './stripe-payments.js';
@@ -27,6 +29,10 @@ declare module '../../core/pack-api.js' {
     'erp.checkoutConfig': CheckoutConfigCache;
     /** Payment providers per tenant: Stripe's keys sealed at rest and shown masked; the manual methods. */
     'erp.paymentProviders': PaymentProvidersService;
+    /** Fulfilments of orders: parcels with tracking; the order fulfilled once every unit shipped. */
+    'erp.fulfillments': FulfillmentsService;
+    /** Refunds of orders (manual at once, card through Stripe) and the cancellation of a paid order. */
+    'erp.refunds': RefundsService;
     /** Stripe's webhook: signed events claimed once, applied to their orders. */
     'erp.stripeWebhook': StripeWebhookService;
   }
@@ -59,7 +65,9 @@ export const erpServices = {
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
-  stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders')),
+  fulfillments: (pack) => new FulfillmentsService(pack, pack.use('erp.orders')),
+  refunds: (pack) => new RefundsService(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),
+  stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders'), pack.use('erp.refunds')),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
   carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),

@@ -15,6 +15,7 @@ import { cartsRoutes } from './carts.routes.js';
 import { shippingOptionsRoutes } from './shipping-options.routes.js';
 import { taxRegionsRoutes } from './tax-regions.routes.js';
 import { ordersRoutes } from './orders.routes.js';
+import { orderPartsRoutes } from './order-parts.routes.js';
 import { productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
@@ -36,7 +37,7 @@ export default definePack({
   migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
-  events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled'],
+  events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled', 'erp.order.fulfilled', 'erp.order.refunded'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
     'erp.invoice.create': invoiceWrite,
@@ -53,6 +54,7 @@ export default definePack({
     invoicesRoutes(router, pack);
     productsRoutes(router, pack);
     ordersRoutes(router, pack);
+    orderPartsRoutes(router, pack);
     storefrontRoutes(router, pack);
     taxRegionsRoutes(router, pack);
     shippingOptionsRoutes(router, pack);

@@ -48,6 +48,8 @@ const transitionBody = {
 /** Orders: placed here (never through /data/erp/order), listed and moved along placed → paid → fulfilled, or cancelled. */
 export function ordersRoutes(router: PackRouter, pack: PackContext): void {
   const orders = pack.use('erp.orders');
+  const fulfillments = pack.use('erp.fulfillments');
+  const refunds = pack.use('erp.refunds');
   const tags = ['erp'];
 
   router.post('/erp/orders', {
@@ -79,7 +81,14 @@ export function ordersRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => orders.recordPayment(ctx.state.rc, ctx.params.id, ctx.state.body));
 
   router.patch('/erp/orders/:id', {
-    summary: 'Move an order: placed → paid (a manual payment of what is left) → fulfilled, placed | paid → cancelled (the stock goes back once, the coupon is freed); else 409 invalid_transition',
-    tags, auth: 'tenant', role: 'editor', body: transitionBody, response: order, errors: ['not_found', 'invalid_transition'],
-  }, async (ctx) => orders.transition(ctx.state.rc, ctx.params.id, ctx.state.body.status));
+    summary: 'Move an order: placed → paid (a manual payment of what is left) → fulfilled (every unit left shipped in one fulfilment), placed | paid → cancelled (the stock goes back once, the coupon is freed); else 409 invalid_transition',
+    description: 'Cancelling a paid order needs admin (an editor: 403); money the order keeps (also part payments) is refunded first, through Stripe for a card '
+      + 'payment (502 upstream_failed and no change when that fails); a fulfilled or partly fulfilled order: 409 invalid_transition; a refund pending: 409 conflict.',
+    tags, auth: 'tenant', role: 'editor', body: transitionBody, response: order, errors: ['not_found', 'invalid_transition', 'conflict', 'upstream_failed'],
+  }, async (ctx) => {
+    const { status } = ctx.state.body;
+    if (status === 'fulfilled') return fulfillments.shipRest(ctx.state.rc, ctx.params.id);
+    if (status === 'cancelled') return refunds.cancel(ctx.state.rc, ctx.params.id);
+    return orders.transition(ctx.state.rc, ctx.params.id, status);
+  });
 }

@@ -1,10 +1,11 @@
-import { CouponInvalid, InvalidTransition, NotFound, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { Conflict, CouponInvalid, InvalidTransition, NotFound, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
+import { keptCents, pendingRefunds, restockedUnits, settledRefund, type Refund } from './order-parts.js';
 import { OrdersRepository } from './orders.repository.js';
 import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
@@ -184,25 +185,50 @@ export class OrdersService {
   /**
    * Moves an order to `to` under its row lock (a read-modify-write of the records service): of two racing
    * moves the second judges the transition from where the first left it (409 invalid_transition), so the stock
-   * goes back once. Cancelling (`cancelReason: manual`) puts the stock back and frees the coupon; moving a
-   * placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card order is
-   * paid only through its provider: 409). `erp.order.paid` / `erp.order.cancelled` go out with the record event.
+   * goes back once. Cancelling is `cancel` (an order that keeps money is refunded first: RefundsService.cancel);
+   * moving a placed order to `paid` records a manual payment of what is left to pay (a `pending_payment` card
+   * order is paid only through its provider: 409), and `erp.order.paid` goes out with the record event. Shipping
+   * (`fulfilled`) is the fulfilments' (FulfillmentsService.shipRest).
    */
-  async transition(rc: RequestContext, ref: string, to: OrderStatus): Promise<Order> {
+  async transition(rc: RequestContext, ref: string, to: Exclude<OrderStatus, 'fulfilled'>): Promise<Order> {
     const order = await this.get(rc, ref);
     checkOrderTransition(order.status, to);
+    if (to === 'cancelled') return this.cancel(rc, order.id);
     return this.pack.db.transaction(rc, async (rc) => {
       const changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, (current) => {
         checkOrderTransition(current.status, to);
         if (to === 'paid' && current.status === 'pending_payment') {
           throw InvalidTransition({ from: current.status, to }, [{ path: '/status', message: 'a card payment is settled by its provider' }]);
         }
-        if (to === 'cancelled') return { status: to, cancelReason: 'manual' };
         if (to === 'paid') return { status: to, ...manualPayment(current, { amountCents: leftToPay(current), reference: null, method: current.paymentMethod }) };
         return { status: to };
       });
-      if (to === 'cancelled') await this.putBack(rc, changed);
-      if (to === 'paid' || to === 'cancelled') await this.publish(rc, to === 'paid' ? 'erp.order.paid' : 'erp.order.cancelled', changed);
+      if (to === 'paid') await this.publish(rc, 'erp.order.paid', changed);
+      return changed;
+    });
+  }
+
+  /**
+   * Cancels an order by hand (`cancelReason: manual`) under its row lock, in one transaction: the unshipped
+   * stock back, the coupon free, `erp.order.cancelled`. An order that shipped anything: 409 invalid_transition
+   * (refund instead). `refund` settles, in the same write, the refund of what is left of the payment (CONTRACT
+   * 15.4: a paid order is refunded first, then cancelled); without one, an order that still keeps money is
+   * refused (409 conflict), so no money is kept for a cancelled order.
+   */
+  async cancel(rc: RequestContext, orderId: string, refund?: (current: Order) => Pick<Order, 'refunds' | 'refundedCents' | 'paymentStatus'>): Promise<Order> {
+    return this.pack.db.transaction(rc, async (rc) => {
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+        checkCancellable(current);
+        const money = refund ? refund(current) : {};
+        const after = { ...current, ...money };
+        if (keptCents(after) > 0 || pendingRefunds(after).length) {
+          throw Conflict('A payment of this order is not refunded yet (or its refund is pending): an admin\'s cancellation refunds it first');
+        }
+        return { status: 'cancelled', cancelReason: 'manual', ...money };
+      });
+      await this.putBack(rc, changed);
+      if (refund) await this.publish(rc, 'erp.order.refunded', changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
       return changed;
     });
   }
@@ -283,23 +309,46 @@ export class OrdersService {
     return refund;
   }
 
-  /** A refund made at the provider: `succeeded` with its reference, counted in refundedCents; paymentStatus follows. */
-  async refundSucceeded(rc: RequestContext, refund: PendingRefund, providerReference: string): Promise<void> {
-    await this.pack.records.modify(rc, 'erp', 'order', refund.orderId, (current) => {
-      const refunds = (current.refunds ?? []).map((r) => ({ ...r }));
-      const mine = refunds.find((r) => r.id === refund.refundId);
-      if (!mine || mine.status !== 'pending') return;
-      mine.status = 'succeeded';
-      mine.providerReference = providerReference;
-      const refundedCents = (current.refundedCents ?? 0) + refund.amountCents;
-      const paid = (current.payments ?? []).reduce((sum, p) => sum + p.amountCents, 0);
-      return { refunds, refundedCents, paymentStatus: refundedCents >= paid ? 'refunded' : 'partially_refunded' };
+  /**
+   * Settles a pending refund (the provider's answer or a webhook), in one transaction under the order's lock:
+   * `succeeded` is counted in refundedCents (paymentStatus follows), its units restocked when it says so and
+   * `erp.order.refunded` emitted; `failed` counts nothing. Null when the refund is not pending (nothing changes).
+   */
+  async settleRefund(rc: RequestContext, orderId: string, refundId: string, outcome: { status: 'succeeded' | 'failed'; providerReference: string | null }): Promise<{ order: Order; refund: Refund } | null> {
+    return this.pack.db.transaction(rc, async (rc) => {
+      let refund: Refund | null = null;
+      const order = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+        const settled = settledRefund(current, refundId, outcome);
+        if (!settled) return;
+        refund = settled.refund;
+        return settled.patch;
+      });
+      if (!refund) return null;
+      if (outcome.status === 'succeeded') await this.refunded(rc, order, refund);
+      return { order, refund };
     });
+  }
+
+  /** What follows a succeeded refund, in rc's transaction: its units back in stock when it restocks (movements `return`), `erp.order.refunded`. */
+  async refunded(rc: RequestContext, order: Order, refund: Refund): Promise<void> {
+    if (refund.restock) {
+      for (const item of [...refund.items].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0))) {
+        const line = order.items.find((i) => i.sku === item.sku)!;
+        await this.catalog.changeStock(rc, line.productId, item.quantity, 'return', { orderId: order.id });
+      }
+    }
+    await this.publish(rc, 'erp.order.refunded', order);
   }
 
   /** A card payment attempt that failed: the order stays pending_payment (the shopper may retry) with Stripe's message. */
   async cardFailed(rc: RequestContext, orderId: string, message: string): Promise<void> {
     await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { lastPaymentError: message.slice(0, 1000) }, where: [['status', '=', 'pending_payment']] });
+  }
+
+  /** The order of a PaymentIntent, or null. */
+  async byPaymentIntent(rc: RequestContext, paymentIntentId: string): Promise<Order | null> {
+    const page = await this.pack.records.list(rc, 'erp', 'order', { filter: [{ field: 'paymentIntentId', op: 'eq', value: paymentIntentId }], limit: 1, count: false });
+    return (page.items[0] as Order | undefined) ?? null;
   }
 
   /** Keeps the PaymentIntent created for an order. */
@@ -312,8 +361,9 @@ export class OrdersService {
   /** A cancelled order's stock back (movements `cancel`, once: the status moved once) and its coupon free again. */
   private async putBack(rc: RequestContext, order: Order): Promise<void> {
     for (const item of [...order.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-      // A product deleted since has no stock to take back.
-      await this.catalog.changeStock(rc, item.productId, item.quantity, 'cancel', { orderId: order.id });
+      // Units a refund restocked came back already; a product deleted since has no stock to take back.
+      const units = item.quantity - restockedUnits(order, item.sku);
+      if (units > 0) await this.catalog.changeStock(rc, item.productId, units, 'cancel', { orderId: order.id });
     }
     // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
     await this.repository.countOrder(rc, order.items.map((i) => i.productId), -1);
@@ -321,7 +371,7 @@ export class OrdersService {
   }
 
   /** An order event of CONTRACT 15.3 through the outbox, in rc's transaction. */
-  private async publish(rc: RequestContext, name: 'erp.order.paid' | 'erp.order.cancelled', order: Order): Promise<void> {
+  async publish(rc: RequestContext, name: 'erp.order.paid' | 'erp.order.cancelled' | 'erp.order.fulfilled' | 'erp.order.refunded', order: Order): Promise<void> {
     await this.pack.events.publish(rc, {
       name,
       payload: {
@@ -411,6 +461,17 @@ export interface PendingRefund {
 
 /** A card payment method (`<processor>_card`): paid through its provider, never by hand. */
 const CARD_METHOD = /_card$/;
+
+/**
+ * 409 invalid_transition unless the order may be cancelled: its status allows it and nothing of it shipped
+ * (CONTRACT 15.4: a fulfilled or partly fulfilled order is refunded instead).
+ */
+export function checkCancellable(order: Order): void {
+  checkOrderTransition(order.status, 'cancelled');
+  if ((order.fulfillmentStatus ?? 'unfulfilled') !== 'unfulfilled') {
+    throw InvalidTransition({ from: order.status, to: 'cancelled' }, [{ path: '/status', message: `the order is ${order.fulfillmentStatus}: refund it instead` }]);
+  }
+}
 
 /** What is left to pay of an order: its total less its payments. */
 function leftToPay(order: Order): number {

@@ -1,6 +1,13 @@
 import Stripe from 'stripe';
 import type { PackContext } from '../../core/pack-api.js';
 
+/** What came of a refund at Stripe (see StripePayments.refund). */
+export interface RefundOutcome {
+  status: 'succeeded' | 'failed' | 'pending' | 'refused' | 'unanswered';
+  /** Stripe's refund id, when Stripe answered with a refund. */
+  providerReference: string | null;
+}
+
 /** A PaymentIntent as the checkout keeps and answers it. */
 export interface PaymentIntentView {
   id: string;
@@ -30,13 +37,25 @@ export class StripePayments {
     return this.client(secretKey).webhooks.constructEvent(payload, signature, webhookSecret, toleranceSeconds);
   }
 
-  /** Refunds a payment in full or in part, the refund's id as Stripe's idempotency key. */
-  async refund(secretKey: string, refund: { orderId: string; refundId: string; paymentIntentId: string; amountCents: number }, tenantId: string): Promise<{ id: string; status: string | null }> {
-    const made = await this.client(secretKey).refunds.create({
-      payment_intent: refund.paymentIntentId, amount: refund.amountCents, reason: 'requested_by_customer',
-      metadata: { tenantId, orderId: refund.orderId, refundId: refund.refundId },
-    }, { idempotencyKey: refund.refundId });
-    return { id: made.id, status: made.status };
+  /**
+   * Refunds a payment in full or in part, the refund's id as Stripe's idempotency key (CONTRACT 15.4). What
+   * came of it: Stripe's refund (`succeeded`, `failed`, or still `pending`), `refused` when Stripe answered
+   * with an error, `unanswered` when no answer came (a timeout, a connection that failed: the refund may or may
+   * not have been made, and a webhook tells later).
+   */
+  async refund(secretKey: string, refund: { orderId: string; refundId: string; paymentIntentId: string; amountCents: number }, tenantId: string): Promise<RefundOutcome> {
+    try {
+      const made = await this.client(secretKey).refunds.create({
+        payment_intent: refund.paymentIntentId, amount: refund.amountCents, reason: 'requested_by_customer',
+        metadata: { tenantId, orderId: refund.orderId, refundId: refund.refundId },
+      }, { idempotencyKey: refund.refundId });
+      const status = made.status === 'succeeded' ? 'succeeded' : made.status === 'failed' || made.status === 'canceled' ? 'failed' : 'pending';
+      return { status, providerReference: made.id };
+    } catch (err) {
+      this.pack.logger.warn({ err, orderId: refund.orderId, refundId: refund.refundId }, 'a refund at Stripe did not succeed');
+      const answered = err instanceof Stripe.errors.StripeError && typeof err.statusCode === 'number';
+      return { status: answered ? 'refused' : 'unanswered', providerReference: null };
+    }
   }
 
   /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */

@@ -11,7 +11,7 @@ const MAX_BYTES = 1024 * 1024;
 export function stripeWebhookRoutes(router: PackRouter, pack: PackContext): void {
   const webhook = pack.use('erp.stripeWebhook');
   router.post('/public/payments/stripe/:tenantId/webhook', {
-    summary: 'Stripe\'s webhook of a tenant: payment_intent.succeeded, .payment_failed and .canceled settle the order of the PaymentIntent',
+    summary: 'Stripe\'s webhook of a tenant: payment_intent.succeeded, .payment_failed and .canceled settle the order of the PaymentIntent; charge.refunded, refund.updated and refund.failed settle a pending refund',
     description: 'Signed with the tenant\'s webhookSecret (Stripe-Signature, 300 s tolerance): else 400 invalid_signature. Each event id is handled once.',
     tags: ['public'], auth: 'public', tenantParam: 'tenantId', module: null, body: 'raw',
     response: { type: 'object', properties: { received: { type: 'boolean' } } }, errors: [InvalidSignature],

@@ -1,10 +1,14 @@
 import type Stripe from 'stripe';
 import { nowIso, type PackContext, type RequestContext } from '../../core/pack-api.js';
 import { InvalidSignature } from './erp.errors.js';
-import type { Order, OrdersService, PendingRefund } from './orders.service.js';
+import type { OrdersService, PendingRefund } from './orders.service.js';
+import type { RefundsService } from './refunds.service.js';
 import type { PaymentProvidersService } from './payment-providers.service.js';
 import { StripeEventsRepository } from './stripe-events.repository.js';
 import type { StripePayments } from './stripe-payments.js';
+
+/** The events that settle a pending refund (CONTRACT 15.3, 15.4). */
+const REFUND_EVENTS = new Set(['charge.refunded', 'refund.updated', 'refund.failed']);
 
 /** How old a signed webhook may be (seconds). */
 const TOLERANCE_SECONDS = 300;
@@ -23,6 +27,7 @@ export class StripeWebhookService {
     private readonly providers: PaymentProvidersService,
     private readonly stripe: StripePayments,
     private readonly orders: OrdersService,
+    private readonly refunds: RefundsService,
   ) {
     this.events = new StripeEventsRepository(pack.db);
   }
@@ -38,30 +43,19 @@ export class StripeWebhookService {
     }
     const refund = await this.pack.db.transaction(rc, async (rc): Promise<PendingRefund | null> => {
       if (!(await this.events.claim(rc, event.id, event.type, nowIso()))) return null;
+      if (REFUND_EVENTS.has(event.type)) await this.refunds.settleFromWebhook(rc, event.type, event.data.object as Stripe.Refund | Stripe.Charge);
       if (!event.type.startsWith('payment_intent.')) return null;
       const intent = event.data.object as Stripe.PaymentIntent;
-      const order = await this.orderOf(rc, intent.id);
+      const order = await this.orders.byPaymentIntent(rc, intent.id);
       if (!order) return null;
       if (event.type === 'payment_intent.succeeded') return this.orders.cardPaid(rc, order.id, intent);
       if (event.type === 'payment_intent.canceled') await this.orders.cancelUnpaid(rc, order.id, 'payment_cancelled');
       else if (event.type === 'payment_intent.payment_failed') await this.orders.cardFailed(rc, order.id, intent.last_payment_error?.message ?? 'The payment failed');
       return null;
     });
-    // Money kept for a cancelled order goes back at once, after the commit (the refund's id as Stripe's idempotency key).
-    if (refund) {
-      try {
-        const made = await this.stripe.refund(keys.secretKey, refund, rc.tenantId!);
-        await this.orders.refundSucceeded(rc, refund, made.id);
-      } catch (err) {
-        this.pack.logger.warn({ err, orderId: refund.orderId, refundId: refund.refundId }, 'refunding a payment of a cancelled order failed: it stays pending');
-      }
-    }
+    // Money kept for a cancelled order goes back at once, after the commit (the refund's id as Stripe's idempotency
+    // key); when Stripe does not answer, the refund stays pending for the refund webhooks.
+    if (refund) await this.refunds.makePending(rc, refund);
     return { received: true };
-  }
-
-  /** The tenant's order of a PaymentIntent. */
-  private async orderOf(rc: RequestContext, paymentIntentId: string): Promise<Order | null> {
-    const page = await this.pack.records.list(rc, 'erp', 'order', { filter: [{ field: 'paymentIntentId', op: 'eq', value: paymentIntentId }], limit: 1, count: false });
-    return (page.items[0] as Order | undefined) ?? null;
   }
 }

@@ -13,14 +13,20 @@ export interface StripeCall {
  * A loopback stand-in for the HTTP endpoints of Stripe's API that the official `stripe` package calls for
  * payments (PaymentIntents create, retrieve and cancel; Refunds create): form-encoded requests, Stripe's JSON
  * objects and error envelope, and Idempotency-Key replay as Stripe does it (the same key answers the first
- * answer again). `failNext(n)` answers the next n calls 500, `down` refuses every call with a 500.
+ * answer again). `failNext(n)` answers the next n calls with an error (`failure`: 500 api_error unless set), `down`
+ * answers every call so, `silent` answers none (the request stays open: the package's timeout ends it).
+ * `refundStatus` is the status of the refunds it makes (Stripe's `succeeded` unless set).
  */
 export class StripeStandIn {
   readonly calls: StripeCall[] = [];
   readonly intents = new Map<string, Record<string, unknown>>();
   readonly refunds = new Map<string, Record<string, unknown>>();
   down = false;
+  silent = false;
+  failure: { status: number; type: string; code?: string; message: string } = { status: 500, type: 'api_error', message: 'The stand-in is down' };
+  refundStatus = 'succeeded';
   private failing = 0;
+  private readonly held: ServerResponse[] = [];
   private counter = 0;
   private readonly replies = new Map<string, { status: number; body: string }>();
 
@@ -40,6 +46,7 @@ export class StripeStandIn {
   }
 
   async stop(): Promise<void> {
+    for (const res of this.held.splice(0)) res.destroy();
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
@@ -56,9 +63,14 @@ export class StripeStandIn {
       if (idempotencyKey && status < 500) this.replies.set(`${req.method} ${url.pathname} ${idempotencyKey}`, { status, body: json });
       res.writeHead(status, { 'Content-Type': 'application/json', 'Request-Id': `req_${++this.counter}` }).end(json);
     };
+    if (this.silent) {
+      this.held.push(res);
+      return;
+    }
     if (this.down || this.failing > 0) {
       if (this.failing > 0) this.failing -= 1;
-      res.writeHead(500, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error: { type: 'api_error', message: 'The stand-in is down' } }));
+      const { status, ...error } = this.failure;
+      res.writeHead(status, { 'Content-Type': 'application/json' }).end(JSON.stringify({ error }));
       return;
     }
     const kept = idempotencyKey ? this.replies.get(`${req.method} ${url.pathname} ${idempotencyKey}`) : undefined;
@@ -67,9 +79,9 @@ export class StripeStandIn {
       return;
     }
     const intentPath = /^\/v1\/payment_intents\/([^/]+)(\/cancel)?$/.exec(url.pathname);
+    const metadata = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (k.startsWith('metadata[') ? [[k.slice(9, -1), v]] : [])));
     if (req.method === 'POST' && url.pathname === '/v1/payment_intents') {
       const id = `pi_${++this.counter}${Math.random().toString(36).slice(2, 10)}`;
-      const metadata = Object.fromEntries(Object.entries(params).flatMap(([k, v]) => (k.startsWith('metadata[') ? [[k.slice(9, -1), v]] : [])));
       const intent = {
         id, object: 'payment_intent', amount: Number(params.amount), amount_received: 0, currency: params.currency,
         client_secret: `${id}_secret_${Math.random().toString(36).slice(2, 12)}`, status: 'requires_payment_method',
@@ -84,7 +96,10 @@ export class StripeStandIn {
       send(200, intent);
     } else if (req.method === 'POST' && url.pathname === '/v1/refunds') {
       const id = `re_${++this.counter}`;
-      const refund = { id, object: 'refund', amount: Number(params.amount), payment_intent: params.payment_intent, status: 'succeeded', currency: 'eur' };
+      const refund = {
+        id, object: 'refund', amount: Number(params.amount), payment_intent: params.payment_intent, status: this.refundStatus, currency: 'eur',
+        reason: params.reason ?? null, metadata, created: Math.floor(Date.now() / 1000),
+      };
       this.refunds.set(id, refund);
       send(200, refund);
     } else {

@@ -32,6 +32,46 @@ export type Shipping = number;
  */
 export type ShippingTax = number;
 export type Refunded = number;
+/**
+ * Parcels shipped (POST /erp/orders/{id}/fulfillments)
+ */
+export type Fulfilments = {
+  id: string;
+  /**
+   * @minItems 1
+   */
+  items: {
+    sku: string;
+    quantity: number;
+  }[];
+  carrier: string | null;
+  trackingNumber: string | null;
+  trackingUrl: string | null;
+  createdAt: string;
+}[];
+/**
+ * Money given back (POST /erp/orders/{id}/refunds); refundedCents counts the succeeded ones
+ */
+export type Refunds = {
+  id: string;
+  amountCents: number;
+  items: {
+    sku: string;
+    quantity: number;
+    /**
+     * These units' share of their line's totalCents
+     */
+    amountCents: number;
+  }[];
+  restock: boolean;
+  reason: string | null;
+  status: 'pending' | 'succeeded' | 'failed';
+  /**
+   * Stripe's refund id; null for a manual payment's refund
+   */
+  providerReference: string | null;
+  createdAt: string;
+}[];
 
 export interface OrderDocument {
   number: Number;
@@ -98,12 +138,8 @@ export interface OrderDocument {
     amountCents: number;
     at: string;
   }[];
-  fulfillments?: {
-    [k: string]: unknown;
-  }[];
-  refunds?: {
-    [k: string]: unknown;
-  }[];
+  fulfillments?: Fulfilments;
+  refunds?: Refunds;
 }
 
 /** A stored erp.order record: the document and the server fields. */
