@@ -44,6 +44,7 @@ import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js
 import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
 import { apiTokensMigration } from './db/migrations/0013-api-tokens.js';
 import { recordRevisionsMigration } from './db/migrations/0014-record-revisions.js';
+import { contentWorkflowMigration } from './db/migrations/0017-content-workflow.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -60,6 +61,9 @@ import { metadataRoutes } from './data/metadata.routes.js';
 import { dataRoutes } from './data/data.routes.js';
 import { bulkRoutes } from './data/bulk.routes.js';
 import { changesRoutes } from './data/changes.routes.js';
+import { DraftsService } from './workflow/drafts.service.js';
+import { draftRoutes } from './workflow/drafts.routes.js';
+import { ScheduledPublish } from './workflow/scheduled-publish.js';
 import { EventsService } from './events/events.service.js';
 import { ChangeStreams } from './events/change-stream.js';
 import { installOutbox } from './events/outbox.module.js';
@@ -123,7 +127,8 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, contentWorkflowMigration, eventsMigration, outboxRetentionMigration,
+  outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -192,7 +197,13 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
     kernel.background.register(streams);
     changesRoutes(router, kernel.schemas, kernel.tenants, streams);
   },
-  (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
+  (router, kernel) => {
+    // Drafts, scheduled publishing (CONTRACT.md 17): their routes before the record routes they extend.
+    const drafts = new DraftsService(kernel.db, kernel.schemas, kernel.records, kernel.events, kernel.logger);
+    kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now)], kernel.logger));
+    draftRoutes(router, kernel.schemas, drafts);
+    dataRoutes(router, kernel.schemas, kernel.records, drafts);
+  },
   (router, kernel) => auditLogRoutes(router, kernel.records.audit),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),

@@ -244,14 +244,42 @@ export class RecordsService {
     });
   }
 
-  /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
+  /**
+   * Writes a draft's document as the record's next live version through the one write path (CONTRACT.md 17.1):
+   * `document` is given the live record, read with its row locked (null for a draft-only record), and returns the
+   * whole new document. `baseVersion` 0 creates the record under `id` (version 1, `created`); else the live
+   * record must still be at `baseVersion` (409 conflict) and `ifMatch` holds (412). Joins rc's transaction.
+   */
+  async publishDocument(
+    rc: RequestContext, namespace: string, name: string, id: string, baseVersion: number,
+    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null,
+  ): Promise<DataRecord> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, null);
+      return this.db.transaction(rc, async (rc) => {
+        const current = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
+        if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id });
+        if (!current) throw Conflict(`The live ${namespace}.${name} record was deleted since the draft was made`);
+        checkVersion(ifMatch, current.version);
+        if (current.version !== baseVersion) {
+          throw Conflict(`The live ${namespace}.${name} record is at version ${current.version}, the draft was made from ${baseVersion}; save it with ?rebase=true`);
+        }
+        return this.write(rc, schema, current, document(current), null, undefined, 'replace');
+      });
+    });
+  }
+
+  /**
+   * Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes.
+   * `replace`: the patch is the whole new document (a draft's), `restore`: likewise, a restored revision.
+   */
   private async write(
-    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>, replace = false,
+    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
+    how: 'merge' | 'replace' | 'restore' = 'merge',
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
-    // `replace`: the patch is the whole new document (a restored revision), not merged into the current one.
-    const merged = this.validate(schema, replace ? patch : applyMergePatch(previous, patch));
+    const merged = this.validate(schema, how === 'merge' ? applyMergePatch(previous, patch) : patch);
     const final = await this.runHooks(rc, schema, { action: 'update', id, data: merged, previous, version: current.version + 1, writer, note });
     await this.relations.checkReferences(rc, schema, final, previous);
     const now = nowIso();
@@ -259,7 +287,7 @@ export class RecordsService {
       throw Conflict('The record was changed by another request; read it again and retry');
     }
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
-    await this.keep(rc, schema, 'update', record, now, replace);
+    await this.keep(rc, schema, 'update', record, now, how === 'restore');
     await this.publish(rc, schema, 'update', record, current);
     return record;
   }
@@ -345,7 +373,7 @@ export class RecordsService {
       if (!revision) throw NotFound(`No revision ${String(version).slice(0, 20)} of ${namespace}.${name} record "${id.slice(0, 40)}"`);
       const document = stripServerFields(revision.data);
       const current = await this.repository.findById(rc, schema, id, true);
-      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, true), created: false };
+      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, 'restore'), created: false };
       const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
       return { record: await this.createAs(null, rc, namespace, name, document, { id }, { version: next }), created: true };
     }));
