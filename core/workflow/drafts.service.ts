@@ -90,7 +90,9 @@ export class DraftsService {
       const draft = UUID_PATTERN.test(id) ? await this.repository.find(rc, key, true) : null;
       const live = await this.records.find(rc, namespace, name, id);
       if (!draft && !live) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
-      const merged = applyMergePatch(draft ? draft.data : stripServerFields(live!), patch) as Record<string, unknown>;
+      // The fields a draft may not change follow the live record (a product's stock as it is now).
+      const base = draft ? (live ? overLive(schema, live, draft.data) : draft.data) : stripServerFields(live!);
+      const merged = applyMergePatch(base, patch) as Record<string, unknown>;
       if (live) checkDraftFields(schema, merged, stripServerFields(live));
       const data = this.records.validate(schema, merged);
       const now = nowIso();
@@ -167,16 +169,7 @@ export class DraftsService {
    */
   async apply(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
     if (!(await this.repository.take(rc, draft, draft.revision))) throw Conflict('The draft was changed by another request; read it again and retry');
-    const fields = schema.workflow?.fields;
-    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => {
-      if (!live || !fields) return draft.data;
-      const document = stripServerFields(live);
-      for (const field of fields) {
-        if (Object.hasOwn(draft.data, field)) document[field] = draft.data[field];
-        else delete document[field];
-      }
-      return document;
-    }, ifMatch);
+    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch);
   }
 
   /** POST …/draft/publish `{ at }`: published by the scheduler once `at` has come. */
@@ -263,6 +256,18 @@ export class DraftsService {
 
 function project(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {
   return Object.fromEntries(fields.filter((f) => Object.hasOwn(record, f)).map((f) => [f, record[f]]));
+}
+
+/** A draft's document with the fields it may not change (`workflow.fields`) as the live record has them. */
+function overLive(schema: CompiledSchema, live: DataRecord, data: Record<string, unknown>): Record<string, unknown> {
+  const fields = schema.workflow?.fields;
+  if (!fields) return data;
+  const document = stripServerFields(live);
+  for (const field of fields) {
+    if (Object.hasOwn(data, field)) document[field] = data[field];
+    else delete document[field];
+  }
+  return document;
 }
 
 /** An `at` in the future, else 400 at `/at`. */

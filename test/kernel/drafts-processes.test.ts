@@ -1,0 +1,56 @@
+import { expect } from 'chai';
+import { createTestDatabase, type TestDatabase } from '../helpers/engine.js';
+import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { superadmin } from '../helpers/tokens.js';
+import { waitUntil } from '../helpers/wait.js';
+
+type Json = Record<string, any>;
+
+/** Scheduled publishes with several service processes on one database (CONTRACT.md 17.1): each published once, by one. */
+describe('scheduled publishes with two service processes on one database', function () {
+  this.timeout(120_000);
+  let database: TestDatabase;
+  const services: ServiceProcess[] = [];
+
+  before(async () => {
+    database = await createTestDatabase();
+    services.push(await startServiceProcess(database.url));
+    services.push(await startServiceProcess(database.url));
+  });
+
+  after(async () => {
+    for (const s of services) {
+      s.kill('SIGTERM');
+      await s.exited;
+    }
+    await database?.drop();
+  });
+
+  it('publishes each scheduled draft once, within 30 s after its time', async () => {
+    const [one, two] = services;
+    const tenant = `sched-${Date.now().toString(36)}`;
+    await one.http.post('/api/v1/admin/tenants').set(superadmin()).send({ id: tenant, name: 'Scheduled' }).expect(201);
+    const as = superadmin(tenant);
+    await one.http.post('/api/v1/metadata/schemas').set(as).send({
+      namespace: 'wf', name: 'note', workflow: { drafts: true }, schema: { type: 'object', properties: { title: { type: 'string' } } },
+    }).expect(201);
+    const ids: string[] = [];
+    for (let n = 0; n < 6; n++) ids.push((await one.http.post('/api/v1/data/wf/note').set(as).send({ title: `live ${n}` }).expect(201)).body.data.item.id);
+    const at = new Date(Date.now() + 2000).toISOString();
+    for (const [n, id] of ids.entries()) {
+      const service = n % 2 ? one : two;
+      await service.http.put(`/api/v1/data/wf/note/${id}/draft`).set(as).send({ title: `scheduled ${n}` }).expect(200);
+      await service.http.post(`/api/v1/data/wf/note/${id}/draft/publish`).set(as).send({ at }).expect(200);
+    }
+    await waitUntil('every scheduled publish', async () => {
+      const list = await two.http.get('/api/v1/data/wf/note?limit=50').set(as).expect(200);
+      return list.body.data.items.every((i: Json) => i.version === 2);
+    }, 40_000);
+    expect(Date.now()).to.be.below(Date.parse(at) + 30_000);
+    for (const [n, id] of ids.entries()) {
+      const revisions = (await one.http.get(`/api/v1/data/wf/note/${id}/revisions`).set(as).expect(200)).body.data.items;
+      expect(revisions.map((r: Json) => `${r.version}:${r.action}:${r.data.title}`)).to.deep.equal([`2:update:scheduled ${n}`, `1:create:live ${n}`]);
+      expect((await two.http.get(`/api/v1/data/wf/note/${id}/draft`).set(as)).status).to.equal(404);
+    }
+  });
+});
