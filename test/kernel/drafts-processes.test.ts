@@ -1,6 +1,5 @@
 import { expect } from 'chai';
-import { createTestDatabase, type TestDatabase } from '../helpers/engine.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/service-process.js';
+import { serviceProcessesOnOneDatabase } from '../helpers/service-process.js';
 import { superadmin } from '../helpers/tokens.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -9,22 +8,7 @@ type Json = Record<string, any>;
 /** Scheduled publishes with several service processes on one database (CONTRACT.md 17.1): each published once, by one. */
 describe('scheduled publishes with two service processes on one database', function () {
   this.timeout(120_000);
-  let database: TestDatabase;
-  const services: ServiceProcess[] = [];
-
-  before(async () => {
-    database = await createTestDatabase();
-    services.push(await startServiceProcess(database.url));
-    services.push(await startServiceProcess(database.url));
-  });
-
-  after(async () => {
-    for (const s of services) {
-      s.kill('SIGTERM');
-      await s.exited;
-    }
-    await database?.drop();
-  });
+  const { services } = serviceProcessesOnOneDatabase(2);
 
   it('publishes each scheduled draft once, within 30 s after its time', async () => {
     const [one, two] = services;
