@@ -45,6 +45,7 @@ import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migrat
 import { apiTokensMigration } from './db/migrations/0013-api-tokens.js';
 import { recordRevisionsMigration } from './db/migrations/0014-record-revisions.js';
 import { contentWorkflowMigration } from './db/migrations/0017-content-workflow.js';
+import { releasesMigration } from './db/migrations/0019-releases.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -64,6 +65,8 @@ import { changesRoutes } from './data/changes.routes.js';
 import { DraftsService } from './workflow/drafts.service.js';
 import { draftRoutes } from './workflow/drafts.routes.js';
 import { ScheduledPublish } from './workflow/scheduled-publish.js';
+import { ReleasesService } from './workflow/releases.service.js';
+import { releasesRoutes } from './workflow/releases.routes.js';
 import { EventsService } from './events/events.service.js';
 import { ChangeStreams } from './events/change-stream.js';
 import { installOutbox } from './events/outbox.module.js';
@@ -127,7 +130,7 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, contentWorkflowMigration, eventsMigration, outboxRetentionMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, contentWorkflowMigration, releasesMigration, eventsMigration, outboxRetentionMigration,
   outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
@@ -200,8 +203,10 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
   (router, kernel) => {
     // Drafts, scheduled publishing (CONTRACT.md 17): their routes before the record routes they extend.
     const drafts = new DraftsService(kernel.db, kernel.schemas, kernel.records, kernel.events, kernel.logger);
-    kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now)], kernel.logger));
+    const releases = new ReleasesService(kernel.db, drafts, kernel.records, kernel.events, kernel.logger);
+    kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now), (now) => releases.publishDue(now)], kernel.logger));
     draftRoutes(router, kernel.schemas, drafts);
+    releasesRoutes(router, releases);
     dataRoutes(router, kernel.schemas, kernel.records, drafts);
   },
   (router, kernel) => auditLogRoutes(router, kernel.records.audit),

@@ -259,7 +259,7 @@ function project(record: Record<string, unknown>, fields: string[]): Record<stri
 }
 
 /** A draft's document with the fields it may not change (`workflow.fields`) as the live record has them. */
-function overLive(schema: CompiledSchema, live: DataRecord, data: Record<string, unknown>): Record<string, unknown> {
+export function overLive(schema: CompiledSchema, live: DataRecord, data: Record<string, unknown>): Record<string, unknown> {
   const fields = schema.workflow?.fields;
   if (!fields) return data;
   const document = stripServerFields(live);
