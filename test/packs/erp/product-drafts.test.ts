@@ -63,4 +63,36 @@ describe('drafts of erp.product: prices that go live at once, stock never drafte
     expect((await storefront(p.sku).set('If-None-Match', moved.headers.etag)).status).to.equal(200);
     expect(await shop.expectLedgerConsistent(p.id)).to.equal(7);
   });
+
+  it('a campaign: a page, a draft-only post and a price in one release, published together and rolled back (docs/content-workflow.md)', async () => {
+    const editor = as(tenant, 'editor');
+    const admin = as(tenant, 'admin');
+    const page = (await t.http.post('/api/v1/data/cms/page').set(editor).send({ title: 'Home', slug: 'home', status: 'published', content: 'Welcome.' }).expect(201)).body.data.item;
+    const product = await shop.product({ sku: 'MUG', priceCents: 1999, physicalStock: 40 });
+    await t.http.put(`/api/v1/data/cms/page/${page.id}/draft`).set(editor).send({ content: 'Winter sale: every mug at 14.99.' }).expect(200);
+    const post = (await t.http.post('/api/v1/data/cms/post?draft=true').set(editor).send({ title: 'The winter sale', slug: 'winter-sale', status: 'published', content: 'Mugs.' }).expect(201)).body.data.item;
+    await t.http.put(`${DATA}/${product.id}/draft`).set(editor).send({ priceCents: 1499 }).expect(200);
+    const before = await storefront('MUG').expect(200);
+
+    const release = (await t.http.post('/api/v1/releases').set(editor).send({ name: 'Winter sale' }).expect(201)).body.data;
+    for (const [namespace, schema, id] of [['cms', 'page', page.id], ['cms', 'post', post.id], ['erp', 'product', product.id]]) {
+      await t.http.post(`/api/v1/releases/${release.id}/items`).set(editor).send({ namespace, schema, id }).expect(200);
+    }
+    expect((await storefront('MUG').expect(200)).headers.etag).to.equal(before.headers.etag);
+    const published = await t.http.post(`/api/v1/releases/${release.id}/publish`).set(admin);
+    expect(published.status, JSON.stringify(published.body)).to.equal(200);
+    expect(published.body.data.items.map((i: Json) => i.version)).to.deep.equal([2, 1, 2]);
+    const sale = await storefront('MUG').expect(200);
+    expect(sale.body.data.priceCents).to.equal(1499);
+    expect(sale.headers.etag).to.not.equal(before.headers.etag);
+    const posts = (await t.http.get(`/api/v1/public/tenant/${tenant}/content/post`).query({ slug: 'winter-sale' }).expect(200)).body.data.items;
+    expect(posts.map((p: Json) => p.title)).to.deep.equal(['The winter sale']);
+
+    await t.http.post(`/api/v1/releases/${release.id}/rollback`).set(admin).expect(200);
+    expect((await storefront('MUG').expect(200)).body.data.priceCents).to.equal(1999);
+    expect((await t.http.get(`/api/v1/public/tenant/${tenant}/content/post`).query({ slug: 'winter-sale' }).expect(200)).body.data.items).to.deep.equal([]);
+    const home = (await t.http.get(`/api/v1/public/tenant/${tenant}/content/page`).query({ slug: 'home' }).expect(200)).body.data.items;
+    expect(home.map((p: Json) => p.content)).to.deep.equal(['Welcome.']);
+    expect(await shop.expectLedgerConsistent(product.id)).to.equal(40);
+  });
 });
