@@ -67,6 +67,8 @@ import { draftRoutes } from './workflow/drafts.routes.js';
 import { ScheduledPublish } from './workflow/scheduled-publish.js';
 import { ReleasesService } from './workflow/releases.service.js';
 import { releasesRoutes } from './workflow/releases.routes.js';
+import { PreviewsService } from './workflow/previews.service.js';
+import { previewsRoutes } from './workflow/previews.routes.js';
 import { EventsService } from './events/events.service.js';
 import { ChangeStreams } from './events/change-stream.js';
 import { installOutbox } from './events/outbox.module.js';
@@ -190,8 +192,22 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   };
 }
 
+/** The content workflow (CONTRACT.md 17, core/workflow/): drafts, releases, previews and their scheduled publishing. */
+interface ContentWorkflow {
+  drafts: DraftsService;
+  releases: ReleasesService;
+  previews: PreviewsService;
+}
+
+function contentWorkflow(kernel: KernelInternals): ContentWorkflow {
+  const drafts = new DraftsService(kernel.db, kernel.schemas, kernel.records, kernel.events, kernel.logger);
+  const releases = new ReleasesService(kernel.db, drafts, kernel.records, kernel.events, kernel.logger);
+  kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now), (now) => releases.publishDue(now)], kernel.logger));
+  return { drafts, releases, previews: new PreviewsService(kernel.db, drafts, releases, kernel.records) };
+}
+
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
-const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
+const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config, workflow: ContentWorkflow) => void> = [
   (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
   (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.bulk, kernel.db, config),
@@ -200,14 +216,12 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
     kernel.background.register(streams);
     changesRoutes(router, kernel.schemas, kernel.tenants, streams);
   },
-  (router, kernel) => {
-    // Drafts, scheduled publishing (CONTRACT.md 17): their routes before the record routes they extend.
-    const drafts = new DraftsService(kernel.db, kernel.schemas, kernel.records, kernel.events, kernel.logger);
-    const releases = new ReleasesService(kernel.db, drafts, kernel.records, kernel.events, kernel.logger);
-    kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now), (now) => releases.publishDue(now)], kernel.logger));
-    draftRoutes(router, kernel.schemas, drafts);
-    releasesRoutes(router, releases);
-    dataRoutes(router, kernel.schemas, kernel.records, drafts);
+  (router, kernel, _config, workflow) => {
+    // Drafts, scheduled publishing, releases and previews (CONTRACT.md 17), beside the record routes they extend.
+    draftRoutes(router, kernel.schemas, workflow.drafts);
+    releasesRoutes(router, workflow.releases);
+    previewsRoutes(router, workflow.previews);
+    dataRoutes(router, kernel.schemas, kernel.records, workflow.drafts);
   },
   (router, kernel) => auditLogRoutes(router, kernel.records.audit),
   (router, kernel, config) => installOutbox(router, kernel, config),
@@ -286,7 +300,11 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
+  const workflow = contentWorkflow(kernel);
+  const deps = {
+    authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db),
+    previews: (tenantId: string, token: string) => workflow.previews.resolve(tenantId, token),
+  };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   if (config.nodeEnv === 'test') kernel.db.knex.on('query', countQuery);
@@ -301,7 +319,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       return false;
     }
   });
-  for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
+  for (const mount of kernelRoutes) mount(kernelRouter, kernel, config, workflow);
   const toolbox = new McpToolbox([
     { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),

@@ -18,6 +18,7 @@ import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
+import { previewBy, previewList, previewOne } from './preview-reads.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -122,6 +123,10 @@ export class RecordsService {
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
+    if (rc.preview) {
+      const shown = await previewOne(rc.preview, namespace, name, id, null);
+      if (shown) return shown as DataRecord;
+    }
     const record = await this.require(rc, schema, id);
     return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
@@ -129,7 +134,8 @@ export class RecordsService {
   /** A record or null, without throwing (for packs). */
   async find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null> {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    return UUID_PATTERN.test(id) ? this.repository.findById(rc, schema, id) : null;
+    const live = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
+    return rc.preview ? previewOne(rc.preview, namespace, name, id, live) : live;
   }
 
   /**
@@ -143,11 +149,13 @@ export class RecordsService {
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
   async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
-    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+    const live = await this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+    return rc.preview ? previewBy(rc.preview, namespace, name, match, live) : live;
   }
 
   /** The id and version of the record `findBy` finds. */
   async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
+    if (rc.preview) return this.findBy(rc, namespace, name, match);
     return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, true);
   }
 
@@ -385,6 +393,10 @@ export class RecordsService {
    */
   async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
+    if (rc.preview) {
+      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read), query);
+      return { items: parsed.fields ? items.map((r) => project(r, parsed.fields!)) : items, pagination };
+    }
     return { items: await this.items(rc, schema, rows, parsed.fields, expand, read), pagination };
   }
 
