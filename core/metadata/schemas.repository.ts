@@ -155,13 +155,16 @@ export class SchemasRepository {
     }));
   }
 
-  /** Removes a schema: its record table, its versions, its counters and its row. Inside a transaction. */
+  /** Removes a schema: its record table, its versions, its counters, its records' drafts and its row. Inside a transaction. */
   async remove(rc: RequestContext, s: RegisteredSchema): Promise<void> {
     const conn = this.db.sql(rc);
     await conn.run(this.db.query.schema.dropTable(s.tableName));
     await conn.run(this.db.query('schema_versions').where({ tenant_id: s.tenantId ?? PLATFORM_SCOPE, schema_id: s.id }).delete());
     const counters = this.db.query('record_counts').where({ schema_id: s.id });
     await conn.run((s.tenantId ? counters.where({ tenant_id: s.tenantId }) : counters).delete());
+    // Its records' drafts (CONTRACT.md 17.1) go with them.
+    const drafts = this.db.query('record_drafts').where({ namespace: s.namespace, schema_name: s.name });
+    await conn.run((s.tenantId ? drafts.where({ tenant_id: s.tenantId }) : drafts).delete());
     await conn.run(this.db.query('schemas').where({ id: s.id }).delete());
   }
 

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import type { ScheduledPublish } from '../../core/workflow/scheduled-publish.js';
+import { SseClient } from '../helpers/sse-client.js';
 import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
 import { as } from '../helpers/tokens.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -145,6 +146,31 @@ describe('drafts: /data/{ns}/{schema}/{id}/draft (CONTRACT.md 17.1)', function (
       await t.http.delete(`${ARTICLES}/${article.id}/draft`).set(editor()).expect(200);
       expect((await t.http.get(`${ARTICLES}/${article.id}/draft`).set(editor())).status).to.equal(404);
       expect((await live(article.id)).body.data.item.title).to.equal('Live');
+    });
+
+    it('discards the drafts of a schema deleted with its records; registered again, its records have none', async () => {
+      const article = await create({ title: 'Live' });
+      await saveDraft(article.id, { title: 'Draft' });
+      await t.http.post(`${ARTICLES}?draft=true`).set(editor()).send({ title: 'Draft only' }).expect(201);
+      await t.http.delete('/api/v1/metadata/schemas/wf/article').set(as(tenant, 'admin')).set('If-Match', '"1"').expect(200);
+      await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send(articleSchema).expect(201);
+      expect((await t.http.get(`${ARTICLES}?drafts=only`).set(editor()).expect(200)).body.data.items).to.deep.equal([]);
+      expect((await t.http.get(`${ARTICLES}/${article.id}/draft`).set(editor())).status).to.equal(404);
+    });
+
+    it('sends no live change for draft saves and draft-only records, and one for their publish', async () => {
+      const article = await create({ title: 'Live' });
+      const stream = await SseClient.open(`${t.baseUrl}/api/v1/changes?schemas=wf.article`, as(tenant, 'viewer'));
+      try {
+        await saveDraft(article.id, { title: 'Draft' });
+        const fresh = (await t.http.post(`${ARTICLES}?draft=true`).set(editor()).send({ title: 'Draft only' }).expect(201)).body.data.item;
+        await t.http.post(`${ARTICLES}/${article.id}/draft/publish`).set(editor()).expect(200);
+        await t.http.post(`${ARTICLES}/${fresh.id}/draft/publish`).set(editor()).expect(200);
+        await stream.waitForEvents(2);
+        expect(stream.events.map((e) => [e.event, JSON.parse(e.data).payload.id])).to.deep.equal([['wf.article.updated', article.id], ['wf.article.created', fresh.id]]);
+      } finally {
+        stream.close();
+      }
     });
 
     it('keeps another tenant out of the draft', async () => {
