@@ -13,6 +13,7 @@ const LAYERS = [
   ['registry and stores', ['metadata/', 'ratelimit/', 'storage/', 'knowledge/', 'access/', 'audit/']],
   ['events', ['events/']],
   ['records and settings', ['data/', 'settings/']],
+  ['content workflow', ['workflow/']],
   ['self-description', ['openapi/', 'docs/', 'admin-console/']],
   ['pack contract', ['kernel/']],
   ['pack door and tools', ['pack-api.ts', 'mcp/']],

@@ -44,6 +44,8 @@ import { schemaVersionsMigration } from './db/migrations/0011-schema-versions.js
 import { schemaMigrationRunsMigration } from './db/migrations/0012-schema-migration-runs.js';
 import { apiTokensMigration } from './db/migrations/0013-api-tokens.js';
 import { recordRevisionsMigration } from './db/migrations/0014-record-revisions.js';
+import { contentWorkflowMigration } from './db/migrations/0017-content-workflow.js';
+import { releasesMigration } from './db/migrations/0019-releases.js';
 import { eventsMigration } from './db/migrations/0100-events.js';
 import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.js';
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
@@ -60,6 +62,13 @@ import { metadataRoutes } from './data/metadata.routes.js';
 import { dataRoutes } from './data/data.routes.js';
 import { bulkRoutes } from './data/bulk.routes.js';
 import { changesRoutes } from './data/changes.routes.js';
+import { DraftsService } from './workflow/drafts.service.js';
+import { draftRoutes } from './workflow/drafts.routes.js';
+import { ScheduledPublish } from './workflow/scheduled-publish.js';
+import { ReleasesService } from './workflow/releases.service.js';
+import { releasesRoutes } from './workflow/releases.routes.js';
+import { PreviewsService } from './workflow/previews.service.js';
+import { previewsRoutes } from './workflow/previews.routes.js';
 import { EventsService } from './events/events.service.js';
 import { ChangeStreams } from './events/change-stream.js';
 import { installOutbox } from './events/outbox.module.js';
@@ -123,7 +132,8 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, contentWorkflowMigration, releasesMigration, eventsMigration, outboxRetentionMigration,
+  outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -182,8 +192,22 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   };
 }
 
+/** The content workflow (CONTRACT.md 17, core/workflow/): drafts, releases, previews and their scheduled publishing. */
+interface ContentWorkflow {
+  drafts: DraftsService;
+  releases: ReleasesService;
+  previews: PreviewsService;
+}
+
+function contentWorkflow(kernel: KernelInternals): ContentWorkflow {
+  const drafts = new DraftsService(kernel.db, kernel.schemas, kernel.records, kernel.events, kernel.logger);
+  const releases = new ReleasesService(kernel.db, drafts, kernel.records, kernel.events, kernel.logger);
+  kernel.background.register(new ScheduledPublish([(now) => drafts.publishDue(now), (now) => releases.publishDue(now)], kernel.logger));
+  return { drafts, releases, previews: new PreviewsService(kernel.db, drafts, releases, kernel.records) };
+}
+
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
-const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config) => void> = [
+const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config, workflow: ContentWorkflow) => void> = [
   (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
   (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.bulk, kernel.db, config),
@@ -192,7 +216,13 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
     kernel.background.register(streams);
     changesRoutes(router, kernel.schemas, kernel.tenants, streams);
   },
-  (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
+  (router, kernel, _config, workflow) => {
+    // Drafts, scheduled publishing, releases and previews (CONTRACT.md 17), beside the record routes they extend.
+    draftRoutes(router, kernel.schemas, workflow.drafts);
+    releasesRoutes(router, workflow.releases);
+    previewsRoutes(router, workflow.previews);
+    dataRoutes(router, kernel.schemas, kernel.records, workflow.drafts);
+  },
   (router, kernel) => auditLogRoutes(router, kernel.records.audit),
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
@@ -270,7 +300,11 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   if (migrated) await registerPackSchemas(loaded, kernel);
 
   const routes: RouteEntry[] = [];
-  const deps = { authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db) };
+  const workflow = contentWorkflow(kernel);
+  const deps = {
+    authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db),
+    previews: (tenantId: string, token: string) => workflow.previews.resolve(tenantId, token),
+  };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
   koa.silent = true;
   if (config.nodeEnv === 'test') kernel.db.knex.on('query', countQuery);
@@ -285,7 +319,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
       return false;
     }
   });
-  for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
+  for (const mount of kernelRoutes) mount(kernelRouter, kernel, config, workflow);
   const toolbox = new McpToolbox([
     { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),

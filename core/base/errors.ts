@@ -6,8 +6,12 @@
 export interface ErrorDetail {
   path: string;
   message: string;
-  /** The record a detail is about (schema_incompatible, conflict over references). */
+  /** The record a detail is about (schema_incompatible, conflict over references, a release's items). */
   id?: string;
+  /** A release's item (CONTRACT.md 17.3): its schema, and why it cannot be published or rolled back. */
+  namespace?: string;
+  schema?: string;
+  code?: string;
   /** price_changed: the current price in cents. */
   expected?: number;
   /** insufficient_stock: the product short of stock, and how much of it there is. */

@@ -39,6 +39,16 @@ export interface RequestContext {
   whenDone?: (cb: () => void) => void;
   /** The schema gates the transaction has passed and holds until it ends (core/metadata/schema-gates.ts). */
   heldGates?: Set<string>;
+  /** A preview's drafts, shown by the record reads of a public request in place of the live records (CONTRACT.md 17.3). */
+  preview?: PreviewOverlay;
+}
+
+/**
+ * The drafts a preview token shows (core/workflow/previews.service.ts): the records of one schema as their drafts
+ * would make them, by id (draft-only records as if published), limited to the preview's release or items.
+ */
+export interface PreviewOverlay {
+  recordsOf(namespace: string, schema: string): Promise<ReadonlyMap<string, Record<string, unknown>>>;
 }
 
 /** A context for work the system does on its own (seeding, background jobs) for one tenant. */

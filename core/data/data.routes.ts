@@ -7,6 +7,17 @@ import { queryFromString } from './list-query.js';
 import { successEnvelope } from '../http/envelope.js';
 import { PAGE_QUERY_PROPERTIES, pageResponse } from '../http/response-schemas.js';
 import type { RevisionQuery } from './records.service.js';
+import type { Page } from '../http/envelope.js';
+import type { RecordQuery } from './list-query.js';
+
+/**
+ * The content workflow's share of the record routes (core/workflow/, CONTRACT.md 17.1): `POST ?draft=true`
+ * creates a draft-only record, `GET ?drafts=include|only` lists with drafts.
+ */
+export interface RecordDrafts {
+  createDraftOnly(rc: AppContext['state']['rc'], namespace: string, name: string, input: unknown): Promise<unknown>;
+  list(rc: AppContext['state']['rc'], namespace: string, name: string, mode: unknown, query: RecordQuery): Promise<Page<Record<string, unknown>>>;
+}
 
 /** A revision as GET /data/{ns}/{schema}/{id}/revisions lists it (CONTRACT.md 16.3). */
 const revisionSchema = {
@@ -35,7 +46,7 @@ export function target(ctx: AppContext): readonly [string, string] {
  * The one generic router of the universal data API. The namespace's licensed module gates every route,
  * the schema is resolved first (404 schema_not_found) and the record service does the rest.
  */
-export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService): void {
+export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records: RecordsService, drafts?: RecordDrafts): void {
   const module = (ctx: AppContext) => registry.moduleOf(ctx.params.ns);
   const withEtag = (ctx: AppContext, item: DataRecord) => {
     ctx.set('ETag', `"${item.version}"`);
@@ -45,18 +56,21 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
   router.post('/data/:ns/:schema', {
-    summary: 'Create a record (Idempotency-Key honoured)', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
-    errors: [...errors, 'validation_failed', 'conflict', 'forbidden'],
+    summary: 'Create a record (Idempotency-Key honoured); ?draft=true: a draft-only record, `{ item, draft }`', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
+    errors: [...errors, 'validation_failed', 'conflict', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
+    if (drafts && ctx.query.draft === 'true') return drafts.createDraftOnly(ctx.state.rc, ns, schema, ctx.state.body);
     return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
   });
 
   router.get('/data/:ns/:schema', {
-    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand',
-    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
+    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand; drafts=include|only (editors)',
+    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
+    const { drafts: mode, ...query } = ctx.query;
+    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, queryFromString(query));
     return records.listJson(ctx.state.rc, ns, schema, queryFromString(ctx.query));
   });
 

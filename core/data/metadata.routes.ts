@@ -5,6 +5,7 @@ import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaEvolution } from './schema-evolution.js';
 import { relationsOf, type Relations } from './relations.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
+import { workflowOptionSchema } from '../metadata/workflow-option.js';
 
 /** A namespace or name: a value that fails the pattern answers 400 invalid_identifier (route.ts). */
 const identifier = { type: 'string', pattern: IDENTIFIER.source, 'x-error': 'invalid_identifier' };
@@ -20,6 +21,7 @@ const registerBody = {
     schema: { type: 'object' },
     indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    workflow: workflowOptionSchema,
   },
 };
 

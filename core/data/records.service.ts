@@ -18,6 +18,7 @@ import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
+import { previewBy, previewList, previewOne } from './preview-reads.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -122,6 +123,10 @@ export class RecordsService {
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
+    if (rc.preview) {
+      const shown = await previewOne(rc.preview, namespace, name, id, null);
+      if (shown) return shown as DataRecord;
+    }
     const record = await this.require(rc, schema, id);
     return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
@@ -129,7 +134,8 @@ export class RecordsService {
   /** A record or null, without throwing (for packs). */
   async find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null> {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    return UUID_PATTERN.test(id) ? this.repository.findById(rc, schema, id) : null;
+    const live = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
+    return rc.preview ? previewOne(rc.preview, namespace, name, id, live) : live;
   }
 
   /**
@@ -143,11 +149,13 @@ export class RecordsService {
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
   async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
-    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+    const live = await this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+    return rc.preview ? previewBy(rc.preview, namespace, name, match, live) : live;
   }
 
   /** The id and version of the record `findBy` finds. */
   async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
+    if (rc.preview) return this.findBy(rc, namespace, name, match);
     return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, true);
   }
 
@@ -244,14 +252,42 @@ export class RecordsService {
     });
   }
 
-  /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
+  /**
+   * Writes a draft's document as the record's next live version through the one write path (CONTRACT.md 17.1):
+   * `document` is given the live record, read with its row locked (null for a draft-only record), and returns the
+   * whole new document. `baseVersion` 0 creates the record under `id` (version 1, `created`); else the live
+   * record must still be at `baseVersion` (409 conflict) and `ifMatch` holds (412). Joins rc's transaction.
+   */
+  async publishDocument(
+    rc: RequestContext, namespace: string, name: string, id: string, baseVersion: number,
+    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null,
+  ): Promise<DataRecord> {
+    return this.schemas.writing(rc, namespace, name, (schema) => {
+      this.assertMayWrite(schema, null);
+      return this.db.transaction(rc, async (rc) => {
+        const current = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
+        if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id });
+        if (!current) throw Conflict(`The live ${namespace}.${name} record was deleted since the draft was made`);
+        checkVersion(ifMatch, current.version);
+        if (current.version !== baseVersion) {
+          throw Conflict(`The live ${namespace}.${name} record is at version ${current.version}, the draft was made from ${baseVersion}; save it with ?rebase=true`);
+        }
+        return this.write(rc, schema, current, document(current), null, undefined, 'replace');
+      });
+    });
+  }
+
+  /**
+   * Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes.
+   * `replace`: the patch is the whole new document (a draft's), `restore`: likewise, a restored revision.
+   */
   private async write(
-    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>, replace = false,
+    rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
+    how: 'merge' | 'replace' | 'restore' = 'merge',
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
-    // `replace`: the patch is the whole new document (a restored revision), not merged into the current one.
-    const merged = this.validate(schema, replace ? patch : applyMergePatch(previous, patch));
+    const merged = this.validate(schema, how === 'merge' ? applyMergePatch(previous, patch) : patch);
     const final = await this.runHooks(rc, schema, { action: 'update', id, data: merged, previous, version: current.version + 1, writer, note });
     await this.relations.checkReferences(rc, schema, final, previous);
     const now = nowIso();
@@ -259,7 +295,7 @@ export class RecordsService {
       throw Conflict('The record was changed by another request; read it again and retry');
     }
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
-    await this.keep(rc, schema, 'update', record, now, replace);
+    await this.keep(rc, schema, 'update', record, now, how === 'restore');
     await this.publish(rc, schema, 'update', record, current);
     return record;
   }
@@ -345,7 +381,7 @@ export class RecordsService {
       if (!revision) throw NotFound(`No revision ${String(version).slice(0, 20)} of ${namespace}.${name} record "${id.slice(0, 40)}"`);
       const document = stripServerFields(revision.data);
       const current = await this.repository.findById(rc, schema, id, true);
-      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, true), created: false };
+      if (current) return { record: await this.write(rc, schema, current, document, null, undefined, 'restore'), created: false };
       const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
       return { record: await this.createAs(null, rc, namespace, name, document, { id }, { version: next }), created: true };
     }));
@@ -357,6 +393,10 @@ export class RecordsService {
    */
   async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
+    if (rc.preview) {
+      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read), query);
+      return { items: parsed.fields ? items.map((r) => project(r, parsed.fields!)) : items, pagination };
+    }
     return { items: await this.items(rc, schema, rows, parsed.fields, expand, read), pagination };
   }
 

@@ -84,6 +84,8 @@ export class SchemaEvolution {
       schema: prepared.input.schema,
       indexes: prepared.indexes,
       unique: prepared.unique,
+      // A change without the key keeps the schema's workflow; with it, the key is the new one.
+      workflow: prepared.input.workflow === undefined ? current.workflow : prepared.workflow,
       title: prepared.input.title ?? current.title,
       description: prepared.input.description ?? current.description,
       version: current.version + 1,

@@ -11,7 +11,7 @@ import { Forbidden, InvalidIdentifier, InvalidKeySegment, ModuleDisabled, NotFou
 import type { Authenticator } from './auth.js';
 import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
-import { ROLE_RANK, type RequestContext, type TenantRole } from '../base/request-context.js';
+import { ROLE_RANK, type PreviewOverlay, type RequestContext, type TenantRole } from '../base/request-context.js';
 import { createAjv, toIssues } from '../base/ajv.js';
 import type { Logger } from 'pino';
 import type { IdempotencyKeys } from './idempotency.js';
@@ -96,6 +96,11 @@ export interface RouteSpec {
    * routes whose writes are database writes only (no upload, no outbound call while the transaction is open).
    */
   idempotent?: boolean | 'in-transaction';
+  /**
+   * Honours a preview token (`?preview=`, `X-Preview-Token`; CONTRACT.md 17.3): its drafts stand in for the live
+   * records the route reads, answered with `Cache-Control: no-store`. Default: public GET routes (read-only ones).
+   */
+  previews?: boolean;
 }
 
 /**
@@ -134,6 +139,8 @@ export interface RouteDeps {
   routeTable: RouteEntry[];
   /** The Idempotency-Key store, for routes declared `idempotent`. */
   idempotency?: IdempotencyKeys;
+  /** A preview token's drafts for a public request of the tenant (core/workflow/, CONTRACT.md 17.3); throws 404 for an unknown token. */
+  previews?: (tenantId: string, token: string) => Promise<PreviewOverlay>;
 }
 
 const bodyAjv = createAjv();
@@ -184,6 +191,7 @@ export class PackRouter {
     const idempotent = Boolean(spec.idempotent && deps.idempotency);
     const sensitive = spec.sensitiveParams;
     const ownParamChecks = spec.ownParamChecks ?? NO_PARAMS;
+    const previewable = honoursPreviews(spec, method);
 
     // Everything a request needs of the route is fixed here, at declaration: per request the wrapper
     // makes no closure (tsx names each one it makes, at a cost that showed in the storefront's profile).
@@ -199,6 +207,8 @@ export class PackRouter {
       // A public request whose tenant is known at once goes on without waiting on a promise.
       const resolving = spec.auth === 'public' ? publicCaller(ctx, spec, module, deps) : resolveCaller(ctx, spec, module, deps);
       if (resolving) await resolving;
+      const previewing = previewable && deps.previews && state.rc.tenantId && (hasQuery || ctx.get('X-Preview-Token'))
+        ? await usePreview(ctx, deps.previews) : false;
 
       if (validateQuery) {
         const query = hasQuery ? { ...ctx.query } : {};
@@ -214,6 +224,11 @@ export class PackRouter {
       // Awaited, not returned: an async function that returns a promise settles two microtasks later.
       if (idempotent) await runIdempotent(ctx, run, family, body, spec, deps.idempotency!, deps.logger);
       else await runHandler(ctx, run, family, body);
+      // What a preview shows is never cached, nor validated against a live answer's tag.
+      if (previewing) {
+        ctx.set('Cache-Control', 'no-store');
+        ctx.remove('ETag');
+      }
     };
     Object.defineProperty(route, 'name', { value: `${method}:${path}` });
     this.router[method](path, route);
@@ -222,6 +237,24 @@ export class PackRouter {
 }
 
 const NO_PARAMS: string[] = [];
+
+/** Whether a route honours a preview token (RouteSpec.previews): a public route of a tenant, GET unless it says otherwise. */
+export function honoursPreviews(spec: RouteSpec, method: HttpMethod): boolean {
+  return spec.auth === 'public' && spec.tenantParam !== undefined && (spec.previews ?? method === 'get');
+}
+
+/**
+ * A public request's preview token (`?preview=` or `X-Preview-Token`, CONTRACT.md 17.3): its drafts go on rc for the
+ * record reads, and the parameter leaves the query the route validates. False without a token.
+ */
+async function usePreview(ctx: AppContext, resolve: NonNullable<RouteDeps['previews']>): Promise<boolean> {
+  const { preview, ...rest } = ctx.query;
+  if (preview !== undefined) ctx.query = rest;
+  const token = ctx.get('X-Preview-Token') || (typeof preview === 'string' ? preview : '');
+  if (!token) return false;
+  ctx.state.rc = { ...ctx.state.rc, preview: await resolve(ctx.state.rc.tenantId!, token) };
+  return true;
+}
 
 /** What runHandler needs of a route, fixed at its declaration. */
 interface RouteRun {

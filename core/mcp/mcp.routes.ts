@@ -50,7 +50,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
   router.post('/public/tenant/:tenantId/mcp', {
     summary: 'Public, read-only MCP server of one tenant, for website and shop assistants (no authentication)',
     description: `${description} Tools: search_knowledge, get_content (published only) and the public tools of the tenant's licensed modules; rate-limited per client address like the whole public runtime.`,
-    tags: [...tags, 'public'], auth: 'public', tenantParam: 'tenantId', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    tags: [...tags, 'public'], auth: 'public', tenantParam: 'tenantId', module: null, previews: true, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
     answers: { 202: 'A JSON-RPC notification or response was accepted (no body)', 406: 'Accept names neither application/json nor text/event-stream (none, or */*, accepts both)' },
     errors: ['tenant_not_found', 'rate_limited', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {

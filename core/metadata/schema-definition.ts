@@ -1,6 +1,7 @@
 import type { JsonScalarType } from '../db/dialects/dialect.js';
 import type { ErrorDetail } from '../base/errors.js';
 import type { RequestContext } from '../base/request-context.js';
+import { workflowOptionSchema, type WorkflowOption } from './workflow-option.js';
 
 export const IDENTIFIER = /^[a-z][a-z0-9_]{0,39}$/;
 export const SERVER_FIELDS = ['id', 'createdAt', 'updatedAt', 'version'] as const;
@@ -28,6 +29,8 @@ export interface SchemaInput {
   schema: Record<string, any>;
   indexes?: string[][];
   unique?: string[][];
+  /** The content workflow (CONTRACT.md 17): `{ "drafts": true, "locales"?: true }`. */
+  workflow?: WorkflowOption | null;
 }
 
 export type FieldType = JsonScalarType | 'object' | 'array' | 'null' | 'any';
@@ -46,6 +49,8 @@ export interface RegisteredSchema {
   schema: Record<string, any>;
   indexes: string[][];
   unique: string[][];
+  /** The content workflow the schema asked for (CONTRACT.md 17), or null. */
+  workflow: WorkflowOption | null;
   tableName: string;
   createdAt: string;
   updatedAt: string;
@@ -67,6 +72,7 @@ export function toSchemaItem(s: RegisteredSchema, sealed: boolean) {
     schema: s.schema,
     indexes: s.indexes,
     unique: s.unique,
+    workflow: s.workflow,
     sealed,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
@@ -87,6 +93,7 @@ export const schemaItemResponse = {
     schema: { type: 'object' },
     indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    workflow: { anyOf: [workflowOptionSchema, { type: 'null' }], description: 'The content workflow: drafts (and locales) of its records' },
     sealed: { type: 'boolean', description: 'Only its pack writes its records: writes through /data, bulk, import and MCP answer 403' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },

@@ -13,6 +13,7 @@ import {
 import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
 import { checkDisplayKeywords } from './display-keywords.js';
+import { checkWorkflowOption, type WorkflowOption } from './workflow-option.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -140,7 +141,7 @@ export class SchemaRegistry {
   }
 
   /** The registration of a tenant's new schema version, checked as at registration (compiles, indexes). */
-  prepare(input: SchemaInput): { input: SchemaInput; validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+  prepare(input: SchemaInput): { input: SchemaInput; validate: ValidateFunction; indexes: string[][]; unique: string[][]; workflow: WorkflowOption | null } {
     const owner = this.namespaces.get(input.namespace);
     const prepared = owner?.onRegister ? owner.onRegister(structuredClone(input)) : input;
     return { input: prepared, ...this.check(prepared) };
@@ -194,6 +195,7 @@ export class SchemaRegistry {
         schema: prepared.schema,
         indexes: checked.indexes,
         unique: checked.unique,
+        workflow: checked.workflow,
         createdAt: now,
         updatedAt: now,
       });
@@ -213,15 +215,15 @@ export class SchemaRegistry {
         const registered = await this.repository.insert(rc, {
           tenantId: null, namespace: input.namespace, name: input.name, version: 1, scope: 'platform',
           title: input.title ?? '', description: input.description ?? '', schema: input.schema,
-          indexes: checked.indexes, unique: checked.unique, createdAt: now, updatedAt: now,
+          indexes: checked.indexes, unique: checked.unique, workflow: checked.workflow, createdAt: now, updatedAt: now,
         });
         return this.remember(rc, registered, checked.validate);
       }
-      const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.title, existing.description])
-        === JSON.stringify([input.schema, checked.indexes, checked.unique, input.title ?? '', input.description ?? '']);
+      const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.workflow, existing.title, existing.description])
+        === JSON.stringify([input.schema, checked.indexes, checked.unique, checked.workflow, input.title ?? '', input.description ?? '']);
       if (same) return this.remember(rc, existing, checked.validate);
       const updated = await this.repository.updateDefinition(rc, existing, {
-        schema: input.schema, indexes: checked.indexes, unique: checked.unique, title: input.title ?? '',
+        schema: input.schema, indexes: checked.indexes, unique: checked.unique, workflow: checked.workflow, title: input.title ?? '',
         description: input.description ?? '', version: existing.version + 1, updatedAt: now,
       });
       return this.remember(rc, updated, checked.validate);
@@ -281,7 +283,7 @@ export class SchemaRegistry {
   }
 
   /** Validates a registration: a bounded, compilable JSON Schema of type object, and sane index declarations. */
-  private check(input: SchemaInput): { validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+  private check(input: SchemaInput): { validate: ValidateFunction; indexes: string[][]; unique: string[][]; workflow: WorkflowOption | null } {
     const schema = input.schema;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw InvalidSchema('schema must be a JSON Schema object');
     if (schema.type !== 'object') throw InvalidSchema('The schema must have "type": "object" at its root');
@@ -320,7 +322,8 @@ export class SchemaRegistry {
         return fields as string[];
       });
     };
-    return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique) };
+    const workflow = checkWorkflowOption(input.workflow, (schema.properties ?? {}) as Record<string, unknown>);
+    return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique), workflow };
   }
 
   private compile(schema: Record<string, any>): ValidateFunction {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Config } from '../../config/index.js';
 import { familyOf } from '../http/envelope.js';
 import { fromRoot } from '../base/package-root.js';
-import type { HttpMethod, JsonSchema, RouteEntry } from '../http/route.js';
+import { honoursPreviews, type HttpMethod, type JsonSchema, type RouteEntry } from '../http/route.js';
 import { groupByStatus, routeErrorCodes } from './error-codes.js';
 import { IDENTIFIER } from '../metadata/schema-definition.js';
 import { ENVELOPE_COMPONENTS, errorSchema, successSchema } from './openapi-envelopes.js';
@@ -122,6 +122,12 @@ function buildOperation(
   if (spec.auth === 'tenant' && !spec.tenantParam) parameters.push({ $ref: '#/components/parameters/TenantHeader' });
   if (spec.idempotent) parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
   for (const header of spec.headers ?? []) parameters.push({ in: 'header', ...header });
+  const previews = honoursPreviews(spec, method);
+  if (previews) {
+    const description = 'A preview token (POST /previews): its drafts in place of the live records, no-store; 404 when unknown or expired';
+    parameters.push({ name: 'preview', in: 'query', required: false, schema: { type: 'string' }, description });
+    parameters.push({ name: 'X-Preview-Token', in: 'header', required: false, schema: { type: 'string' }, description });
+  }
   const query = spec.query as { properties?: Record<string, JsonSchema>; required?: string[] } | undefined;
   for (const [name, schema] of Object.entries(query?.properties ?? {})) {
     const isObject = schema.type === 'object';
@@ -160,7 +166,7 @@ function buildOperation(
     },
   };
   const module = spec.module === undefined ? packModule : spec.module;
-  for (const [errorStatus, codes] of groupByStatus(routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null, entry.path))) {
+  for (const [errorStatus, codes] of groupByStatus([...new Set([...routeErrorCodes(spec, METHODS_WITH_BODY.includes(method) && spec.body !== 'raw', module !== null, entry.path), ...(previews ? ['not_found'] : [])])])) {
     operation.responses[String(errorStatus)] = {
       description: codes.join(', '),
       headers: { ...requestIdHeader, ...errorHeaders(errorStatus) },

@@ -248,7 +248,8 @@ export class Catalog {
    */
   async storefrontAnswer(rc: RequestContext, sku: string): Promise<StorefrontAnswer> {
     const key = `${rc.tenantId}/${sku}`;
-    const kept = this.keptAnswers.get(key);
+    // A preview's drafts (CONTRACT.md 17.3) are rendered for it alone, never kept.
+    const kept = rc.preview ? undefined : this.keptAnswers.get(key);
     if (kept) {
       const now = await this.pack.records.versionBy(rc, 'erp', 'product', { sku });
       if (now && now.id === kept.id && now.version === kept.version) return kept;
@@ -261,7 +262,7 @@ export class Catalog {
       tag: `${STOREFRONT_VIEW}.${product.number}.${product.version}`,
       body: JSON.stringify(bffSuccess(storefrontViewOf(product, []))),
     };
-    this.keptAnswers.set(key, answer);
+    if (!rc.preview) this.keptAnswers.set(key, answer);
     return answer;
   }
 

@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import supertest from 'supertest';
+import { createTestDatabase, type TestDatabase } from './engine.js';
 import { testEnvironment } from './test-app.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -61,4 +62,26 @@ export async function startServiceProcess(databaseUrl: string, env: Record<strin
     }
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * The before and after hooks of a suite with `count` service processes on one fresh database of the engine under
+ * test (the first one migrates, then the others start; on SQLite one file, each with its own connection and write
+ * lock). `services` is filled before the suite's tests run.
+ */
+export function serviceProcessesOnOneDatabase(count = 2): { services: ServiceProcess[] } {
+  const services: ServiceProcess[] = [];
+  let database: TestDatabase | null = null;
+  before(async () => {
+    database = await createTestDatabase();
+    for (let i = 0; i < count; i++) services.push(await startServiceProcess(database.url));
+  });
+  after(async () => {
+    for (const s of services.splice(0)) {
+      s.kill('SIGTERM');
+      await s.exited;
+    }
+    await database?.drop();
+  });
+  return { services };
 }

@@ -1,29 +1,13 @@
 import { expect } from 'chai';
-import { createTestDatabase, ENGINE, type TestDatabase } from '../../helpers/engine.js';
-import { startServiceProcess, type ServiceProcess } from '../../helpers/service-process.js';
+import { ENGINE } from '../../helpers/engine.js';
+import { serviceProcessesOnOneDatabase, type ServiceProcess } from '../../helpers/service-process.js';
 import { uniqueTenantId } from '../../helpers/test-app.js';
 import { superadmin } from '../../helpers/tokens.js';
 
 /** Two service processes on one database (on SQLite: one file, each with its own connection and write lock). */
 describe(`ERP orders and storefront from two processes on one database (${ENGINE})`, function () {
   this.timeout(120_000);
-  let database: TestDatabase;
-  const services: ServiceProcess[] = [];
-
-  before(async () => {
-    database = await createTestDatabase();
-    // The first one migrates; then the second one starts.
-    services.push(await startServiceProcess(database.url));
-    services.push(await startServiceProcess(database.url));
-  });
-
-  after(async () => {
-    for (const s of services.splice(0)) {
-      s.kill('SIGTERM');
-      await s.exited;
-    }
-    await database.drop();
-  });
+  const { services } = serviceProcessesOnOneDatabase(2);
 
   it('POST /api/v1/erp/orders: 40 orders split across two processes for 5 units sell exactly 5, and the ledger holds', async () => {
     const [a, b] = services;

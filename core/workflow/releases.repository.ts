@@ -1,0 +1,138 @@
+import type { Database } from '../db/database.js';
+import type { ErrorDetail } from '../base/errors.js';
+import type { RequestContext } from '../base/request-context.js';
+
+export type ReleaseStatus = 'open' | 'scheduled' | 'published' | 'failed' | 'rolled_back';
+
+export interface ReleaseItem {
+  id: string;
+  namespace: string;
+  schema: string;
+  /** The live version the publish made (null until published, or when it created nothing). */
+  version: number | null;
+  /** The live version before the publish: 0 for a record the release created (null until published). */
+  previousVersion: number | null;
+}
+
+export interface Release {
+  id: string;
+  name: string;
+  description: string;
+  status: ReleaseStatus;
+  items: ReleaseItem[];
+  scheduledAt: string | null;
+  publishedAt: string | null;
+  errors: ErrorDetail[];
+  createdAt: string;
+}
+
+interface ReleaseRow {
+  tenant_id: string;
+  id: string;
+  name: string;
+  description: string;
+  status: ReleaseStatus;
+  scheduled_at: string | null;
+  published_at: string | null;
+  errors: string;
+  created_at: string;
+}
+
+interface ItemRow {
+  tenant_id: string;
+  release_id: string;
+  record_id: string;
+  namespace: string;
+  schema_name: string;
+  position: number | string;
+  previous_version: number | string | null;
+  version: number | string | null;
+}
+
+const num = (v: number | string | null) => (v === null ? null : Number(v));
+
+/** The releases and release_items tables (CONTRACT.md 17.3). */
+export class ReleasesRepository {
+  constructor(private readonly db: Database) {}
+
+  private async withItems(rc: RequestContext, rows: ReleaseRow[]): Promise<Release[]> {
+    if (!rows.length) return [];
+    const items = await this.db.sql(rc).run(this.db.query<ItemRow>('release_items')
+      .where({ tenant_id: rc.tenantId! }).whereIn('release_id', rows.map((r) => r.id)).orderBy('position'));
+    return rows.map((r) => ({
+      id: r.id, name: r.name, description: r.description, status: r.status, scheduledAt: r.scheduled_at, publishedAt: r.published_at,
+      errors: JSON.parse(r.errors) as ErrorDetail[], createdAt: r.created_at,
+      items: items.filter((i) => i.release_id === r.id).map((i) => ({
+        id: i.record_id, namespace: i.namespace, schema: i.schema_name, version: num(i.version), previousVersion: num(i.previous_version),
+      })),
+    }));
+  }
+
+  async insert(rc: RequestContext, release: Release): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('releases').insert({
+      tenant_id: rc.tenantId!, id: release.id, name: release.name, description: release.description, status: release.status,
+      scheduled_at: null, published_at: null, errors: '[]', created_at: release.createdAt,
+    }));
+  }
+
+  /** The release with its items, or null; `lock` holds its row for rc's transaction (PostgreSQL). */
+  async find(rc: RequestContext, id: string, lock = false): Promise<Release | null> {
+    const query = this.db.query<ReleaseRow>('releases').where({ tenant_id: rc.tenantId!, id });
+    if (lock && this.db.dialect.name === 'postgres') query.forUpdate();
+    return (await this.withItems(rc, await this.db.sql(rc).run(query)))[0] ?? null;
+  }
+
+  /** A page of the tenant's releases, newest first; `limit + 1` rows tell whether more follow. */
+  async list(rc: RequestContext, limit: number, offset: number): Promise<Release[]> {
+    const rows = await this.db.sql(rc).run(this.db.query<ReleaseRow>('releases').where({ tenant_id: rc.tenantId! })
+      .orderBy([{ column: 'created_at', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(limit + 1).offset(offset));
+    return this.withItems(rc, rows);
+  }
+
+  async count(rc: RequestContext): Promise<number> {
+    const [row] = await this.db.sql(rc).run(this.db.query('releases').where({ tenant_id: rc.tenantId! }).count({ n: '*' }));
+    return Number((row as { n: number | string }).n);
+  }
+
+  async addItem(rc: RequestContext, releaseId: string, item: { id: string; namespace: string; schema: string }, position: number): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('release_items').insert({
+      tenant_id: rc.tenantId!, release_id: releaseId, record_id: item.id, namespace: item.namespace, schema_name: item.schema, position,
+      previous_version: null, version: null,
+    }));
+  }
+
+  async removeItem(rc: RequestContext, releaseId: string, recordId: string): Promise<boolean> {
+    return Number(await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).delete())) === 1;
+  }
+
+  async setItem(rc: RequestContext, releaseId: string, recordId: string, versions: { previousVersion?: number; version: number | null }): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).update({
+      version: versions.version, ...(versions.previousVersion === undefined ? {} : { previous_version: versions.previousVersion }),
+    }));
+  }
+
+  async update(rc: RequestContext, id: string, change: { status: ReleaseStatus; scheduledAt?: string | null; publishedAt?: string | null; errors?: ErrorDetail[] }): Promise<void> {
+    await this.db.sql(rc).run(this.db.query('releases').where({ tenant_id: rc.tenantId!, id }).update({
+      status: change.status,
+      ...(change.scheduledAt === undefined ? {} : { scheduled_at: change.scheduledAt }),
+      ...(change.publishedAt === undefined ? {} : { published_at: change.publishedAt }),
+      ...(change.errors === undefined ? {} : { errors: JSON.stringify(change.errors) }),
+    }));
+  }
+
+  /** Scheduled releases of every tenant whose time has come, oldest first. */
+  async due(now: string, limit: number): Promise<Array<{ tenantId: string; id: string; scheduledAt: string }>> {
+    const rows = await this.db.sql(null).run(this.db.query<ReleaseRow>('releases')
+      .where({ status: 'scheduled' }).whereNotNull('scheduled_at').where('scheduled_at', '<=', now).orderBy('scheduled_at').limit(limit));
+    return rows.map((r) => ({ tenantId: r.tenant_id, id: r.id, scheduledAt: r.scheduled_at! }));
+  }
+
+  /**
+   * Claims a due scheduled release for this process, in its publishing transaction: the scheduled time is cleared
+   * where it is still the one read, so of several processes exactly one goes on.
+   */
+  async claim(rc: RequestContext, id: string, scheduledAt: string): Promise<boolean> {
+    return Number(await this.db.sql(rc).run(this.db.query('releases').where({ tenant_id: rc.tenantId!, id, status: 'scheduled', scheduled_at: scheduledAt })
+      .update({ scheduled_at: null }))) === 1;
+  }
+}
