@@ -6,6 +6,7 @@ import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
+import { PaymentTimeouts } from './payment-timeouts.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { StripePayments } from './stripe-payments.js';
 import { StripeWebhookService } from './stripe-webhook.service.js';
@@ -29,6 +30,8 @@ declare module '../../core/pack-api.js' {
     'erp.paymentProviders': PaymentProvidersService;
     /** Stripe's webhook: signed events claimed once, applied to their orders. */
     'erp.stripeWebhook': StripeWebhookService;
+    /** The payment timeout: unpaid card and bank transfer orders cancelled by a periodic sweep, each by one process. */
+    'erp.paymentTimeouts': PaymentTimeouts;
   }
 }
 
@@ -60,6 +63,7 @@ export const erpServices = {
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders')),
+  paymentTimeouts: (pack) => new PaymentTimeouts(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
   carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),
