@@ -1,7 +1,8 @@
 import { expect } from 'chai';
 import Stripe from 'stripe';
+import { ConfigError, loadConfig } from '../../../config/index.js';
 import { StripeStandIn } from '../../helpers/stripe-stand-in.js';
-import { createTenant, startTestApp, type TestApp } from '../../helpers/test-app.js';
+import { createTenant, startTestApp, testEnvironment, type TestApp } from '../../helpers/test-app.js';
 import { as, superadmin } from '../../helpers/tokens.js';
 import { waitUntil } from '../../helpers/wait.js';
 import { ORDERS, Shop, Storefront, dataOf, errorOf, type Json } from './shop.js';
@@ -64,6 +65,15 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
     stripe.calls.length = 0;
     shop = new Shop(t, await createTenant(t, 'timeout'));
     store = new Storefront(shop);
+  });
+
+  it('PAYMENT_TIMEOUT_MINUTES and MANUAL_PAYMENT_TIMEOUT_DAYS are positive decimals (30 and 7 by default); another value stops the start', () => {
+    const config = (env: Record<string, string>) => loadConfig(testEnvironment('sqlite::memory:', env)).payments;
+    expect(config({})).to.include({ paymentTimeoutMinutes: 30, manualPaymentTimeoutDays: 7 });
+    expect(config({ PAYMENT_TIMEOUT_MINUTES: '0.05', MANUAL_PAYMENT_TIMEOUT_DAYS: '2.5' })).to.include({ paymentTimeoutMinutes: 0.05, manualPaymentTimeoutDays: 2.5 });
+    for (const bad of [{ MANUAL_PAYMENT_TIMEOUT_DAYS: '0' }, { MANUAL_PAYMENT_TIMEOUT_DAYS: 'soon' }, { PAYMENT_TIMEOUT_MINUTES: '-1' }]) {
+      expect(() => config(bad), JSON.stringify(bad)).to.throw(ConfigError, /PAYMENT_TIMEOUT/);
+    }
   });
 
   it('cancels an unpaid card order on its own (payment_timeout), also with the erp module off: stock back once, coupon freed once, its PaymentIntent cancelled', async () => {
