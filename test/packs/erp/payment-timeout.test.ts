@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import Stripe from 'stripe';
 import { ConfigError, loadConfig } from '../../../config/index.js';
+import { startReceiver, type HttpReceiver } from '../../helpers/http-receiver.js';
 import { StripeStandIn } from '../../helpers/stripe-stand-in.js';
 import { createTenant, startTestApp, testEnvironment, type TestApp } from '../../helpers/test-app.js';
 import { as, superadmin } from '../../helpers/tokens.js';
@@ -19,6 +20,7 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
   this.timeout(90_000);
   let t: TestApp;
   let stripe: StripeStandIn;
+  let receiver: HttpReceiver;
   let shop: Shop;
   let store: Storefront;
   const signer = new Stripe('sk_test_signer');
@@ -52,12 +54,14 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
 
   before(async () => {
     stripe = await StripeStandIn.start();
+    receiver = await startReceiver();
     t = await startTestApp({ env: { STRIPE_API_BASE: stripe.origin, PAYMENT_TIMEOUT_MINUTES: '0.02', MANUAL_PAYMENT_TIMEOUT_DAYS: '0.00002' } });
   });
 
   after(async () => {
     await t.close();
     await stripe.stop();
+    await receiver.stop();
   });
 
   beforeEach(async () => {
@@ -77,6 +81,8 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
   });
 
   it('cancels an unpaid card order on its own (payment_timeout), also with the erp module off: stock back once, coupon freed once, its PaymentIntent cancelled', async () => {
+    await t.http.post('/api/v1/connectors').set(as(shop.tenant, 'admin')).send({ url: `${receiver.url}/hook`, events: ['erp.order.cancelled'] }).expect(201);
+    const cancelledEvents = () => receiver.requests.map((r) => JSON.parse(r.body) as Json).filter((e) => e.event === 'erp.order.cancelled');
     const mug = await shop.product({ sku: 'MUG', priceCents: 1000, physicalStock: 5 });
     await enableStripe();
     const coupon = await couponFor('ann');
@@ -102,6 +108,13 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
     expect((await orderNow(order)).version).to.equal(cancelled.version);
     expect(await cancelMovements(mug.id, order.id)).to.have.length(1);
     expect(intentCancels(order)).to.have.length(1);
+    // One erp.order.cancelled, with its reason.
+    await waitUntil('the erp.order.cancelled delivery', async () => cancelledEvents().length > 0);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(cancelledEvents().map((e) => e.payload)).to.deep.equal([{
+      orderId: order.id, number: order.number, status: 'cancelled', paymentStatus: 'pending', fulfillmentStatus: 'unfulfilled',
+      totalCents: order.totalCents, refundedCents: 0, cancelReason: 'payment_timeout',
+    }]);
   });
 
   it('cancels an unpaid bank transfer after MANUAL_PAYMENT_TIMEOUT_DAYS; cash on delivery never expires, nor does a bank transfer paid in time', async () => {
