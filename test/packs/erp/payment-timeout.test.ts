@@ -75,7 +75,8 @@ describe('Payment timeout (CONTRACT 15.3, 15.6)', function () {
     const config = (env: Record<string, string>) => loadConfig(testEnvironment('sqlite::memory:', env)).payments;
     expect(config({})).to.include({ paymentTimeoutMinutes: 30, manualPaymentTimeoutDays: 7 });
     expect(config({ PAYMENT_TIMEOUT_MINUTES: '0.05', MANUAL_PAYMENT_TIMEOUT_DAYS: '2.5' })).to.include({ paymentTimeoutMinutes: 0.05, manualPaymentTimeoutDays: 2.5 });
-    for (const bad of [{ MANUAL_PAYMENT_TIMEOUT_DAYS: '0' }, { MANUAL_PAYMENT_TIMEOUT_DAYS: 'soon' }, { PAYMENT_TIMEOUT_MINUTES: '-1' }]) {
+    const bads: Array<Record<string, string>> = [{ MANUAL_PAYMENT_TIMEOUT_DAYS: '0' }, { MANUAL_PAYMENT_TIMEOUT_DAYS: 'soon' }, { PAYMENT_TIMEOUT_MINUTES: '-1' }];
+    for (const bad of bads) {
       expect(() => config(bad), JSON.stringify(bad)).to.throw(ConfigError, /PAYMENT_TIMEOUT/);
     }
   });
