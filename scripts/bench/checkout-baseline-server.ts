@@ -108,7 +108,10 @@ async function checkout(tenantId: string, cartId: string, tokenHash: string, pay
     await q(`INSERT INTO ${ORDER_TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`, [tenantId, orderId, JSON.stringify(data), now, now]);
     const order = { id: orderId, ...data, createdAt: now, updatedAt: now, version: 1 };
     await keep(q, tenantId, 'order', order, 'create', now);
-    await q('INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)', [tenantId, Number(ORDER_SCHEMA_ID), uuidv7()]);
+    // The order schema's record counter, as the service keeps it: one shared row on SQLite, a row of its own on PostgreSQL.
+    await q(sqlite
+      ? 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n'
+      : 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)', [tenantId, Number(ORDER_SCHEMA_ID), sqlite ? '' : uuidv7()]);
     await publish(q, tenantId, 'erp.order.created', { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null }, now);
     if (paymentMethod === 'bank_transfer') {
       await q("INSERT INTO erp_payment_deadlines (tenant_id, order_id, stage, due_at, attempts) VALUES (?, ?, 'payment', ?, 0)",

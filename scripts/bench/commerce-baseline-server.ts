@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/base/ajv.js';
 import { placeOrderBody } from '../../packs/erp/orders.routes.js';
 import { serveComparator } from './harness.js';
-import { fanoutSql, twinEngine } from './twin-engine.js';
+import { twinEngine } from './twin-engine.js';
 
 /**
  * The hand-written commerce comparator: the same order transaction and the same storefront read as the ERP
@@ -33,7 +33,13 @@ const field = (f: string, t: 'integer' | 'string', col = 'data') => (sqlite ? `j
 const setStock = sqlite
   ? `json_set(data, '$.physicalStock', ${field('physicalStock', 'integer')} - ?)`
   : `jsonb_set(data, '{physicalStock}', to_jsonb((${field('physicalStock', 'integer')} - ?)::bigint))`;
-const FANOUT = fanoutSql(sqlite);
+// Each event's deliveries to the tenant's matching connectors, as the outbox queues them (none in the benchmark).
+const FANOUT = `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id, event_id, event_name, status, attempts, next_attempt_at, created_at, updated_at)
+  SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
+  FROM connectors c WHERE c.tenant_id = ? AND c.active = ? AND (c.product IS NULL OR c.product = ?)
+  AND EXISTS (SELECT 1 FROM ${sqlite ? 'json_each(c.events) AS p' : 'jsonb_array_elements_text(c.events) AS p(value)'}
+    WHERE p.value = '*' OR p.value = CAST(? AS TEXT)
+      OR (substr(p.value, length(p.value) - 1) = '.*' AND substr(CAST(? AS TEXT), 1, length(p.value) - 1) = substr(p.value, 1, length(p.value) - 1)))`;
 const parse = (data: unknown) => (typeof data === 'string' ? JSON.parse(data) : data) as Record<string, unknown>;
 const half = (n: bigint, bp: bigint) => (n * bp + 5_000n) / 10_000n;
 
