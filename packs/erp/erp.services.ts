@@ -63,9 +63,9 @@ export const erpServices = {
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders')),
-  paymentTimeouts: (pack) => new PaymentTimeouts(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
   carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),
     () => couponChecker(pack), () => cartEvents(pack)),
+  paymentTimeouts: (pack) => new PaymentTimeouts(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),
 } satisfies Record<string, ServiceBuilder>;
