@@ -32,10 +32,14 @@ export interface Config {
     /** The admin console's public OIDC client id at the identity provider (AUTH_ISSUER); null: no OIDC sign-in. */
     readonly consoleClientId: string | null;
   };
-  /** Card payments (CONTRACT 15.3): where the stripe package calls (null: Stripe's own API) and how long a card order waits for its payment. */
+  /**
+   * Payments (CONTRACT 15.3, 15.6): where the stripe package calls (null: Stripe's own API), how long a card order
+   * waits for its payment, and how long a bank transfer order waits for its money.
+   */
   readonly payments: {
     readonly stripeApiBase: { readonly protocol: 'http' | 'https'; readonly host: string; readonly port: number } | null;
     readonly paymentTimeoutMinutes: number;
+    readonly manualPaymentTimeoutDays: number;
   };
   readonly signingSecret: string;
   readonly settingsEncryptionKey: string;
@@ -233,7 +237,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       tenantClaim: v.AUTH_TENANT_CLAIM,
       consoleClientId: v.ADMIN_OIDC_CLIENT_ID ?? null,
     },
-    payments: { stripeApiBase: v.STRIPE_API_BASE ? stripeApiBase(v.STRIPE_API_BASE) : null, paymentTimeoutMinutes: v.PAYMENT_TIMEOUT_MINUTES },
+    payments: { stripeApiBase: v.STRIPE_API_BASE ? stripeApiBase(v.STRIPE_API_BASE) : null, paymentTimeoutMinutes: v.PAYMENT_TIMEOUT_MINUTES,
+      manualPaymentTimeoutDays: v.MANUAL_PAYMENT_TIMEOUT_DAYS },
     signingSecret: v.SIGNING_SECRET ?? DEVELOPMENT_SIGNING_SECRET,
     settingsEncryptionKey: v.SETTINGS_ENCRYPTION_KEY ?? DEVELOPMENT_ENCRYPTION_KEY,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://${v.HOST}:${v.PORT}`).replace(/\/+$/, ''),

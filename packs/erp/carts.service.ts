@@ -275,7 +275,7 @@ export class CartsService {
     if (card && !keys?.enabled) {
       throw ValidationFailed('Card payments are not enabled for this shop', [{ path: '/paymentMethod', message: 'stripe_card needs Stripe to be enabled' }]);
     }
-    const order = await this.placeOrder(rc, id, token, input);
+    const { order, customerRef } = await this.placeOrder(rc, id, token, input);
     if (!keys) return { order, payment: { provider: 'manual', method: input.paymentMethod, status: 'pending' } };
     // The order is committed (pending_payment) before Stripe is called; a failure cancels it in a second transaction.
     let intent;
@@ -291,11 +291,13 @@ export class CartsService {
     }
     const placed = await this.orders.setPaymentIntent(rc, order.id, intent.id);
     await this.repository.setClientSecret(rc, id, order.id, intent.clientSecret);
+    // A card checkout is completed once its payment can start (a failed one reopened the cart: nothing to tell).
+    if (customerRef) await this.recordCheckout(rc, customerRef, order.id);
     return { order: placed, payment: { provider: 'stripe', paymentIntentId: intent.id, clientSecret: intent.clientSecret, status: intent.status } };
   }
 
-  /** The checkout's transaction (see checkout): the order placed from the cart and the cart completed. */
-  private async placeOrder(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<Order> {
+  /** The checkout's transaction (see checkout): the order placed from the cart and the cart completed; the cart's customerRef. */
+  private async placeOrder(rc: RequestContext, id: string, token: string | undefined, input: CheckoutInput): Promise<{ order: Order; customerRef: string | null }> {
     const card = input.paymentMethod === 'stripe_card';
     return this.change(rc, id, token, async (rc, cart) => {
       const lines = [...await this.repository.lines(rc, id)].sort((a, b) => (a.sku < b.sku ? -1 : a.sku > b.sku ? 1 : 0));
@@ -337,8 +339,12 @@ export class CartsService {
         checkout: { status: card ? 'pending_payment' : 'placed', cartId: cart.id, email: email!, shippingAddress: cart.shippingAddress, region, option },
       });
       await this.repository.complete(rc, id, order.id);
-      if (cart.customerRef) this.recordCheckout(rc, cart.customerRef, order.id);
-      return order;
+      if (cart.customerRef && !card) {
+        const { trx: _trx, afterCommit: _afterCommit, whenDone: _whenDone, heldGates: _heldGates, ...outside } = rc;
+        const customerRef = cart.customerRef;
+        rc.afterCommit!(() => this.recordCheckout(outside, customerRef, order.id));
+      }
+      return { order, customerRef: cart.customerRef };
     });
   }
 
@@ -380,20 +386,19 @@ export class CartsService {
   }
 
   /**
-   * `checkout.completed { orderId }` for the cart's customer (with the CRM there and licensed), once the checkout
-   * commits (the CRM records its events outside any transaction) and before it answers; a failure is logged.
+   * `checkout.completed { orderId }` for the cart's customer (with the CRM there and licensed), outside any
+   * transaction (the CRM records its events on its own) and before the checkout answers: once a manual checkout
+   * commits, once a card checkout's PaymentIntent exists (never for one whose payment could not start); a failure
+   * is logged.
    */
-  private recordCheckout(rc: RequestContext, customerRef: string, orderId: string): void {
-    const { trx: _trx, afterCommit: _afterCommit, whenDone: _whenDone, heldGates: _heldGates, ...outside } = rc;
-    rc.afterCommit!(async () => {
-      const recorder = this.events();
-      if (!recorder || !(await this.pack.tenants.isModuleEnabled(outside, outside.tenantId!, 'crm'))) return;
-      try {
-        await recorder.record(outside, { eventType: 'checkout.completed', customerRef, eventData: { orderId } }, { bot: false });
-      } catch (err) {
-        this.pack.logger.warn({ err, eventType: 'checkout.completed' }, 'recording a checkout event failed');
-      }
-    });
+  private async recordCheckout(rc: RequestContext, customerRef: string, orderId: string): Promise<void> {
+    const recorder = this.events();
+    if (!recorder || !(await this.pack.tenants.isModuleEnabled(rc, rc.tenantId!, 'crm'))) return;
+    try {
+      await recorder.record(rc, { eventType: 'checkout.completed', customerRef, eventData: { orderId } }, { bot: false });
+    } catch (err) {
+      this.pack.logger.warn({ err, eventType: 'checkout.completed' }, 'recording a checkout event failed');
+    }
   }
 
   private async couponService(rc: RequestContext): Promise<CouponChecker> {

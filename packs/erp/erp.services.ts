@@ -8,6 +8,7 @@ import { FulfillmentsService } from './fulfillments.service.js';
 import { OrdersService } from './orders.service.js';
 import { RefundsService } from './refunds.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
+import { PaymentTimeouts } from './payment-timeouts.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { StripePayments } from './stripe-payments.js';
 import { StripeWebhookService } from './stripe-webhook.service.js';
@@ -35,6 +36,8 @@ declare module '../../core/pack-api.js' {
     'erp.refunds': RefundsService;
     /** Stripe's webhook: signed events claimed once, applied to their orders. */
     'erp.stripeWebhook': StripeWebhookService;
+    /** The payment timeout: unpaid card and bank transfer orders cancelled by a periodic sweep, each by one process. */
+    'erp.paymentTimeouts': PaymentTimeouts;
   }
 }
 
@@ -72,4 +75,5 @@ export const erpServices = {
   shippingOptions: (pack) => new ShippingOptionsService(pack, pack.use('erp.checkoutConfig')),
   carts: (pack) => new CartsService(pack, pack.use('erp.checkoutConfig'), pack.use('erp.shippingOptions'), pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack),
     () => couponChecker(pack), () => cartEvents(pack)),
+  paymentTimeouts: (pack) => new PaymentTimeouts(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),
 } satisfies Record<string, ServiceBuilder>;

@@ -9,6 +9,7 @@ import { erpCartsMigration } from './migrations/0540-erp-carts.js';
 import { erpPaymentProvidersMigration } from './migrations/0541-erp-payment-providers.js';
 import { erpStripeEventsMigration } from './migrations/0542-erp-stripe-events.js';
 import { erpCartClientSecretMigration } from './migrations/0543-erp-cart-client-secret.js';
+import { erpPaymentDeadlinesMigration } from './migrations/0544-erp-payment-deadlines.js';
 import { stripeWebhookRoutes } from './stripe-webhook.routes.js';
 import { paymentProvidersRoutes } from './payment-providers.routes.js';
 import { cartsRoutes } from './carts.routes.js';
@@ -20,6 +21,7 @@ import { productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
 import { productTools } from './product.tools.js';
+import { orderTools } from './order.tools.js';
 
 /**
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
@@ -34,7 +36,8 @@ export default definePack({
   description: 'Enterprise resource planning: invoices, products, stock, orders',
   admin: 'admin/screens.ts',
   licensed: 'erp',
-  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration],
+  migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration,
+    erpPaymentDeadlinesMigration],
   provides: erpServices,
   requires: ['crm.coupons?', 'crm.events?'],
   events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled', 'erp.order.fulfilled', 'erp.order.refunded'],
@@ -62,5 +65,8 @@ export default definePack({
     paymentProvidersRoutes(router, pack);
     stripeWebhookRoutes(router, pack);
   },
-  tools: productTools,
+  tools: { ...productTools, ...orderTools },
+  // Unpaid orders are cancelled by the service itself (CONTRACT 15.3, 15.6), in every process.
+  start: (pack) => pack.use('erp.paymentTimeouts').start(),
+  stop: (pack) => pack.use('erp.paymentTimeouts').stop(),
 });

@@ -7,6 +7,8 @@ import { checkOrderTransition, type OrderStatus } from './order-status.js';
 import { orderLine, orderTotals } from './order-totals.js';
 import { keptCents, pendingRefunds, restockedUnits, settledRefund, type Refund } from './order-parts.js';
 import { OrdersRepository } from './orders.repository.js';
+import { PaymentDeadlinesRepository } from './payment-deadlines.repository.js';
+import { paymentDueAt, stillUnpaid } from './payment-deadline.js';
 import { ProductLookups } from './product-lookups.js';
 import { recommender, type Recommend } from './recommender.js';
 import { shippingCharge } from './cart-pricing.js';
@@ -57,6 +59,7 @@ interface MergedLine {
 export class OrdersService {
   private readonly repository: OrdersRepository;
   private readonly products: ProductLookups;
+  private readonly deadlines: PaymentDeadlinesRepository;
 
   constructor(
     private readonly pack: PackContext,
@@ -65,6 +68,7 @@ export class OrdersService {
   ) {
     this.repository = new OrdersRepository(pack.db);
     this.products = new ProductLookups(pack.records, this.repository);
+    this.deadlines = new PaymentDeadlinesRepository(pack.db);
   }
 
   /** When a customer last placed an order that is not cancelled (ISO time), or null. */
@@ -158,6 +162,9 @@ export class OrdersService {
       const shipping = shippingCharge(checkout?.option ?? null, region, totals.subtotalCents - totals.discountCents);
       const number = await this.catalog.repository.nextNumber(rc, 'order');
       await this.repository.countOrder(rc, items.map((i) => i.productId), 1);
+      // An order that waits for its payment gets its deadline in this transaction (the payment timeout sweep).
+      const dueAt = paymentDueAt(this.pack.config.payments, { status: checkout?.status ?? 'placed', paymentMethod: input.paymentMethod }, Date.now());
+      if (dueAt) await this.deadlines.add(rc, orderId, dueAt);
       return {
         number, status: checkout?.status ?? 'placed', clientId: input.clientId, customerRef: input.customerRef ?? null, paymentMethod: input.paymentMethod,
         currency, couponCode: input.couponCode ?? null, items, ...totals,
@@ -267,6 +274,26 @@ export class OrdersService {
     return this.pack.db.transaction(rc, async (rc) => {
       const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { status: 'cancelled', cancelReason: reason }, where: [['status', '=', 'pending_payment']] });
       if (!changed) return null;
+      await this.putBack(rc, changed);
+      await this.publish(rc, 'erp.order.cancelled', changed);
+      return changed;
+    });
+  }
+
+  /**
+   * Cancels an order whose payment did not come in time (CONTRACT 15.3, 15.6; the payment timeout sweep, in rc's
+   * transaction): under its row lock, when it still waits for its payment (see stillUnpaid), `payment_timeout`,
+   * stock and coupon back, `erp.order.cancelled`. Null when it no longer does (paid, cancelled by a webhook or an
+   * editor first, paid in part): nothing changed. A missing order: 404 not_found.
+   */
+  async expire(rc: RequestContext, orderId: string): Promise<Order | null> {
+    return this.pack.db.transaction(rc, async (rc) => {
+      const seen = { due: false };
+      const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+        seen.due = stillUnpaid(current);
+        return seen.due ? { status: 'cancelled', cancelReason: 'payment_timeout' } : undefined;
+      });
+      if (!seen.due) return null;
       await this.putBack(rc, changed);
       await this.publish(rc, 'erp.order.cancelled', changed);
       return changed;

@@ -58,6 +58,11 @@ export class StripePayments {
     }
   }
 
+  /** Cancels a PaymentIntent (an order cancelled for want of its payment); Stripe's 4xx when it succeeded or was cancelled already. */
+  async cancelIntent(secretKey: string, paymentIntentId: string): Promise<void> {
+    await this.client(secretKey).paymentIntents.cancel(paymentIntentId, { cancellation_reason: 'abandoned' });
+  }
+
   /** Creates the PaymentIntent of an order, the order's id as Stripe's idempotency key (a retry finds the same intent). */
   async createIntent(secretKey: string, order: { id: string; totalCents: number; currency: string }, tenantId: string): Promise<PaymentIntentView> {
     // `payment_method_types` (CONTRACT 15.3) is still taken by Stripe's API; this package's types name only its successor.

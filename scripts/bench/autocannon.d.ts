@@ -8,6 +8,8 @@ declare module 'autocannon' {
     method?: string;
     headers?: Record<string, string>;
     body?: string;
+    /** Requests each connection loops over; `setupRequest` may change one before it goes (e.g. its path). */
+    requests?: Array<{ method?: string; path?: string; body?: string; setupRequest?: (request: { path: string; [key: string]: unknown }) => { path: string; [key: string]: unknown } }>;
   }
   interface Result {
     requests: { average: number; total: number };

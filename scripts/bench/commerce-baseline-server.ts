@@ -1,12 +1,11 @@
 import { createHash } from 'node:crypto';
-import Database from 'better-sqlite3';
 import Koa from 'koa';
-import pg from 'pg';
 import getRawBody from 'raw-body';
 import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/base/ajv.js';
 import { placeOrderBody } from '../../packs/erp/orders.routes.js';
 import { serveComparator } from './harness.js';
+import { twinEngine } from './twin-engine.js';
 
 /**
  * The hand-written commerce comparator: the same order transaction and the same storefront read as the ERP
@@ -33,72 +32,7 @@ const validate = createAjv().compile(placeOrderBody);
 
 interface Product { id: string; number: number; sku: string; name: string; priceCents: number; currency: string; physicalStock: number; taxRateBasisPoints: number; status: string; version: number }
 
-/** The engine's statements: `query` for rows, `tx` for one write transaction. */
-interface Engine {
-  query<T>(sql: string, args: unknown[]): Promise<T[]>;
-  tx<T>(fn: (q: <R>(sql: string, args: unknown[]) => Promise<R[]>) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-}
-
-function sqliteEngine(file: string): Engine {
-  const db = new Database(file);
-  db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = NORMAL');
-  db.pragma('busy_timeout = 5000');
-  db.function('hp_new_id', { deterministic: false }, () => uuidv7());
-  const cache = new Map<string, Database.Statement>();
-  const stmt = (sql: string) => {
-    let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = db.prepare(sql)));
-    return s;
-  };
-  const run = <R>(sql: string, args: unknown[]): R[] => {
-    const s = stmt(sql);
-    if (s.reader) return s.all(...args) as R[];
-    s.run(...args);
-    return [];
-  };
-  return {
-    async query<T>(sql: string, args: unknown[]) { return run<T>(sql, args); },
-    async tx(fn) {
-      run('BEGIN IMMEDIATE', []);
-      try {
-        const result = await fn(async (sql, args) => run(sql, args));
-        run('COMMIT', []);
-        return result;
-      } catch (err) {
-        run('ROLLBACK', []);
-        throw err;
-      }
-    },
-    async close() { db.close(); },
-  };
-}
-
-function postgresEngine(url: string): Engine {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
-  const numbered = (sql: string) => { let n = 0; return sql.replace(/\?/g, () => `$${++n}`); };
-  return {
-    async query<T>(sql: string, args: unknown[]) { return (await pool.query({ text: numbered(sql), values: args as unknown[] })).rows as T[]; },
-    async tx(fn) {
-      const client = await pool.connect();
-      try {
-        await client.query('BEGIN');
-        const result = await fn(async (sql, args) => (await client.query({ text: numbered(sql), values: args as unknown[] })).rows);
-        await client.query('COMMIT');
-        return result;
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      } finally {
-        client.release();
-      }
-    },
-    async close() { await pool.end(); },
-  };
-}
-
-const engine = sqlite ? sqliteEngine(URL_.slice('sqlite:'.length)) : postgresEngine(URL_);
+const engine = twinEngine(URL_);
 const field = (f: string, t: 'integer' | 'string', col = 'data') => (sqlite ? `json_extract(${col}, '$.${f}')` : t === 'integer' ? `((${col}->>'${f}')::numeric)` : `(${col}->>'${f}')`);
 const setStock = sqlite
   ? `json_set(data, '$.physicalStock', ${field('physicalStock', 'integer')} - ?)`

@@ -8,17 +8,19 @@ import { createApp } from '../../core/app.js';
 import { loadBenchTenant } from './load.js';
 import { benchBody } from './bench-schema.js';
 import { benchCommerce, type CommerceRow, type Measured } from './commerce.js';
+import { benchCheckout } from './checkout.js';
 import { loadBaseline, type BaselineRecord } from './baseline-store.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres --scenarios data,commerce --products 100000]
+ * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres --scenarios data,commerce,checkout --products 100000]
  *
  * For each engine: loads `records` records for tenant A and as many for tenant B (directly, in one
  * transaction), starts the service (`core/main.ts`, production mode) and a hand-written Koa endpoint
  * (scripts/bench/baseline-server.ts) side by side in their own processes, and drives each with autocannon,
  * scenario by scenario, comparator then service. Then the commerce scenarios (scripts/bench/commerce.ts):
- * orders and the storefront against a hand-written twin. Prints a table and writes bench-results/<time>.json and .md.
+ * orders and the storefront against a hand-written twin; the checkout scenarios (scripts/bench/checkout.ts): a storefront
+ * checkout against its twin and the payment timeout sweep. Prints a table and writes bench-results/<time>.json and .md.
  */
 const { values: args } = parseArgs({
   options: {
@@ -26,7 +28,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     records: { type: 'string', default: '100000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
-    scenarios: { type: 'string', default: 'data,commerce' },
+    scenarios: { type: 'string', default: 'data,commerce,checkout' },
     products: { type: 'string', default: '100000' },
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
   },
@@ -145,6 +147,9 @@ const all: Row[] = [];
 for (const engine of ENGINES) {
   if (SCENARIOS.has('data')) all.push(...(await benchEngine(engine)));
   if (SCENARIOS.has('commerce')) all.push(...(await benchCommerce(engine, Number(args.products), measure, args.postgres)));
+  if (SCENARIOS.has('checkout')) {
+    all.push(...(await benchCheckout(engine, { runs: 3, requests: 2_000, connections: CONNECTIONS, products: 1_000, orders: 100_000, due: 1_000 }, args.postgres)));
+  }
 }
 let commit = 'unknown';
 try {
