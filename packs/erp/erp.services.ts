@@ -6,6 +6,7 @@ import { CheckoutConfigCache } from './checkout-config.js';
 import type { CouponRedeemer } from './coupon-redeemer.js';
 import { OrdersService } from './orders.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
+import { ReportsService } from './reports.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { StripePayments } from './stripe-payments.js';
 import { StripeWebhookService } from './stripe-webhook.service.js';
@@ -29,6 +30,8 @@ declare module '../../core/pack-api.js' {
     'erp.paymentProviders': PaymentProvidersService;
     /** Stripe's webhook: signed events claimed once, applied to their orders. */
     'erp.stripeWebhook': StripeWebhookService;
+    /** The dashboards' reports: sales per day in the tenant's timezone, low stock. */
+    'erp.reports': ReportsService;
   }
 }
 
@@ -58,6 +61,7 @@ export const erpServices = {
   catalog: (pack) => new Catalog(pack),
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
+  reports: (pack) => new ReportsService(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   stripeWebhook: (pack) => new StripeWebhookService(pack, pack.use('erp.paymentProviders'), new StripePayments(pack), pack.use('erp.orders')),
   taxRegions: (pack) => new TaxRegionsService(pack, pack.use('erp.checkoutConfig')),

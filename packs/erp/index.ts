@@ -19,6 +19,7 @@ import { productCreate, productUpdate } from './product-write.hook.js';
 import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
 import { productTools } from './product.tools.js';
+import { reportsRoutes } from './reports.routes.js';
 
 /**
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
@@ -35,7 +36,7 @@ export default definePack({
   licensed: 'erp',
   migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration],
   provides: erpServices,
-  requires: ['crm.coupons?', 'crm.events?'],
+  requires: ['crm.coupons?', 'crm.events?', 'tenant-admin.siteProfile?'],
   events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
@@ -59,6 +60,7 @@ export default definePack({
     cartsRoutes(router, pack);
     paymentProvidersRoutes(router, pack);
     stripeWebhookRoutes(router, pack);
+    reportsRoutes(router, pack);
   },
   tools: productTools,
 });
