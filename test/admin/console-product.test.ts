@@ -111,6 +111,30 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     expect(stored.body.data.item.priceCents).to.equal(150);
   });
 
+  it('marks the fields a 409 unique conflict names, on create and on edit, instead of only a toast', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
+      namespace: 'shop', name: 'member', unique: [['email']],
+      schema: { type: 'object', required: ['email'], properties: { email: { type: 'string', title: 'E-mail' }, name: { type: 'string' } } },
+    }).expect(201);
+    await t.http.post('/api/v1/data/shop/member').set(superadmin(tenant)).send({ email: 'ana@example.com', name: 'Ana' }).expect(201);
+    const other = (await t.http.post('/api/v1/data/shop/member').set(superadmin(tenant)).send({ email: 'bob@example.com' }).expect(201)).body.data.item;
+
+    await go('/shop.member/create');
+    await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
+    expect(await page.getByRole('textbox', { name: /^E-mail/ }).getAttribute('aria-invalid')).to.equal('true');
+    await checkA11y('unique-conflict-create');
+    await screenshot(page, 'unique-conflict');
+
+    await go(`/shop.member/${other.id}`);
+    await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
+    const stored = await t.http.get(`/api/v1/data/shop/member/${other.id}`).set(superadmin(tenant)).expect(200);
+    expect(stored.body.data.item.email).to.equal('bob@example.com');
+  });
+
   it('gives curl snippets that work pasted into a shell: export TOKEN=... first, headers in double quotes', async () => {
     await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
       namespace: 'shop', name: 'note', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
