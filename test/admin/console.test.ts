@@ -290,6 +290,30 @@ describe('admin console at /admin (headless Chromium)', function () {
       return (await page.getByTestId('delivery-row').filter({ hasText: 'delivered' }).count()) === 1;
     }, 15_000);
     expect(receiver.requests.length).to.equal(2);
+
+    // The delivery opened: both attempts with their times and answers, the request with its body as sent and
+    // the signature headers explained.
+    await page.getByTestId('delivery-row').getByRole('button', { name: 'Details' }).click();
+    const details = page.getByTestId('delivery-details');
+    await details.getByTestId('attempt-row').nth(1).waitFor();
+    const attempts = await details.getByTestId('attempt-row').allInnerTexts();
+    expect(attempts[0]).to.contain('HTTP 500');
+    expect(attempts[1]).to.contain('HTTP 204');
+    expect(JSON.parse(await details.getByTestId('delivery-body').innerText())).to.deep.equal(JSON.parse(receiver.requests[1].body));
+    expect(await details.getByTestId('signature-header').count()).to.equal(4);
+    await details.getByText('verify with any Standard Webhooks library', { exact: false }).waitFor();
+    await checkA11y('delivery-details');
+    await screenshot(page, 'delivery-details');
+    // Filters: by status, by event.
+    await page.locator('#delivery-status').click();
+    await page.getByRole('option', { name: 'failed' }).click();
+    await page.getByText('No delivery matches these filters.').waitFor();
+    await page.locator('#delivery-status').click();
+    await page.getByRole('option', { name: 'Any' }).click();
+    await page.locator('#delivery-event').fill('shop.product.created');
+    await page.getByTestId('delivery-row').filter({ hasText: 'shop.product.created' }).waitFor();
+    await page.locator('#delivery-event').fill('shop.product.deleted');
+    await page.getByText('No delivery matches these filters.').waitFor();
   });
 
   it('saves platform SMTP settings with the password masked, and sends a test mail', async () => {
