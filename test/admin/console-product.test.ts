@@ -135,6 +135,36 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     expect(stored.body.data.item.email).to.equal('bob@example.com');
   });
 
+  it('picks a reference (x-ref) by the referenced record\'s display field, and shows it by that field', async () => {
+    const admin = superadmin(tenant);
+    await t.http.post('/api/v1/metadata/schemas').set(admin).send({
+      namespace: 'shop', name: 'supplier', schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', title: 'Name' } } },
+    }).expect(201);
+    await t.http.post('/api/v1/metadata/schemas').set(admin).send({
+      namespace: 'shop', name: 'part', schema: {
+        type: 'object', required: ['title'],
+        properties: { title: { type: 'string', title: 'Title' }, supplierId: { type: 'string', title: 'Supplier', 'x-ref': 'shop.supplier' } },
+      },
+    }).expect(201);
+    const acme = (await t.http.post('/api/v1/data/shop/supplier').set(admin).send({ name: 'Acme Tools' }).expect(201)).body.data.item;
+    await t.http.post('/api/v1/data/shop/supplier').set(admin).send({ name: 'Brisk Parts' }).expect(201);
+
+    await go('/shop.part/create');
+    await page.getByRole('textbox', { name: /^Title/ }).fill('Hinge');
+    const supplier = page.getByRole('combobox', { name: 'Supplier' });
+    await supplier.fill('Acme');
+    await page.getByRole('option', { name: 'Acme Tools' }).click();
+    await checkA11y('reference-picker');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(url('/shop.part'));
+    const listed = await t.http.get('/api/v1/data/shop/part').set(admin).expect(200);
+    const hinge = listed.body.data.items[0];
+    expect(hinge).to.include({ title: 'Hinge', supplierId: acme.id });
+    await go(`/shop.part/${hinge.id}/show`);
+    await page.getByRole('link', { name: 'Acme Tools' }).waitFor();
+    await screenshot(page, 'reference-show');
+  });
+
   it('gives curl snippets that work pasted into a shell: export TOKEN=... first, headers in double quotes', async () => {
     await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
       namespace: 'shop', name: 'note', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
