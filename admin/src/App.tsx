@@ -26,6 +26,8 @@ const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => 
 const Connectors = lazy(() => import('./events/Connectors.js'));
 const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
+const AuditLog = lazy(() => import('./access/AuditLog.js'));
+const ApiTokens = lazy(() => import('./access/ApiTokens.js'));
 
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
 const theme: RaThemeOptions = {
@@ -61,6 +63,8 @@ function ConsoleUI() {
         />
       ))}
       <CustomRoutes>
+        {admin && <Route path="/audit-log" element={<AuditLog />} />}
+        {admin && <Route path="/api-tokens" element={<ApiTokens />} />}
         {packRoutes.map((route) => {
           const Screen = screenOf(route.screen);
           return <Route key={route.path} path={route.path} element={<Screen />} />;

@@ -115,7 +115,7 @@ interface AuditEntry { id: string; at: string; actor: { type: string; id: string
 function RecentChanges() {
   const { data, error } = useApi<{ items: AuditEntry[] }>(`/tenants/${session.tenant}/audit-log?limit=8`);
   return (
-    <DashboardCard title="Recent changes">
+    <DashboardCard title="Recent changes" action={<Button component={RouterLink} to="/audit-log" size="small">Audit log</Button>}>
       {error && <Alert severity="warning">The audit log could not be read: {error.message}</Alert>}
       {data && !data.items.length && (
         <Typography>No changes yet. Records created or changed here or through the API are listed with who changed them and when.</Typography>
