@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { openConsole, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
+import { consoleSuite, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { TEST_KEY, superadmin } from '../helpers/tokens.js';
 
@@ -10,29 +10,18 @@ import { TEST_KEY, superadmin } from '../helpers/tokens.js';
  */
 describe('admin console: API tokens, audit log and revisions (headless Chromium)', function () {
   this.timeout(120_000);
+  const suite = consoleSuite('access', TEST_KEY, async () => {
+    const app = await startTestApp();
+    const tenant = await createTenant(app, 'access');
+    await app.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
+      namespace: 'shop', name: 'item', schema: { type: 'object', required: ['title'], properties: { title: { type: 'string', title: 'Title' }, qty: { type: 'integer' } } },
+    }).expect(201);
+    return { app, tenant };
+  });
   let t: TestApp;
   let c: ConsoleDriver;
   let tenant: string;
-
-  before(async function () {
-    this.timeout(180_000);
-    t = await startTestApp();
-    tenant = await createTenant(t, 'access');
-    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
-      namespace: 'shop', name: 'item', schema: { type: 'object', required: ['title'], properties: { title: { type: 'string', title: 'Title' }, qty: { type: 'integer' } } },
-    }).expect(201);
-    c = await openConsole(t.baseUrl);
-    await c.signIn(TEST_KEY, tenant);
-  });
-
-  afterEach(async function () {
-    await c?.keepFailure(this.currentTest, 'access');
-  });
-
-  after(async () => {
-    await c?.close();
-    await t?.close();
-  });
+  beforeEach(() => ({ c, app: t, tenant } = suite));
 
   it('creates an API token whose secret is shown once and works, then revokes it', async () => {
     const { page } = c;

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { openConsole, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
+import { consoleSuite, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { TEST_KEY, superadmin } from '../helpers/tokens.js';
 
@@ -10,31 +10,20 @@ import { TEST_KEY, superadmin } from '../helpers/tokens.js';
  */
 describe('admin console: changing and deleting a schema (headless Chromium)', function () {
   this.timeout(120_000);
+  const suite = consoleSuite('schema-changes', TEST_KEY, async () => {
+    const app = await startTestApp();
+    const tenant = await createTenant(app, 'schemas');
+    const admin = superadmin(tenant);
+    await app.http.post('/api/v1/metadata/schemas').set(admin).send({
+      namespace: 'shop', name: 'book', title: 'Book', schema: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } },
+    }).expect(201);
+    for (const title of ['Dune', 'Emma']) await app.http.post('/api/v1/data/shop/book').set(admin).send({ title }).expect(201);
+    return { app, tenant };
+  });
   let t: TestApp;
   let c: ConsoleDriver;
   let tenant: string;
-
-  before(async function () {
-    this.timeout(180_000);
-    t = await startTestApp();
-    tenant = await createTenant(t, 'schemas');
-    const admin = superadmin(tenant);
-    await t.http.post('/api/v1/metadata/schemas').set(admin).send({
-      namespace: 'shop', name: 'book', title: 'Book', schema: { type: 'object', required: ['title'], properties: { title: { type: 'string' } } },
-    }).expect(201);
-    for (const title of ['Dune', 'Emma']) await t.http.post('/api/v1/data/shop/book').set(admin).send({ title }).expect(201);
-    c = await openConsole(t.baseUrl);
-    await c.signIn(TEST_KEY, tenant);
-  });
-
-  afterEach(async function () {
-    await c?.keepFailure(this.currentTest, 'schema-changes');
-  });
-
-  after(async () => {
-    await c?.close();
-    await t?.close();
-  });
+  beforeEach(() => ({ c, app: t, tenant } = suite));
 
   const schemaOf = async () => (await t.http.get('/api/v1/metadata/schemas/shop/book').set(superadmin(tenant)).expect(200)).body.data.item;
 

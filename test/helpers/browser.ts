@@ -111,3 +111,28 @@ export async function openConsole(baseUrl: string): Promise<ConsoleDriver> {
 export function screensWithViolations(violations: Record<string, string[]>): string[] {
   return Object.entries(violations).filter(([, v]) => v.length).map(([screen, v]) => `${screen}: ${v.join('; ')}`);
 }
+
+/**
+ * The hooks of a console suite that works on one tenant: before, `start` brings the app up (and whatever the suite
+ * seeds) and the console signs in with `token` on its tenant; after each failed test a screenshot; after, both
+ * close. Reads of the returned holder are valid from the first test on.
+ */
+export function consoleSuite<App extends { baseUrl: string; close(): Promise<void> }>(
+  prefix: string, token: string, start: () => Promise<{ app: App; tenant: string }>,
+): { c: ConsoleDriver; app: App; tenant: string } {
+  const suite = {} as { c: ConsoleDriver; app: App; tenant: string };
+  before(async function () {
+    this.timeout(180_000);
+    Object.assign(suite, await start());
+    suite.c = await openConsole(suite.app.baseUrl);
+    await suite.c.signIn(token, suite.tenant);
+  });
+  afterEach(async function () {
+    await suite.c?.keepFailure(this.currentTest, prefix);
+  });
+  after(async () => {
+    await suite.c?.close();
+    await suite.app?.close();
+  });
+  return suite;
+}
