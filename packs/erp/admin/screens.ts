@@ -6,6 +6,8 @@ import type { ConsoleScreens } from '../../../admin/src/pack-kit.js';
  * shop's dashboard cards.
  */
 export default {
+  routes: [{ path: '/erp/checkout', screen: () => import('./CheckoutSettings.js') }],
+  menu: [{ section: 'Shop', label: 'Checkout settings', to: '/erp/checkout', role: 'admin', needs: 'erp.order' }],
   panels: [
     { resource: 'erp.product', on: ['show', 'edit'], panel: () => import('./ProductStock.js') },
     { resource: 'erp.order', on: ['show'], panel: () => import('./OrderTransitions.js') },
