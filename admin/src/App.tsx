@@ -23,9 +23,12 @@ const RecordEdit = lazy(() => forms().then((m) => ({ default: m.RecordEdit })));
 const RecordShow = lazy(() => forms().then((m) => ({ default: m.RecordShow })));
 const SchemaShow = lazy(() => import('./schemas/SchemaShow.js').then((m) => ({ default: m.SchemaShow })));
 const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaCreate })));
+const SchemaEdit = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaEdit })));
 const Connectors = lazy(() => import('./events/Connectors.js'));
 const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
+const AuditLog = lazy(() => import('./access/AuditLog.js'));
+const ApiTokens = lazy(() => import('./access/ApiTokens.js'));
 
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
 const theme: RaThemeOptions = {
@@ -51,7 +54,7 @@ function ConsoleUI() {
   const admin = session.can('admin');
   return (
     <AdminUI layout={Layout} loginPage={LoginPage} dashboard={Dashboard} title="Admin console" requireAuth disableTelemetry>
-      <Resource name="schemas" list={SchemaList} show={SchemaShow} create={admin ? SchemaCreate : undefined} options={{ label: 'Schemas' }} />
+      <Resource name="schemas" list={SchemaList} show={SchemaShow} create={admin ? SchemaCreate : undefined} edit={admin ? SchemaEdit : undefined} options={{ label: 'Schemas' }} />
       <Resource name="connectors" list={Connectors} create={admin ? ConnectorCreate : undefined} show={ConnectorShow} options={{ label: 'Connectors' }} />
       {schemas.map((s) => (
         <Resource
@@ -61,6 +64,8 @@ function ConsoleUI() {
         />
       ))}
       <CustomRoutes>
+        {admin && <Route path="/audit-log" element={<AuditLog />} />}
+        {admin && <Route path="/api-tokens" element={<ApiTokens />} />}
         {packRoutes.map((route) => {
           const Screen = screenOf(route.screen);
           return <Route key={route.path} path={route.path} element={<Screen />} />;

@@ -1,6 +1,6 @@
 /**
  * The console kit: everything a pack's console screens (`packs/<name>/admin/`) may use of the console, and the
- * only console module they import (besides packages: react, react-admin, @mui/material, react-router-dom).
+ * only console module they import (besides packages: react, react-admin, @mui/material, react-router-dom, and recharts for charts).
  * Screens never import the console's other files or another pack's screens. A pack's declaration file
  * (`screens.ts`) imports types only, so that the kit and the screens load on demand, not with the first screen.
  */
@@ -18,6 +18,10 @@ export type { Operation } from './api/openapi.js';
 // Record display: a cell's text for a JSON Schema property, dates, labels.
 export { cellFor, formatDateTime } from './records/cells.js';
 export { labelOf } from './records/json-schema.js';
+// Money as a person reads it: integer cents of a currency in the user's locale (1999, EUR → €19.99).
+export { formatMoney } from './records/amounts.js';
+// A dashboard card (a pack's widget): a heading, an optional action, its content.
+export { DashboardCard } from './layout/Dashboard.js';
 export type { JsonSchema, SchemaItem } from './api/schemas.js';
 // What a pack's declaration file declares.
 export type {

@@ -41,12 +41,16 @@ export interface ChangeOptions {
 
 /**
  * A grouped read (PackRecords.group): the records matching `filter` (the list's filter language), grouped by the
- * value of `by` (or, with `byDay`, the day of that ISO date-time), each group with its count and the sums and
- * maxima asked for; ordered by `order` (`count`, `sum:<field>`, `max:<field>` descending, or `key`), at most `limit`.
+ * value of `by` (or, with `byDay`, the day of that ISO date-time, in `timeZone` when given, else UTC) and then,
+ * with `thenBy`, by the value of that field too, each group with its count and the sums and maxima asked for;
+ * ordered by `order` (`count`, `sum:<field>`, `max:<field>` descending, or `key`), at most `limit`.
  */
 export interface GroupQuery {
   by: string;
   byDay?: boolean;
+  /** An IANA time zone name (with `byDay`); the caller checks that the Intl database knows it. */
+  timeZone?: string;
+  thenBy?: string;
   filter?: RecordQuery['filter'];
   sum?: string[];
   max?: string[];

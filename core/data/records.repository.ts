@@ -89,6 +89,10 @@ export interface GroupSql {
   by: string;
   /** Group by the day (YYYY-MM-DD) of `by`, an ISO date-time, instead of its value. */
   byDay: boolean;
+  /** The time zone of those days (an IANA name); null: UTC. */
+  timeZone: string | null;
+  /** A second field to group by (its value is the row's `thenKey`). */
+  thenBy: string | null;
   sum: string[];
   max: string[];
   /** Groups ordered by this measure (`count`, `sum:<field>`, `max:<field>`, `key`), descending unless `key`. */
@@ -99,6 +103,8 @@ export interface GroupSql {
 /** One group of a grouped read: its key, the number of records and the sums and maxima asked for. */
 export interface GroupRow {
   key: string | number | boolean | null;
+  /** The value of GroupQuery.thenBy (undefined without it). */
+  thenKey?: string | number | boolean | null;
   count: number;
   sum: Record<string, number>;
   max: Record<string, string | number | null>;
@@ -225,8 +231,10 @@ export class RecordsRepository {
     const filters = new SqlParts();
     sql.applyAll(filters, query);
     const by = sql.expression(group.by).sql;
-    const key = group.byDay ? `substr(${by}, 1, 10)` : by;
+    const key = !group.byDay ? by : group.timeZone ? d.localDay(by, group.timeZone) : `substr(${by}, 1, 10)`;
+    const thenKey = group.thenBy ? sql.expression(group.thenBy).sql : null;
     const measures = [
+      ...(thenKey ? [`${thenKey} AS t`] : []),
       'count(*) AS n',
       ...group.sum.map((f, i) => `sum(${sql.expression(f).sql}) AS s${i}`),
       ...group.max.map((f, i) => `max(${sql.expression(f).sql}) AS m${i}`),
@@ -234,10 +242,11 @@ export class RecordsRepository {
     const [kind, field] = group.order.split(':');
     const order = kind === 'key' ? 'k' : kind === 'count' ? 'n DESC' : `${kind === 'sum' ? 's' : 'm'}${(kind === 'sum' ? group.sum : group.max).indexOf(field)} DESC`;
     const rows = await this.db.sql(rc).rows<Record<string, unknown>>(
-      `SELECT ${key} AS k, ${measures.join(', ')} FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()} GROUP BY ${key} ORDER BY ${order}, k LIMIT ?`,
+      `SELECT ${key} AS k, ${measures.join(', ')} FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()} GROUP BY ${key}${thenKey ? `, ${thenKey}` : ''} ORDER BY ${order}, k${thenKey ? ', t' : ''} LIMIT ?`,
       [rc.tenantId!, ...filters.bindings, group.limit]);
     return rows.map((r) => ({
       key: r.k as GroupRow['key'],
+      ...(thenKey ? { thenKey: r.t as GroupRow['key'] } : {}),
       count: Number(r.n),
       sum: Object.fromEntries(group.sum.map((f, i) => [f, Number(r[`s${i}`] ?? 0)])),
       max: Object.fromEntries(group.max.map((f, i) => [f, (r[`m${i}`] ?? null) as string | number | null])),

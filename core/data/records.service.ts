@@ -175,12 +175,14 @@ export class RecordsService {
     const sum = query.sum ?? [];
     const max = query.max ?? [];
     // The fields are checked as the list checks sort keys; the filter as the list's filter.
-    const parsed = checkQuery({ filter: query.filter, sort: [query.by, ...sum, ...max].map((field) => ({ field })), count: false }, schema.types);
+    const parsed = checkQuery({ filter: query.filter, sort: [query.by, ...(query.thenBy ? [query.thenBy] : []), ...sum, ...max].map((field) => ({ field })), count: false }, schema.types);
     const [kind, field] = order.split(':');
     if (!(kind === 'count' || kind === 'key' || (kind === 'sum' && sum.includes(field)) || (kind === 'max' && max.includes(field)))) {
       throw new Error(`records.group: cannot order by "${order}"`);
     }
-    return this.repository.group(rc, schema, parsed, { by: query.by, byDay: query.byDay === true, sum, max, order, limit: query.limit ?? 1000 });
+    return this.repository.group(rc, schema, parsed, {
+      by: query.by, byDay: query.byDay === true, timeZone: query.timeZone ?? null, thenBy: query.thenBy ?? null, sum, max, order, limit: query.limit ?? 1000,
+    });
   }
 
   /**

@@ -5,6 +5,7 @@ import type { Dialect } from './dialects/dialect.js';
 import { sqliteDialect } from './dialects/sqlite.js';
 import { postgresDialect } from './dialects/postgres.js';
 import { newId } from '../base/ids.js';
+import { localDay } from '../base/time-zones.js';
 
 export interface DbConnection {
   knex: Knex;
@@ -50,6 +51,8 @@ export function connectDatabase(databaseUrl: string, poolMax = 10, log?: DbLog):
             conn.pragma('temp_store = MEMORY');
             // The id function that PostgreSQL gets from migration 0003.
             conn.function('hp_new_id', { deterministic: false }, newId);
+            // The local day of an instant (Dialect.localDay), which PostgreSQL computes with AT TIME ZONE.
+            conn.function('hp_local_day', { deterministic: true }, localDay);
             done(null, conn);
           } catch (err) {
             done(err as Error, conn);

@@ -20,6 +20,42 @@ const connectorResponse = {
     hasSecret: { type: 'boolean' }, disabledReason: { type: ['string', 'null'] }, createdAt: { type: 'string' }, updatedAt: { type: 'string' },
   },
 };
+const attemptResponse = {
+  type: 'object',
+  required: ['attempt', 'statusCode', 'durationMs', 'error', 'at'],
+  properties: {
+    attempt: { type: 'integer', minimum: 1 }, statusCode: { type: ['integer', 'null'], description: 'The answer\'s HTTP status; null: no answer' },
+    durationMs: { type: 'integer' }, error: { type: ['string', 'null'], description: 'Why it failed, with the start of the answer\'s body' },
+    at: { type: 'string', format: 'date-time' },
+  },
+};
+const deliveryResponse = {
+  type: 'object',
+  required: ['id', 'event', 'status', 'attemptCount', 'attempts', 'createdAt'],
+  properties: {
+    id: { type: 'string' }, connectorId: { type: ['string', 'null'] }, eventId: { type: ['string', 'null'] }, event: { type: ['string', 'null'] },
+    status: { type: 'string', enum: ['pending', 'delivered', 'failed', 'cancelled'] }, attemptCount: { type: 'integer' },
+    nextAttemptAt: { type: 'string' }, lastStatusCode: { type: ['integer', 'null'] }, lastError: { type: ['string', 'null'] },
+    deliveredAt: { type: ['string', 'null'] }, createdAt: { type: 'string' }, updatedAt: { type: 'string' },
+    attempts: { type: 'array', items: attemptResponse },
+  },
+};
+const deliveryDetailResponse = {
+  ...deliveryResponse,
+  required: [...deliveryResponse.required, 'request'],
+  properties: {
+    ...deliveryResponse.properties,
+    request: {
+      type: 'object',
+      required: ['method', 'url', 'headers', 'signatureHeaders', 'body'],
+      properties: {
+        method: { const: 'POST' }, url: { type: 'string' }, headers: { type: 'object', additionalProperties: { type: 'string' } },
+        signatureHeaders: { type: 'array', items: { type: 'string' }, description: 'Signed anew at each attempt (see docs/events.md)' },
+        body: { type: ['string', 'null'], description: 'The JSON text sent; null once the event is pruned' },
+      },
+    },
+  },
+};
 const paging = {
   limit: { type: 'integer', minimum: 1, maximum: 200, default: 50 },
   offset: OFFSET_QUERY,
@@ -60,13 +96,24 @@ export function connectorsRoutes(router: PackRouter, connectors: ConnectorsServi
   });
 
   router.get('/connectors/:id/deliveries', {
-    ...spec, summary: 'The connector\'s deliveries, newest first, each with its attempts',
-    query: { type: 'object', additionalProperties: false, properties: { ...paging, status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] } } },
+    ...spec, summary: 'The connector\'s deliveries, newest first, each with its attempts (filter by status and by event name)',
+    query: {
+      type: 'object', additionalProperties: false,
+      properties: { ...paging, status: { enum: ['pending', 'delivered', 'failed', 'cancelled'] }, event: { type: 'string', maxLength: 200, description: 'An event name, exactly' } },
+    },
+    response: { type: 'object', properties: { items: { type: 'array', items: deliveryResponse }, pagination: { type: 'object' } } },
     errors: [...common, 'not_found', 'validation_failed'],
   }, async (ctx) => {
-    const { limit, offset, status } = ctx.state.query;
-    return connectors.listDeliveries(ctx.state.rc, ctx.params.id, limit, offset, status);
+    const { limit, offset, status, event } = ctx.state.query;
+    return connectors.listDeliveries(ctx.state.rc, ctx.params.id, limit, offset, { status, event });
   });
+
+  router.get('/connectors/:id/deliveries/:deliveryId', {
+    ...spec, summary: 'One delivery: every attempt (time, status, duration, the answer\'s start) and the request each sends (URL, headers, body)',
+    description: 'The body is rebuilt from the stored event (null once the event is pruned after OUTBOX_RETENTION_DAYS). The signature '
+      + 'headers are named, not shown: each attempt signs the body anew with the connector\'s secret and the time of the attempt.',
+    response: deliveryDetailResponse, errors: [...common, 'not_found'],
+  }, async (ctx) => connectors.getDelivery(ctx.state.rc, ctx.params.id, ctx.params.deliveryId));
 
   router.post('/connectors/:id/deliveries/:deliveryId/retry', {
     ...spec, summary: 'Send a delivery again now', status: 202, errors: [...common, 'not_found', 'conflict'],

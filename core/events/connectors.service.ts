@@ -10,6 +10,8 @@ import { ConnectorsRepository, type ConnectorColumns } from './connectors.reposi
 import { DeliveriesRepository } from './deliveries.repository.js';
 import type { Delivery, DeliveryAttempt, DeliveryStatus } from './delivery.js';
 import type { PlatformEvent } from './event.js';
+import { EventsRepository } from './events.repository.js';
+import { deliveryHeaders, SIGNATURE_HEADER_NAMES, webhookBody } from './webhook-signature.js';
 
 /** The secret box context of connectors' own signing secrets. */
 const CONNECTOR_SECRET = 'connector-secret';
@@ -21,6 +23,11 @@ export interface Page<T> {
 
 export type DeliveryView = Omit<Delivery, 'tenantId' | 'message' | 'kind' | 'handler'> & { attempts: DeliveryAttempt[] };
 
+/** A delivery with the request its attempts send (ConnectorsService.getDelivery). */
+export type DeliveryDetail = DeliveryView & {
+  request: { method: 'POST'; url: string; headers: Record<string, string>; signatureHeaders: string[]; body: string | null };
+};
+
 /**
  * Connectors (a tenant's webhook subscriptions) and their delivery log. The URL is checked against the
  * outbound-fetch rules on create and update; the secret is sealed at rest and never returned.
@@ -28,11 +35,13 @@ export type DeliveryView = Omit<Delivery, 'tenantId' | 'message' | 'kind' | 'han
 export class ConnectorsService {
   readonly connectors: ConnectorsRepository;
   readonly deliveries: DeliveriesRepository;
+  private readonly events: EventsRepository;
   private readonly box: SecretBox;
 
   constructor(private readonly config: Config, private readonly db: Database, private readonly fetch: FetchService) {
     this.connectors = new ConnectorsRepository(db);
     this.deliveries = new DeliveriesRepository(db);
+    this.events = new EventsRepository(db);
     this.box = new SecretBox(config.settingsEncryptionKey);
   }
 
@@ -85,10 +94,31 @@ export class ConnectorsService {
     });
   }
 
-  async listDeliveries(rc: RequestContext, connectorId: string, limit: number, offset: number, status?: DeliveryStatus): Promise<Page<DeliveryView>> {
+  async listDeliveries(
+    rc: RequestContext, connectorId: string, limit: number, offset: number, filter: { status?: DeliveryStatus; event?: string } = {},
+  ): Promise<Page<DeliveryView>> {
     await this.requireRow(rc, connectorId);
-    const { items, total } = await this.deliveries.listForConnector(rc, connectorId, limit, offset, status);
+    const { items, total } = await this.deliveries.listForConnector(rc, connectorId, limit, offset, filter);
     return { items: items.map(deliveryView), pagination: pagination(limit, offset, total, items.length) };
+  }
+
+  /**
+   * One delivery with its attempts and the request each attempt sends: the connector's URL, the headers (the
+   * signature headers are named: each attempt signs anew) and the body, rebuilt from the stored event (null once
+   * the event is pruned, OUTBOX_RETENTION_DAYS).
+   */
+  async getDelivery(rc: RequestContext, connectorId: string, deliveryId: string): Promise<DeliveryDetail> {
+    const connector = await this.requireRow(rc, connectorId);
+    const delivery = await this.deliveries.getWithAttempts(rc, deliveryId);
+    if (!delivery || delivery.connectorId !== connectorId) throw NotFound(`No delivery "${deliveryId}" for this connector`);
+    const [event] = delivery.eventId ? await this.events.getMany(rc, [delivery.eventId]) : [];
+    return {
+      ...deliveryView(delivery),
+      request: {
+        method: 'POST', url: connector.url, headers: deliveryHeaders(delivery.event ?? '', delivery.id),
+        signatureHeaders: [...SIGNATURE_HEADER_NAMES], body: event ? webhookBody(event) : null,
+      },
+    };
   }
 
   /**

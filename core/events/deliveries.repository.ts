@@ -242,14 +242,15 @@ export class DeliveriesRepository {
     return row ? this.map(row) : null;
   }
 
-  /** The connector's deliveries, newest first, with their attempts. */
+  /** The connector's deliveries (of one status, one event name), newest first, with their attempts. */
   async listForConnector(
-    rc: RequestContext, connectorId: string, limit: number, offset: number, status?: DeliveryStatus,
+    rc: RequestContext, connectorId: string, limit: number, offset: number, filter: { status?: DeliveryStatus; event?: string } = {},
   ): Promise<{ items: Array<Delivery & { attempts: DeliveryAttempt[] }>; total: number }> {
     const conn = this.db.sql(rc);
     const scope = (q: Knex.QueryBuilder) => {
       q.where({ tenant_id: rc.tenantId, connector_id: connectorId });
-      if (status) q.where({ status });
+      if (filter.status) q.where({ status: filter.status });
+      if (filter.event) q.where({ event_name: filter.event });
       return q;
     };
     const rows = await conn.run(scope(this.db.query('outbox_deliveries'))

@@ -21,7 +21,7 @@ import type { BusHandler } from './event-bus.js';
 import type { EventsRepository } from './events.repository.js';
 import type { MailSeal } from './mail-seal.js';
 import { nextAttemptTime, parseRetryAfter } from './retry-schedule.js';
-import { signDelivery } from './webhook-signature.js';
+import { deliveryHeaders, signDelivery, webhookBody } from './webhook-signature.js';
 import type { Metrics } from '../metrics/metrics.js';
 
 /** Response bodies of receivers are read up to this size (they are only logged). */
@@ -314,20 +314,13 @@ export class Dispatcher implements BackgroundTask {
   }
 
   private async sendWebhook(delivery: Delivery, connector: ConnectorRow, event: PlatformEvent): Promise<Attempt> {
-    const body = JSON.stringify({
-      id: event.id, event: event.name, tenantId: event.tenantId, product: event.product, occurredAt: event.occurredAt, payload: event.payload,
-    });
+    const body = webhookBody(event);
     const signature = signDelivery(this.deps.connectors.signingSecret(connector), delivery.id, body, Math.floor(Date.now() / 1000));
     const started = Date.now();
     try {
       const res = await this.deps.fetch.fetch(connector.url, {
         method: 'POST',
-        headers: {
-          'Content-Type': 'application/json',
-          'X-Platform-Event': event.name,
-          'X-Platform-Delivery': delivery.id,
-          ...signature,
-        },
+        headers: { ...deliveryHeaders(event.name, delivery.id), ...signature },
         body,
         timeoutMs: this.deps.config.dispatcher.timeoutMs,
         maxBytes: RESPONSE_BODY_LIMIT,

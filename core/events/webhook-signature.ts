@@ -1,4 +1,20 @@
 import { createHmac } from 'node:crypto';
+import type { PlatformEvent } from './event.js';
+
+/** The JSON body a connector receives for an event (what the signatures sign). */
+export function webhookBody(event: PlatformEvent): string {
+  return JSON.stringify({
+    id: event.id, event: event.name, tenantId: event.tenantId, product: event.product, occurredAt: event.occurredAt, payload: event.payload,
+  });
+}
+
+/** The headers of a delivery besides the signatures: the body's type, the event's name and the delivery's id. */
+export function deliveryHeaders(eventName: string, deliveryId: string): Record<string, string> {
+  return { 'Content-Type': 'application/json', 'X-Platform-Event': eventName, 'X-Platform-Delivery': deliveryId };
+}
+
+/** The names of the signature headers each attempt carries (signDelivery), signed anew at every attempt. */
+export const SIGNATURE_HEADER_NAMES = ['X-Platform-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 /** The signature headers of one delivery attempt. */
 export interface SignatureHeaders {

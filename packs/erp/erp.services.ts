@@ -9,6 +9,7 @@ import { OrdersService } from './orders.service.js';
 import { RefundsService } from './refunds.service.js';
 import { PaymentProvidersService } from './payment-providers.service.js';
 import { PaymentTimeouts } from './payment-timeouts.service.js';
+import { ReportsService } from './reports.service.js';
 import { ShippingOptionsService } from './shipping-options.service.js';
 import { StripePayments } from './stripe-payments.js';
 import { StripeWebhookService } from './stripe-webhook.service.js';
@@ -38,6 +39,8 @@ declare module '../../core/pack-api.js' {
     'erp.stripeWebhook': StripeWebhookService;
     /** The payment timeout: unpaid card and bank transfer orders cancelled by a periodic sweep, each by one process. */
     'erp.paymentTimeouts': PaymentTimeouts;
+    /** The dashboards' reports: sales per day in the tenant's timezone, low stock. */
+    'erp.reports': ReportsService;
   }
 }
 
@@ -67,6 +70,7 @@ export const erpServices = {
   catalog: (pack) => new Catalog(pack),
   orders: (pack) => new OrdersService(pack, pack.use('erp.catalog'), () => coupons(pack)),
   checkoutConfig: (pack) => new CheckoutConfigCache(pack),
+  reports: (pack) => new ReportsService(pack),
   paymentProviders: (pack) => new PaymentProvidersService(pack),
   fulfillments: (pack) => new FulfillmentsService(pack, pack.use('erp.orders')),
   refunds: (pack) => new RefundsService(pack, pack.use('erp.orders'), pack.use('erp.paymentProviders'), new StripePayments(pack)),

@@ -22,6 +22,7 @@ import { productsRoutes } from './products.routes.js';
 import { storefrontRoutes } from './storefront.routes.js';
 import { productTools } from './product.tools.js';
 import { orderTools } from './order.tools.js';
+import { reportsRoutes } from './reports.routes.js';
 
 /**
  * ERP: invoices, products with a stock ledger, orders and the storefront catalogue. A closed namespace;
@@ -39,7 +40,7 @@ export default definePack({
   migrations: [erpCommerceMigration, erpCoPurchasesMigration, erpCartsMigration, erpPaymentProvidersMigration, erpStripeEventsMigration, erpCartClientSecretMigration,
     erpPaymentDeadlinesMigration],
   provides: erpServices,
-  requires: ['crm.coupons?', 'crm.events?'],
+  requires: ['crm.coupons?', 'crm.events?', 'tenant-admin.siteProfile?'],
   events: ['erp.inventory.updated', 'erp.order.paid', 'erp.order.cancelled', 'erp.order.fulfilled', 'erp.order.refunded'],
   namespaces: [{ name: 'erp', open: false, schemas: ['invoice', 'product', 'order', 'tax_region', 'shipping_option'], sealed: ['order', 'tax_region', 'shipping_option'] }],
   hooks: {
@@ -64,6 +65,7 @@ export default definePack({
     cartsRoutes(router, pack);
     paymentProvidersRoutes(router, pack);
     stripeWebhookRoutes(router, pack);
+    reportsRoutes(router, pack);
   },
   tools: { ...productTools, ...orderTools },
   // Unpaid orders are cancelled by the service itself (CONTRACT 15.3, 15.6), in every process.

@@ -18,8 +18,11 @@ const putBody = {
   required: ['standardRateBasisPoints'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 200, description: 'Default: the country code' },
-    standardRateBasisPoints: { type: 'integer', minimum: 0, maximum: 10000 },
-    reducedRateBasisPoints: { type: ['integer', 'null'], minimum: 0, maximum: 10000, description: 'For products of taxClass reduced; without it they pay the standard rate' },
+    standardRateBasisPoints: { title: 'Standard rate', type: 'integer', minimum: 0, maximum: 10000, 'x-percent-basis-points': true },
+    reducedRateBasisPoints: {
+      title: 'Reduced rate', type: ['integer', 'null'], minimum: 0, maximum: 10000, 'x-percent-basis-points': true,
+      description: 'For products of taxClass reduced; without it they pay the standard rate',
+    },
   },
 } as const;
 

@@ -19,7 +19,8 @@ import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProce
  *   as the service sent them;
  * - first screen usable: from navigation to the sign-in form (cold), and to a records table with its rows
  *   for a signed-in user (cold cache, fresh browser context each run);
- * - paging a records table of `records` records: click on "next page" until the new rows show, per page.
+ * - paging a records table of `records` records: click on "next page" until the new rows show, per page;
+ * - the dashboard of a shop with `orders` orders over 30 days: until its sales chart shows its 30 points.
  * The service runs as its own process in production mode on a fresh database.
  */
 const { values: args } = parseArgs({
@@ -28,12 +29,15 @@ const { values: args } = parseArgs({
     engine: { type: 'string', default: 'sqlite' },
     runs: { type: 'string', default: '5' },
     pages: { type: 'string', default: '20' },
+    // Orders of the shop's dashboard (its chart of the last 30 days): spread over those days.
+    orders: { type: 'string', default: '100000' },
     // Where a page turn's time goes: Chromium's own counters (script, style, layout) per page, and a CPU
     // profile of the paging summed by function (build with CONSOLE_MINIFY=false for readable names).
     profile: { type: 'boolean', default: false },
   },
 });
 const RECORDS = Number(args.records);
+const ORDERS = Number(args.orders);
 const ENGINE = args.engine as Engine;
 const TENANT = 'console-bench';
 
@@ -72,7 +76,49 @@ async function load(url: string): Promise<void> {
   }
   await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, schema, records));
   await app.kernel.records.repository.analyze(schema);
+  // The shop's orders over the last 30 days, stored as the checkout stores them (one 1,190-cent line each).
+  const orderSchema = await app.kernel.schemas.resolve(rc, 'erp', 'order');
+  const now = Date.now();
+  for (let from = 0; from < ORDERS; from += 10000) {
+    const orders: DataRecord[] = [];
+    for (let i = from; i < Math.min(ORDERS, from + 10000); i++) {
+      const at = new Date(now - Math.floor((i / ORDERS) * 30 * 86400000)).toISOString();
+      orders.push({
+        id: newId(), number: i + 1, status: i % 10 === 0 ? 'cancelled' : 'paid', clientId: 1, paymentMethod: 'bank_transfer', currency: 'EUR', items: [],
+        subtotalCents: 1000, discountCents: 0, taxCents: 190, totalCents: 1190, refundedCents: i % 7 === 0 ? 500 : 0, createdAt: at, updatedAt: at, version: 1,
+      });
+    }
+    await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, orderSchema, orders));
+  }
+  await app.kernel.records.repository.analyze(orderSchema);
   await app.close();
+}
+
+/**
+ * The dashboard of a shop with ORDERS orders: from navigation (signed in, cold cache) until its sales chart shows
+ * its 30 points, per run; and the report's request alone, from Node.
+ */
+async function dashboard(base: string, token: string, session: string): Promise<void> {
+  const shown: number[] = [];
+  for (let run = 0; run < Number(args.runs); run++) {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    await context.addInitScript({ content: session });
+    const page = await context.newPage();
+    const t0 = Date.now();
+    await page.goto(`${base}/admin/`);
+    await page.locator('.recharts-line-dot').nth(29).waitFor({ timeout: 60_000 });
+    shown.push(Date.now() - t0);
+    await context.close();
+  }
+  const report: number[] = [];
+  for (let run = 0; run < Number(args.runs); run++) {
+    const t0 = performance.now();
+    const res = await fetch(`${base}/api/v1/erp/reports/sales-by-day`, { headers: { Authorization: `Bearer ${token}`, 'X-Tenant-Id': TENANT } });
+    await res.text();
+    report.push(performance.now() - t0);
+  }
+  console.log(`dashboard with ${ORDERS} orders: sales chart with its 30 points after ${ms(median(shown))} (median of ${shown.length}, max ${ms(Math.max(...shown))}); `
+    + `GET /erp/reports/sales-by-day alone ${ms(median(report))} (median)`);
 }
 
 ensureConsoleBuilt();
@@ -224,6 +270,8 @@ try {
   console.log(`  records table, when each step ended (median): ${Object.entries(tableSteps).map(([step, at]) => `${step} ${ms(median(at))}`).join(', ')}, rows on screen ${ms(median(table))}`);
   console.log(`  records table, the browser's main thread until the rows showed (median): CPU ${ms(median(tableThreadCpu))} (thread time, min ${ms(Math.min(...tableThreadCpu))}; the renderer's threads together ${ms(median(tableRendererCpu))}); busy ${ms(median(tableCpu))}, of which scripts ${ms(median(tableScript))}, style ${ms(median(tableStyle))}, layout ${ms(median(tableLayout))}`);
   if (args.profile) await profileFirstScreen();
+
+  await dashboard(base, token, session);
 
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.addInitScript({ content: session });

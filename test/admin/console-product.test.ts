@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { openConsole, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { TEST_KEY, superadmin } from '../helpers/tokens.js';
 import { waitUntil } from '../helpers/wait.js';
@@ -15,46 +15,32 @@ import { waitUntil } from '../helpers/wait.js';
 describe('admin console: labels, formats and errors from metadata (headless Chromium)', function () {
   this.timeout(120_000);
   let t: TestApp;
-  let browser: Browser;
+  let c: ConsoleDriver;
   let page: Page;
   let tenant: string;
-  const violations: Record<string, string[]> = {};
 
-  const url = (path: string) => `${t.baseUrl}/admin${path}`;
-  const go = async (path: string) => {
-    await page.goto(url(path));
-    await page.waitForLoadState('networkidle');
-  };
-  const checkA11y = async (screen: string) => {
-    await waitForRest(page);
-    violations[screen] = await seriousViolations(page);
-  };
+  const url = (path: string) => c.url(path);
+  const go = (path: string) => c.go(path);
+  const checkA11y = (screen: string) => c.checkA11y(screen);
   /** What the user's locale makes of a time, as the console formats it. */
   const localTime = (iso: string) =>
     page.evaluate((at) => new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' }).format(new Date(at)), iso);
 
   before(async function () {
     this.timeout(180_000);
-    ensureConsoleBuilt();
     t = await startTestApp();
     tenant = await createTenant(t, 'product');
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(20_000);
-    await go('/');
-    await page.locator('#token').fill(TEST_KEY);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.locator('#tenant-picker').fill(tenant);
-    await page.locator('#tenant-picker').press('Enter');
-    await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+    c = await openConsole(t.baseUrl);
+    page = c.page;
+    await c.signIn(TEST_KEY, tenant);
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) await screenshot(page, `product-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await c?.keepFailure(this.currentTest, 'product');
   });
 
   after(async () => {
-    await browser?.close();
+    await c?.close();
     await t?.close();
   });
 
@@ -125,6 +111,60 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     expect(stored.body.data.item.priceCents).to.equal(150);
   });
 
+  it('marks the fields a 409 unique conflict names, on create and on edit, instead of only a toast', async () => {
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
+      namespace: 'shop', name: 'member', unique: [['email']],
+      schema: { type: 'object', required: ['email'], properties: { email: { type: 'string', title: 'E-mail' }, name: { type: 'string' } } },
+    }).expect(201);
+    await t.http.post('/api/v1/data/shop/member').set(superadmin(tenant)).send({ email: 'ana@example.com', name: 'Ana' }).expect(201);
+    const other = (await t.http.post('/api/v1/data/shop/member').set(superadmin(tenant)).send({ email: 'bob@example.com' }).expect(201)).body.data.item;
+
+    await go('/shop.member/create');
+    await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
+    expect(await page.getByRole('textbox', { name: /^E-mail/ }).getAttribute('aria-invalid')).to.equal('true');
+    await checkA11y('unique-conflict-create');
+    await screenshot(page, 'unique-conflict');
+
+    await go(`/shop.member/${other.id}`);
+    await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
+    const stored = await t.http.get(`/api/v1/data/shop/member/${other.id}`).set(superadmin(tenant)).expect(200);
+    expect(stored.body.data.item.email).to.equal('bob@example.com');
+  });
+
+  it('picks a reference (x-ref) by the referenced record\'s display field, and shows it by that field', async () => {
+    const admin = superadmin(tenant);
+    await t.http.post('/api/v1/metadata/schemas').set(admin).send({
+      namespace: 'shop', name: 'supplier', schema: { type: 'object', required: ['name'], properties: { name: { type: 'string', title: 'Name' } } },
+    }).expect(201);
+    await t.http.post('/api/v1/metadata/schemas').set(admin).send({
+      namespace: 'shop', name: 'part', schema: {
+        type: 'object', required: ['title'],
+        properties: { title: { type: 'string', title: 'Title' }, supplierId: { type: 'string', title: 'Supplier', 'x-ref': 'shop.supplier' } },
+      },
+    }).expect(201);
+    const acme = (await t.http.post('/api/v1/data/shop/supplier').set(admin).send({ name: 'Acme Tools' }).expect(201)).body.data.item;
+    await t.http.post('/api/v1/data/shop/supplier').set(admin).send({ name: 'Brisk Parts' }).expect(201);
+
+    await go('/shop.part/create');
+    await page.getByRole('textbox', { name: /^Title/ }).fill('Hinge');
+    const supplier = page.getByRole('combobox', { name: 'Supplier' });
+    await supplier.fill('Acme');
+    await page.getByRole('option', { name: 'Acme Tools' }).click();
+    await checkA11y('reference-picker');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.waitForURL(url('/shop.part'));
+    const listed = await t.http.get('/api/v1/data/shop/part').set(admin).expect(200);
+    const hinge = listed.body.data.items[0];
+    expect(hinge).to.include({ title: 'Hinge', supplierId: acme.id });
+    await go(`/shop.part/${hinge.id}/show`);
+    await page.getByRole('link', { name: 'Acme Tools' }).waitFor();
+    await screenshot(page, 'reference-show');
+  });
+
   it('gives curl snippets that work pasted into a shell: export TOKEN=... first, headers in double quotes', async () => {
     await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({
       namespace: 'shop', name: 'note', schema: { type: 'object', required: ['text'], properties: { text: { type: 'string' } } },
@@ -146,7 +186,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
   });
 
   it('loads /admin without a failed request: the console has its own icon, so no /favicon.ico', async () => {
-    const context = await browser.newContext();
+    const context = await c.browser.newContext();
     const fresh = await context.newPage();
     const failed: string[] = [];
     fresh.on('response', (res) => { if (res.status() >= 400) failed.push(`${res.status()} ${res.url()}`); });
@@ -166,8 +206,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
   });
 
   it('has no serious or critical accessibility violations on the screens it changes (axe-core)', () => {
-    expect(Object.keys(violations)).to.have.length.greaterThan(1);
-    const found = Object.entries(violations).filter(([, v]) => v.length).map(([screen, v]) => `${screen}: ${v.join('; ')}`);
-    expect(found).to.deep.equal([]);
+    expect(Object.keys(c.violations)).to.have.length.greaterThan(1);
+    expect(screensWithViolations(c.violations)).to.deep.equal([]);
   });
 });

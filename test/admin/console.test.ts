@@ -1,6 +1,6 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from '../helpers/browser.js';
+import type { Page } from 'playwright-core';
+import { openConsole, screenshot, screensWithViolations, type ConsoleDriver } from '../helpers/browser.js';
 import { HttpReceiver } from '../helpers/http-receiver.js';
 import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp-server.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
@@ -23,33 +23,16 @@ describe('admin console at /admin (headless Chromium)', function () {
   let t: TestApp;
   let smtp: TestSmtpServer;
   let receiver: HttpReceiver;
-  let browser: Browser;
+  let c: ConsoleDriver;
   let page: Page;
   let tenant: string;
-  const violations: Record<string, string[]> = {};
 
-  const url = (path: string) => `${t.baseUrl}/admin${path}`;
-  const go = async (path: string) => {
-    await page.goto(url(path));
-    await page.waitForLoadState('networkidle');
-  };
-  const checkA11y = async (screen: string) => {
-    // Judge the screen at rest: a menu closing or a notification fading in is half transparent for a moment.
-    // At rest for a quarter of a second: a notification that replaces another fades in only once the other has
-    // faded out, a moment with no animation between the two.
-    const still = async () => (await page.evaluate('document.getAnimations().length')) === 0;
-    const atRest = async () => {
-      if (!(await still())) return false;
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      return still();
-    };
-    await waitUntil('animations to end', atRest, 5_000);
-    violations[screen] = await seriousViolations(page);
-  };
+  const url = (path: string) => c.url(path);
+  const go = (path: string) => c.go(path);
+  const checkA11y = (screen: string) => c.checkA11y(screen);
 
   before(async function () {
     this.timeout(180_000);
-    ensureConsoleBuilt();
     smtp = await startSmtpServer();
     receiver = await new HttpReceiver().start();
     t = await startTestApp({
@@ -59,17 +42,16 @@ describe('admin console at /admin (headless Chromium)', function () {
       },
     });
     tenant = await createTenant(t, 'console');
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(20_000);
+    c = await openConsole(t.baseUrl);
+    page = c.page;
   });
 
   afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) await screenshot(page, `failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    await c?.keepFailure(this.currentTest, 'console');
   });
 
   after(async () => {
-    await browser?.close();
+    await c?.close();
     await t?.close();
     await smtp?.stop();
     await receiver?.stop();
@@ -308,6 +290,30 @@ describe('admin console at /admin (headless Chromium)', function () {
       return (await page.getByTestId('delivery-row').filter({ hasText: 'delivered' }).count()) === 1;
     }, 15_000);
     expect(receiver.requests.length).to.equal(2);
+
+    // The delivery opened: both attempts with their times and answers, the request with its body as sent and
+    // the signature headers explained.
+    await page.getByTestId('delivery-row').getByRole('button', { name: 'Details' }).click();
+    const details = page.getByTestId('delivery-details');
+    await details.getByTestId('attempt-row').nth(1).waitFor();
+    const attempts = await details.getByTestId('attempt-row').allInnerTexts();
+    expect(attempts[0]).to.contain('HTTP 500');
+    expect(attempts[1]).to.contain('HTTP 204');
+    expect(JSON.parse(await details.getByTestId('delivery-body').innerText())).to.deep.equal(JSON.parse(receiver.requests[1].body));
+    expect(await details.getByTestId('signature-header').count()).to.equal(4);
+    await details.getByText('verify with any Standard Webhooks library', { exact: false }).waitFor();
+    await checkA11y('delivery-details');
+    await screenshot(page, 'delivery-details');
+    // Filters: by status, by event.
+    await page.locator('#delivery-status').click();
+    await page.getByRole('option', { name: 'failed' }).click();
+    await page.getByText('No delivery matches these filters.').waitFor();
+    await page.locator('#delivery-status').click();
+    await page.getByRole('option', { name: 'Any' }).click();
+    await page.locator('#delivery-event').fill('shop.product.created');
+    await page.getByTestId('delivery-row').filter({ hasText: 'shop.product.created' }).waitFor();
+    await page.locator('#delivery-event').fill('shop.product.deleted');
+    await page.getByText('No delivery matches these filters.').waitFor();
   });
 
   it('saves platform SMTP settings with the password masked, and sends a test mail', async () => {
@@ -327,7 +333,7 @@ describe('admin console at /admin (headless Chromium)', function () {
   });
 
   it('shows a viewer the records without edit, create or delete buttons', async () => {
-    const viewer = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+    const viewer = await (await c.browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
     try {
       await viewer.goto(url('/'));
       const token = signToken({ tenantId: tenant, role: 'viewer' });
@@ -481,8 +487,7 @@ describe('admin console at /admin (headless Chromium)', function () {
   });
 
   it('has no serious or critical accessibility violations on the main screens (axe-core)', () => {
-    expect(Object.keys(violations)).to.have.length.greaterThan(10);
-    const found = Object.entries(violations).filter(([, v]) => v.length).map(([screen, v]) => `${screen}: ${v.join('; ')}`);
-    expect(found).to.deep.equal([]);
+    expect(Object.keys(c.violations)).to.have.length.greaterThan(10);
+    expect(screensWithViolations(c.violations)).to.deep.equal([]);
   });
 });

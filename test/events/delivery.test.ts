@@ -299,4 +299,50 @@ describe('event delivery to connectors', () => {
     expect(receiver.requests.map((r) => JSON.parse(r.body).payload.of)).to.deep.equal(['A']);
     expect(receiver.requests.every((r) => JSON.parse(r.body).tenantId === tenant)).to.equal(true);
   });
+  it('shows one delivery\'s attempts with their times and the request sent (URL, headers, the very body), and filters the log by status and event', async () => {
+    let answered = 0;
+    receiver.responder = (_req, res) => {
+      answered++;
+      if (answered === 1) {
+        res.writeHead(503, { 'Content-Type': 'text/plain' });
+        res.end('busy, try again');
+      } else {
+        res.writeHead(200);
+        res.end('ok');
+      }
+    };
+    const id = await connector({});
+    await publish('shop.order.created', { orderId: 'o-7' });
+    const delivered = await waitUntil('delivered on the second attempt', async () => {
+      const d = (await deliveries(id)).items[0];
+      return d?.status === 'delivered' ? d : null;
+    });
+    const res = await t.http.get(`/api/v1/connectors/${id}/deliveries/${delivered.id}`).set(as(tenant, 'admin'));
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    const detail = res.body.data;
+    expect(detail.attempts.map((a: any) => [a.attempt, a.statusCode])).to.deep.equal([[1, 503], [2, 200]]);
+    expect(detail.attempts[0].error).to.equal('HTTP 503: busy, try again');
+    expect(Date.parse(detail.attempts[0].at)).to.be.at.most(Date.parse(detail.attempts[1].at));
+    const sent = receiver.requests[1];
+    expect(detail.request).to.deep.equal({
+      method: 'POST', url: `${receiver.url}/hook`,
+      headers: { 'Content-Type': 'application/json', 'X-Platform-Event': 'shop.order.created', 'X-Platform-Delivery': delivered.id },
+      signatureHeaders: ['X-Platform-Signature', 'webhook-id', 'webhook-timestamp', 'webhook-signature'],
+      body: sent.body,
+    });
+
+    // A second event that fails for good (410): the log by status and by event name.
+    receiver.responder = (_req, r) => { r.writeHead(410); r.end(); };
+    await publish('shop.refund.created', { refundId: 'r-1' });
+    await waitUntil('the failed delivery', async () => (await deliveries(id)).items.some((d) => d.status === 'failed'));
+    const list = async (query: Record<string, string>) =>
+      (await t.http.get(`/api/v1/connectors/${id}/deliveries`).query(query).set(as(tenant, 'admin')).expect(200)).body.data.items.map((d: any) => d.event);
+    expect(await list({ status: 'failed' })).to.deep.equal(['shop.refund.created']);
+    expect(await list({ event: 'shop.order.created' })).to.deep.equal(['shop.order.created']);
+    expect(await list({ event: 'shop.order.created', status: 'failed' })).to.deep.equal([]);
+
+    const other = await connector({});
+    expect((await t.http.get(`/api/v1/connectors/${other}/deliveries/${delivered.id}`).set(as(tenant, 'admin'))).status).to.equal(404);
+    expect((await t.http.get(`/api/v1/connectors/${id}/deliveries/${delivered.id}`).set(as(tenant, 'editor'))).status).to.equal(403);
+  });
 });

@@ -54,3 +54,85 @@ export async function waitForRest(page: Page): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
+
+/** A console tab on a running app, as the console's tests drive it. */
+export interface ConsoleDriver {
+  browser: Browser;
+  page: Page;
+  /** axe's serious and critical violations per screen checked (checkA11y). */
+  violations: Record<string, string[]>;
+  url(path: string): string;
+  /** Opens a console path (`/erp.product`) and waits for its requests to settle. */
+  go(path: string): Promise<void>;
+  /** Judges the screen at rest with axe, keeping what it finds under `screen`. */
+  checkA11y(screen: string): Promise<void>;
+  /** Signs in with a pasted token and, given a tenant, picks it in the bar and waits for the dashboard to name it. */
+  signIn(token: string, tenant?: string): Promise<void>;
+  /** A screenshot of a failed test (in an afterEach: `this.currentTest`). */
+  keepFailure(test: { state?: string; title: string } | undefined, prefix: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts Chromium with one 1280×860 tab on the console of the app at `baseUrl` (the console built first). */
+export async function openConsole(baseUrl: string): Promise<ConsoleDriver> {
+  ensureConsoleBuilt();
+  const browser = await launchBrowser();
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
+  page.setDefaultTimeout(20_000);
+  const violations: Record<string, string[]> = {};
+  const url = (path: string) => `${baseUrl}/admin${path}`;
+  const go = async (path: string) => {
+    await page.goto(url(path));
+    await page.waitForLoadState('networkidle');
+  };
+  return {
+    browser, page, violations, url, go,
+    async checkA11y(screen) {
+      await waitForRest(page);
+      violations[screen] = await seriousViolations(page);
+    },
+    async signIn(token, tenant) {
+      await go('/');
+      await page.locator('#token').fill(token);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      if (!tenant) return;
+      await page.locator('#tenant-picker').fill(tenant);
+      await page.locator('#tenant-picker').press('Enter');
+      await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+    },
+    async keepFailure(test, prefix) {
+      if (test?.state === 'failed') await screenshot(page, `${prefix}-failed-${test.title.slice(0, 40).replace(/\W+/g, '-')}`);
+    },
+    close: () => browser.close(),
+  };
+}
+
+/** The screens with serious or critical violations (`screen: rule, …`); empty when every checked screen passed. */
+export function screensWithViolations(violations: Record<string, string[]>): string[] {
+  return Object.entries(violations).filter(([, v]) => v.length).map(([screen, v]) => `${screen}: ${v.join('; ')}`);
+}
+
+/**
+ * The hooks of a console suite that works on one tenant: before, `start` brings the app up (and whatever the suite
+ * seeds) and the console signs in with `token` on its tenant; after each failed test a screenshot; after, both
+ * close. Reads of the returned holder are valid from the first test on.
+ */
+export function consoleSuite<App extends { baseUrl: string; close(): Promise<void> }>(
+  prefix: string, token: string, start: () => Promise<{ app: App; tenant: string }>,
+): { c: ConsoleDriver; app: App; tenant: string } {
+  const suite = {} as { c: ConsoleDriver; app: App; tenant: string };
+  before(async function () {
+    this.timeout(180_000);
+    Object.assign(suite, await start());
+    suite.c = await openConsole(suite.app.baseUrl);
+    await suite.c.signIn(token, suite.tenant);
+  });
+  afterEach(async function () {
+    await suite.c?.keepFailure(this.currentTest, prefix);
+  });
+  after(async () => {
+    await suite.c?.close();
+    await suite.app?.close();
+  });
+  return suite;
+}

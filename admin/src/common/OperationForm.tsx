@@ -1,4 +1,4 @@
-import { useEffect, useState, type ReactNode } from 'react';
+import { cloneElement, useEffect, useState, type ReactElement, type ReactNode } from 'react';
 import { Form } from 'react-admin';
 import { Alert, Box, LinearProgress } from '@mui/material';
 import { useFormState } from 'react-hook-form';
@@ -28,14 +28,16 @@ function RootError() {
 /**
  * A form generated from an operation's request body in the OpenAPI document (the same JSON Schema → input
  * mapping as record forms), sent by `submit`; the server's validation errors appear at their fields.
- * `leaveOut` drops body properties the screen sets itself (a dry-run switch made into two buttons).
+ * `leaveOut` drops body properties the screen sets itself (a dry-run switch made into two buttons); `idPrefix`
+ * keeps the inputs' ids apart when a screen shows several forms (each input's id is its field name otherwise).
  */
-export function OperationForm({ method, path, submit, leaveOut = [], children }: {
+export function OperationForm({ method, path, submit, leaveOut = [], idPrefix, children }: {
   method: string;
   path: string;
   /** `action`: the `name` of the submit button that sent the form (a screen with two of them). */
   submit: (body: Record<string, unknown>, action: string | null) => Promise<void>;
   leaveOut?: string[];
+  idPrefix?: string;
   children: ReactNode;
 }) {
   const { op, error } = useOperation(method, path);
@@ -56,7 +58,11 @@ export function OperationForm({ method, path, submit, leaveOut = [], children }:
   return (
     <Form onSubmit={onSubmit as any} noValidate>
       <Box sx={{ display: 'flex', flexDirection: 'column', maxWidth: 640 }}>
-        {fields.map(([name, s]) => inputFor(name, s, 'operation', name, required.includes(name)))}
+        {fields.map(([name, s]) => {
+          const input = inputFor(name, s, 'operation', name, required.includes(name));
+          // An array's items take their ids from the array's source: only single inputs get the prefix.
+          return idPrefix && s.type !== 'array' ? cloneElement(input as ReactElement<{ id?: string }>, { id: `${idPrefix}${name}` }) : input;
+        })}
       </Box>
       <RootError />
       <Box sx={{ display: 'flex', gap: 1, mt: 1 }}>{children}</Box>

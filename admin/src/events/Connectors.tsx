@@ -1,13 +1,14 @@
-import { useState } from 'react';
+import { Fragment, useState } from 'react';
 import {
   BooleanField, BooleanInput, Create, CreateButton, Datagrid, DeleteWithConfirmButton, List, Show, SimpleForm, TextField, TextInput,
   TopToolbar, required, useNotify, useRecordContext,
 } from 'react-admin';
 import {
-  Alert, Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, Table, TableBody, TableCell, TableHead, TableRow, Typography,
+  Alert, Box, Button, Chip, Dialog, DialogActions, DialogContent, DialogTitle, MenuItem, Table, TableBody, TableCell, TableHead, TableRow,
+  TextField as MuiTextField, Typography,
 } from '@mui/material';
 import { useNavigate } from 'react-router-dom';
-import { api } from '../api/client.js';
+import { api, query } from '../api/client.js';
 import { session } from '../api/session.js';
 import { useApi } from '../common/hooks.js';
 
@@ -70,15 +71,97 @@ export function ConnectorCreate() {
   );
 }
 
+interface Attempt { attempt: number; statusCode: number | null; durationMs: number; error: string | null; at: string }
 interface Delivery {
   id: string; event: string; status: string; attemptCount: number; lastStatusCode: number | null; lastError: string | null;
-  nextAttemptAt: string; deliveredAt: string | null; createdAt: string;
+  nextAttemptAt: string; deliveredAt: string | null; createdAt: string; attempts: Attempt[];
+}
+interface DeliveryDetail extends Delivery {
+  request: { method: string; url: string; headers: Record<string, string>; signatureHeaders: string[]; body: string | null };
+}
+
+const STATUSES = ['pending', 'delivered', 'failed', 'cancelled'];
+
+/** What each signature header says, for whoever writes the receiving end. */
+const SIGNATURES: Record<string, string> = {
+  'X-Platform-Signature': 't=<unix time>,v1=<hex HMAC-SHA256 of "<t>.<body>" with the secret>: recompute it and compare; refuse a t older than 5 minutes.',
+  'webhook-id': 'The delivery\'s id (Standard Webhooks): the same on every attempt, so a receiver can drop repeats.',
+  'webhook-timestamp': 'The attempt\'s Unix time (Standard Webhooks).',
+  'webhook-signature': 'v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">: verify with any Standard Webhooks library and the secret whsec_<base64 of the secret>.',
+};
+
+const when = (iso: string | null) => (iso ? new Date(iso).toLocaleString() : '');
+
+/** The body as sent, indented when it is JSON. */
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** One delivery opened: every attempt, then the request those attempts send (the same body, signed anew each time). */
+function DeliveryDetails({ connectorId, deliveryId }: { connectorId: string; deliveryId: string }) {
+  const { data } = useApi<DeliveryDetail>(`/connectors/${connectorId}/deliveries/${deliveryId}`);
+  if (!data) return <Typography>Loading…</Typography>;
+  return (
+    <Box component="section" aria-label="Delivery details" data-testid="delivery-details" sx={{ p: 1 }}>
+      <Typography component="h3" variant="subtitle1">Attempts</Typography>
+      {!data.attempts.length && <Typography>Not attempted yet; the first attempt is due {when(data.nextAttemptAt)}.</Typography>}
+      {!!data.attempts.length && (
+        <Table size="small" aria-label="Attempts">
+          <TableHead>
+            <TableRow>
+              <TableCell>#</TableCell><TableCell>Time</TableCell><TableCell>Answer</TableCell><TableCell>Took</TableCell><TableCell>Error and start of the answer</TableCell>
+            </TableRow>
+          </TableHead>
+          <TableBody>
+            {data.attempts.map((a) => (
+              <TableRow key={a.attempt} data-testid="attempt-row">
+                <TableCell>{a.attempt}</TableCell><TableCell>{when(a.at)}</TableCell>
+                <TableCell>{a.statusCode === null ? 'no answer' : `HTTP ${a.statusCode}`}</TableCell>
+                <TableCell>{a.durationMs} ms</TableCell><TableCell>{a.error ?? ''}</TableCell>
+              </TableRow>
+            ))}
+          </TableBody>
+        </Table>
+      )}
+      {data.status === 'pending' && !!data.attempts.length && <Typography sx={{ mt: 1 }}>Next attempt: {when(data.nextAttemptAt)}.</Typography>}
+      <Typography component="h3" variant="subtitle1" sx={{ mt: 2 }}>Request</Typography>
+      <Typography sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>{data.request.method} {data.request.url}</Typography>
+      <Table size="small" aria-label="Headers">
+        <TableHead><TableRow><TableCell>Header</TableCell><TableCell>Value or meaning</TableCell></TableRow></TableHead>
+        <TableBody>
+          {Object.entries(data.request.headers).map(([name, value]) => (
+            <TableRow key={name}><TableCell sx={{ fontFamily: 'monospace' }}>{name}</TableCell><TableCell sx={{ fontFamily: 'monospace' }}>{value}</TableCell></TableRow>
+          ))}
+          {data.request.signatureHeaders.map((name) => (
+            <TableRow key={name} data-testid="signature-header">
+              <TableCell sx={{ fontFamily: 'monospace' }}>{name}</TableCell><TableCell>{SIGNATURES[name] ?? 'A signature, made anew at each attempt.'}</TableCell>
+            </TableRow>
+          ))}
+        </TableBody>
+      </Table>
+      <Typography variant="body2" sx={{ mt: 1 }}>
+        The signatures are made at each attempt with the connector&apos;s secret and the attempt&apos;s time, so they are not kept; they sign the body below byte for byte.
+      </Typography>
+      <Typography component="h3" variant="subtitle1" sx={{ mt: 2 }}>Body</Typography>
+      {data.request.body === null
+        ? <Typography>The event is no longer kept (older than the outbox retention), so its body cannot be shown.</Typography>
+        : <Box component="pre" data-testid="delivery-body" tabIndex={0} sx={{ bgcolor: 'grey.100', p: 1, overflow: 'auto', maxHeight: 320, fontSize: 13 }}>{pretty(data.request.body)}</Box>}
+    </Box>
+  );
 }
 
 function Deliveries() {
   const connector = useRecordContext<{ id: string }>();
   const notify = useNotify();
-  const { data, reload } = useApi<{ items: Delivery[] }>(connector ? `/connectors/${connector.id}/deliveries?limit=50` : null);
+  const [status, setStatus] = useState('');
+  const [event, setEvent] = useState('');
+  const [open, setOpen] = useState<string | null>(null);
+  const filter = query({ limit: 50, status, event: event.trim() });
+  const { data, reload } = useApi<{ items: Delivery[] }>(connector ? `/connectors/${connector.id}/deliveries${filter}` : null);
   if (!connector) return null;
   const retry = async (d: Delivery) => {
     await api(`/connectors/${connector.id}/deliveries/${d.id}/retry`, { method: 'POST' });
@@ -87,27 +170,40 @@ function Deliveries() {
   };
   return (
     <Box component="section" aria-label="Deliveries" sx={{ p: 2 }}>
-      <Box sx={{ display: 'flex', alignItems: 'center', gap: 2 }}>
+      <Box sx={{ display: 'flex', alignItems: 'center', gap: 2, flexWrap: 'wrap' }}>
         <Typography component="h2" variant="h6">Delivery log</Typography>
+        <MuiTextField select id="delivery-status" label="Status" value={status} onChange={(e) => setStatus(e.target.value)} sx={{ minWidth: 140 }}>
+          <MenuItem value="">Any</MenuItem>
+          {STATUSES.map((s) => <MenuItem key={s} value={s}>{s}</MenuItem>)}
+        </MuiTextField>
+        <MuiTextField id="delivery-event" label="Event" placeholder="shop.order.created" value={event} onChange={(e) => setEvent(e.target.value)} />
         <Button onClick={reload}>Refresh</Button>
       </Box>
+      {data && !data.items.length && <Typography sx={{ mt: 1 }}>{status || event ? 'No delivery matches these filters.' : 'No deliveries yet: events this connector subscribes to are listed here as they are sent.'}</Typography>}
       <Table size="small" aria-label="Delivery log">
         <TableHead>
           <TableRow>
-            <TableCell>Event</TableCell><TableCell>Status</TableCell><TableCell>Attempts</TableCell>
+            <TableCell>Created</TableCell><TableCell>Event</TableCell><TableCell>Status</TableCell><TableCell>Attempts</TableCell>
             <TableCell>Last answer</TableCell><TableCell>Next attempt</TableCell><TableCell>Action</TableCell>
           </TableRow>
         </TableHead>
         <TableBody>
           {(data?.items ?? []).map((d) => (
-            <TableRow key={d.id} data-testid="delivery-row">
-              <TableCell>{d.event}</TableCell>
-              <TableCell><Chip size="small" label={d.status} color={d.status === 'delivered' ? 'success' : d.status === 'failed' ? 'error' : 'default'} /></TableCell>
-              <TableCell>{d.attemptCount}</TableCell>
-              <TableCell>{d.lastError ?? (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : '')}</TableCell>
-              <TableCell>{d.status === 'pending' ? new Date(d.nextAttemptAt).toLocaleString() : ''}</TableCell>
-              <TableCell>{session.can('admin') && d.status !== 'delivered' && <Button size="small" onClick={() => void retry(d)}>Retry</Button>}</TableCell>
-            </TableRow>
+            <Fragment key={d.id}>
+              <TableRow data-testid="delivery-row">
+                <TableCell>{when(d.createdAt)}</TableCell>
+                <TableCell>{d.event}</TableCell>
+                <TableCell><Chip size="small" label={d.status} color={d.status === 'delivered' ? 'success' : d.status === 'failed' ? 'error' : 'default'} /></TableCell>
+                <TableCell>{d.attemptCount}</TableCell>
+                <TableCell>{d.lastError ?? (d.lastStatusCode ? `HTTP ${d.lastStatusCode}` : '')}</TableCell>
+                <TableCell>{d.status === 'pending' ? when(d.nextAttemptAt) : ''}</TableCell>
+                <TableCell>
+                  <Button size="small" aria-expanded={open === d.id} onClick={() => setOpen(open === d.id ? null : d.id)}>{open === d.id ? 'Hide' : 'Details'}</Button>
+                  {session.can('admin') && d.status !== 'delivered' && <Button size="small" onClick={() => void retry(d)}>Retry</Button>}
+                </TableCell>
+              </TableRow>
+              {open === d.id && <TableRow><TableCell colSpan={7}><DeliveryDetails connectorId={connector.id} deliveryId={d.id} /></TableCell></TableRow>}
+            </Fragment>
           ))}
         </TableBody>
       </Table>

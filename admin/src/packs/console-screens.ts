@@ -77,6 +77,8 @@ export interface ConsoleScreens {
    * X-Tenant-Id) answering `{ items: [{ id }] }` or `[{ id }]`. The first pack that says it is asked.
    */
   tenantList?: string;
+  /** Where a superadmin creates a tenant: an API path answering POST `{ name }` with `{ id }` (called without X-Tenant-Id). */
+  tenantCreate?: string;
   /** Schemas (`ns.name`) the console leaves out of its menu and resources (records only the pack's own screens show). */
   hidden?: string[];
 }

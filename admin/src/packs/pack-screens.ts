@@ -21,6 +21,8 @@ const listActions: ConsoleListAction[] = declared.flatMap((s) => s.listActions ?
 const inputs: ConsoleFieldInput[] = declared.flatMap((s) => s.inputs ?? []);
 /** Where the tenant picker lists tenants (superadmins), if a pack says. */
 export const tenantList = declared.find((s) => s.tenantList)?.tenantList ?? null;
+/** Where a superadmin creates a tenant (the dashboard's "create your first tenant"), if a pack says. */
+export const tenantCreate = declared.find((s) => s.tenantCreate)?.tenantCreate ?? null;
 /** Schemas the console leaves out (`ns.name`). */
 export const hiddenSchemas = new Set(declared.flatMap((s) => s.hidden ?? []));
 

@@ -9,6 +9,7 @@ import type { SchemaItem } from '../api/schemas.js';
 import { PackPanels } from '../packs/PackPanels.js';
 import { formatDateTime } from './cells.js';
 import { displayField, properties, resourceName, title, useSchema } from './Records.js';
+import { Revisions } from './Revisions.js';
 import { fieldFor, inputFor } from './schema-inputs.js';
 
 /** A record's create and edit forms and its page, generated from its JSON Schema (loaded on demand). */
@@ -106,6 +107,7 @@ export function RecordShow() {
         {Object.entries(properties(schema)).map(([name, s]) => fieldFor(name, s))}
       </SimpleShowLayout>
       <PackPanels resource={resourceName(schema)} on="show" />
+      <Revisions resource={resourceName(schema)} />
     </Show>
   );
 }

@@ -1,15 +1,17 @@
 import { lazy, Suspense, type ReactElement } from 'react';
 import {
-  ArrayInput, BooleanField, BooleanInput, DateField, DateInput, DateTimeInput, FunctionField, NumberField, NumberInput,
-  SelectArrayInput, SelectInput, SimpleFormIterator, TextField, TextInput, required, type Validator,
+  ArrayInput, AutocompleteArrayInput, AutocompleteInput, BooleanField, BooleanInput, DateField, DateInput, DateTimeInput, FunctionField, NumberField, NumberInput,
+  ReferenceArrayField, ReferenceArrayInput, ReferenceField, ReferenceInput, SelectArrayInput, SelectInput, SimpleFormIterator, TextField, TextInput,
+  required, type Validator,
 } from 'react-admin';
 import { Box, Typography } from '@mui/material';
-import type { JsonSchema } from '../api/schemas.js';
+import { findSchema, type JsonSchema } from '../api/schemas.js';
 import { inputFor as packInputFor } from '../packs/pack-screens.js';
 import { formatBasisPoints, formatMoney } from './amounts.js';
 import { AmountInput } from './AmountInput.js';
 import { summary } from './cells.js';
 import { choices, isBasisPoints, isMoney, isScalar, labelOf, typeOf } from './json-schema.js';
+import { displayField } from './Records.js';
 
 /**
  * JSON Schema → react-admin fields, inputs and filters: a small mapping, not a form engine. The form only
@@ -22,11 +24,46 @@ const MarkdownInput = lazy(() => import('../content/MarkdownInput.js'));
 /** Long text: Markdown for content (`contentMediaType: text/markdown`, or a field a pack declares Markdown in its namespace). */
 const isMarkdown = (name: string, s: JsonSchema, ns: string) => s.contentMediaType === 'text/markdown' || packInputFor(ns, name) === 'markdown';
 
+/** The schema (`ns.name`) a property refers to (`x-ref` on a string, or on the items of an array), when the console knows it. */
+function referenceOf(s: JsonSchema): { target: string; many: boolean } | null {
+  const one = typeof s['x-ref'] === 'string' ? (s['x-ref'] as string) : null;
+  const many = typeOf(s) === 'array' && typeof s.items?.['x-ref'] === 'string' ? (s.items['x-ref'] as string) : null;
+  const target = one ?? many;
+  return target && findSchema(target) ? { target, many: !one } : null;
+}
+
+/** The referenced schema's display field (what a picker shows and searches), else the id. */
+const shownField = (target: string) => {
+  const schema = findSchema(target);
+  return (schema && displayField(schema)) || 'id';
+};
+
+/** A picker of the referenced records, by their display field, searched as the user types. */
+function referenceInput(ref: { target: string; many: boolean }, common: Record<string, any>): ReactElement {
+  const { key, source, label, id, validate, helperText } = common;
+  const field = shownField(ref.target);
+  const search = (q: string) => (q && field !== 'id' ? { [`${field}|contains`]: q } : {});
+  if (ref.many) {
+    return (
+      <ReferenceArrayInput key={key} source={source} reference={ref.target}>
+        <AutocompleteArrayInput id={id} label={label} validate={validate} helperText={helperText} optionText={field} filterToQuery={search} />
+      </ReferenceArrayInput>
+    );
+  }
+  return (
+    <ReferenceInput key={key} source={source} reference={ref.target}>
+      <AutocompleteInput id={id} label={label} validate={validate} helperText={helperText} optionText={field} filterToQuery={search} />
+    </ReferenceInput>
+  );
+}
+
 export function inputFor(name: string, s: JsonSchema, ns: string, source = name, isRequired = false, inIterator = false): ReactElement {
   const label = labelOf(name, s);
   const validate: Validator[] = isRequired ? [required()] : [];
   const common = { key: source || name, source, label, ...(inIterator ? {} : { id: source }), validate, helperText: s.description ?? false, ...(s.default !== undefined && s.default !== '' ? { defaultValue: s.default } : {}) };
   const type = typeOf(s);
+  const ref = inIterator ? null : referenceOf(s);
+  if (ref) return referenceInput(ref, common);
   if (s.enum) return <SelectInput {...common} choices={choices(s.enum)} emptyText="(none)" />;
   if (type === 'integer' && (isMoney(s) || isBasisPoints(s))) {
     return <AmountInput {...common} helperText={s.description} kind={isMoney(s) ? 'money' : 'percent'} />;
@@ -83,6 +120,9 @@ export function inputFor(name: string, s: JsonSchema, ns: string, source = name,
 export function fieldFor(name: string, s: JsonSchema): ReactElement {
   const label = labelOf(name, s);
   const type = typeOf(s);
+  const ref = referenceOf(s);
+  if (ref?.many) return <ReferenceArrayField key={name} source={name} reference={ref.target} label={label} />;
+  if (ref) return <ReferenceField key={name} source={name} reference={ref.target} label={label} link="show" />;
   if (isMoney(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatMoney(r[name], r.currency)} />;
   if (isBasisPoints(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatBasisPoints(r[name])} />;
   if (type === 'boolean') return <BooleanField key={name} source={name} label={label} />;

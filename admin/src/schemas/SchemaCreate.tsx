@@ -1,26 +1,52 @@
 import { useState } from 'react';
 import { Title, useNotify, useRedirect } from 'react-admin';
+import { useParams } from 'react-router-dom';
 import {
-  Alert, Box, Button, Card, CardContent, Checkbox, FormControlLabel, IconButton, MenuItem, TextField, Typography,
+  Alert, Box, Button, Card, CardContent, Checkbox, CircularProgress, FormControlLabel, IconButton, MenuItem, TextField, Typography,
 } from '@mui/material';
-import { type ApiError, api, isApiError, type Issue } from '../api/client.js';
-import { refreshSchemas } from '../api/schemas.js';
+import { type ApiError, api, call, isApiError, type Issue } from '../api/client.js';
+import { refreshSchemas, type SchemaItem } from '../api/schemas.js';
+import { useApi } from '../common/hooks.js';
 import { FIELD_TYPES, FORMATS, emptyRow, parseFieldLists, rowsOf, schemaOf, type FieldRow } from './field-builder.js';
 
 /** Register a schema: a visual field builder and the raw JSON Schema side by side, kept in step. */
 export function SchemaCreate() {
+  return <SchemaEditor />;
+}
+
+/** Change a schema (admins): the same builder on its current version, sent with If-Match (see SchemaEditor). */
+export function SchemaEdit() {
+  const { id = '' } = useParams();
+  const { data, error } = useApi<{ item: SchemaItem }>(`/metadata/schemas/${id.replace('.', '/')}`);
+  if (error) return <Alert severity="error" sx={{ mt: 2 }}>{error.message}</Alert>;
+  return data ? <SchemaEditor key={`${id}@${data.item.version}`} existing={data.item} /> : <Typography sx={{ p: 2 }}>Loading the schema…</Typography>;
+}
+
+const listsText = (lists: string[][] | undefined) => (lists ?? []).map((l) => l.join(', ')).join('; ');
+
+/**
+ * The schema builder. Without `existing` it registers a new schema (POST). With it, it registers the next version
+ * (PUT with If-Match: the version it was opened on): a compatible change applies at once; one that stored records
+ * do not match answers 409 schema_incompatible naming them, and the editor then offers `migrate` (fields to set on
+ * every record, fields to remove) and runs the change with it, showing it at work until the new version is live.
+ */
+function SchemaEditor({ existing }: { existing?: SchemaItem }) {
   const notify = useNotify();
   const redirect = useRedirect();
-  const [namespace, setNamespace] = useState('');
-  const [name, setName] = useState('');
-  const [title, setTitle] = useState('');
-  const [rows, setRows] = useState<FieldRow[]>([{ ...emptyRow(), name: 'title', required: true }]);
-  const [json, setJson] = useState(() => JSON.stringify(schemaOf(rows), null, 2));
-  const [jsonError, setJsonError] = useState<string | null>(null);
-  const [indexes, setIndexes] = useState('');
-  const [unique, setUnique] = useState('');
+  const [namespace, setNamespace] = useState(existing?.namespace ?? '');
+  const [name, setName] = useState(existing?.name ?? '');
+  const [title, setTitle] = useState(existing?.title ?? '');
+  const [rows, setRows] = useState<FieldRow[]>(() => (existing ? rowsOf(existing.schema) ?? [] : [{ ...emptyRow(), name: 'title', required: true }]));
+  const [json, setJson] = useState(() => JSON.stringify(existing ? existing.schema : schemaOf(rows), null, 2));
+  const [jsonError, setJsonError] = useState<string | null>(existing && !rowsOf(existing.schema) ? 'The builder cannot show this schema; edit its JSON.' : null);
+  const [indexes, setIndexes] = useState(listsText(existing?.indexes));
+  const [unique, setUnique] = useState(listsText(existing?.unique));
   const [issues, setIssues] = useState<Issue[]>([]);
   const [message, setMessage] = useState<string | null>(null);
+  const [incompatible, setIncompatible] = useState<ApiError | null>(null);
+  const [migrateSet, setMigrateSet] = useState('{}');
+  const [migrateUnset, setMigrateUnset] = useState('');
+  const [running, setRunning] = useState(false);
 
   const updateRows = (next: FieldRow[]) => {
     setRows(next);
@@ -46,7 +72,7 @@ export function SchemaCreate() {
   const otherIssues = issues.filter((i) => !['/namespace', '/name', '/indexes', '/unique'].some((p) => i.path.startsWith(p))
     && !rows.some((r) => r.name && i.path.startsWith(`/schema/properties/${r.name}`)));
 
-  const submit = async () => {
+  const submit = async (withMigrate = false) => {
     setIssues([]);
     setMessage(null);
     let schema: unknown;
@@ -56,31 +82,65 @@ export function SchemaCreate() {
       setJsonError(`Not valid JSON: ${(err as Error).message}`);
       return;
     }
-    const body: Record<string, unknown> = { namespace: namespace.trim(), name: name.trim(), schema };
+    const body: Record<string, unknown> = existing ? { schema } : { namespace: namespace.trim(), name: name.trim(), schema };
     if (title.trim()) body.title = title.trim();
-    if (indexes.trim()) body.indexes = parseFieldLists(indexes);
-    if (unique.trim()) body.unique = parseFieldLists(unique);
+    if (indexes.trim() || existing) body.indexes = parseFieldLists(indexes);
+    if (unique.trim() || existing) body.unique = parseFieldLists(unique);
+    if (withMigrate) {
+      try {
+        body.migrate = { set: JSON.parse(migrateSet || '{}'), unset: migrateUnset.split(',').map((f) => f.trim()).filter(Boolean) };
+      } catch (err) {
+        setMessage(`"Set on every record" is not valid JSON: ${(err as Error).message}`);
+        return;
+      }
+    }
+    const ns = existing?.namespace ?? body.namespace;
+    const nm = existing?.name ?? body.name;
+    setRunning(true);
     try {
-      await api('/metadata/schemas', { method: 'POST', body });
+      if (existing) {
+        const { data } = await call<{ item: SchemaItem }>(`/metadata/schemas/${existing.namespace}/${existing.name}`, {
+          method: 'PUT', body, headers: { 'If-Match': `"${existing.version}"` },
+        });
+        notify(`Schema ${ns}.${nm} is at version ${data.item.version}${withMigrate ? ', its records migrated' : ''}`, { type: 'success' });
+      } else {
+        await api('/metadata/schemas', { method: 'POST', body });
+        notify(`Schema ${ns}.${nm} registered`, { type: 'success' });
+      }
       await refreshSchemas();
-      notify(`Schema ${body.namespace}.${body.name} registered`, { type: 'success' });
-      redirect(`/schemas/${body.namespace}.${body.name}/show`);
+      redirect(`/schemas/${ns}.${nm}/show`);
     } catch (err) {
       if (!isApiError(err)) throw err;
-      setMessage(err.message);
+      if (err.code === 'schema_incompatible') {
+        setIncompatible(err);
+        return;
+      }
+      setMessage(err.status === 412 ? `${err.message}: someone changed this schema since you opened it; reload the page to edit its latest version.` : err.message);
       setIssues(err.issues.length ? err.issues : issuesOf(err));
+    } finally {
+      setRunning(false);
     }
   };
 
   return (
     <Card sx={{ mt: 2 }}>
-      <Title title="New schema" />
+      <Title title={existing ? `Change ${existing.namespace}.${existing.name}` : 'New schema'} />
       <CardContent>
-        <Typography component="h2" variant="h6" gutterBottom>Register a schema</Typography>
+        <Typography component="h2" variant="h6" gutterBottom>
+          {existing ? `Change ${existing.namespace}.${existing.name} (version ${existing.version})` : 'Register a schema'}
+        </Typography>
+        {existing && (
+          <Typography gutterBottom>
+            A compatible change (a new optional field, a limit widened, a title) applies at once. Any other is checked against every stored
+            record first; if some do not match, you are shown which, and can bring them along.
+          </Typography>
+        )}
         <Box sx={{ display: 'flex', gap: 2, flexWrap: 'wrap', mb: 2 }}>
           <TextField id="schema-namespace" label="Namespace" value={namespace} onChange={(e) => setNamespace(e.target.value)}
+            slotProps={{ htmlInput: { readOnly: !!existing } }}
             error={!!issueAt('/namespace')} helperText={issueAt('/namespace') ?? 'e.g. shop (a-z, 0-9, _)'} />
           <TextField id="schema-name" label="Name" value={name} onChange={(e) => setName(e.target.value)}
+            slotProps={{ htmlInput: { readOnly: !!existing } }}
             error={!!issueAt('/name')} helperText={issueAt('/name') ?? 'e.g. product'} />
           <TextField id="schema-title" label="Title" value={title} onChange={(e) => setTitle(e.target.value)} helperText="Shown in the menu" />
         </Box>
@@ -125,7 +185,31 @@ export function SchemaCreate() {
             {otherIssues.map((i) => <div key={i.path + i.message}><code>{i.path || '/'}</code>: {i.message}</div>)}
           </Alert>
         )}
-        <Button variant="contained" sx={{ mt: 2 }} onClick={() => void submit()}>Register schema</Button>
+        {incompatible && (
+          <Box component="section" aria-label="Incompatible change" sx={{ mt: 2 }}>
+            <Alert severity="warning" role="alert">
+              Not compatible: {incompatible.message}
+              {(incompatible.issues as Array<Issue & { id?: string }>).map((i) => (
+                <div key={`${i.id}${i.path}`} data-testid="incompatible-record"><code>{i.id ?? ''}</code> <code>{i.path || '/'}</code>: {i.message}</div>
+              ))}
+            </Alert>
+            <Typography sx={{ mt: 1 }}>Bring the stored records along: values to set on every record, fields to remove from every record.</Typography>
+            <Box sx={{ display: 'flex', gap: 2, mt: 1, flexWrap: 'wrap' }}>
+              <TextField id="migrate-set" label="Set on every record (JSON)" value={migrateSet} onChange={(e) => setMigrateSet(e.target.value)} sx={{ flex: 1 }}
+                helperText='e.g. { "status": "active" }' slotProps={{ htmlInput: { style: { fontFamily: 'monospace' }, spellCheck: false } }} />
+              <TextField id="migrate-unset" label="Remove from every record" value={migrateUnset} onChange={(e) => setMigrateUnset(e.target.value)} sx={{ flex: 1 }}
+                helperText="fields separated by commas" />
+            </Box>
+            <Button variant="contained" color="error" sx={{ mt: 1 }} disabled={running} onClick={() => void submit(true)}>Change and migrate the records</Button>
+          </Box>
+        )}
+        {running && (
+          <Box role="status" sx={{ display: 'flex', alignItems: 'center', gap: 1, mt: 2 }}>
+            <CircularProgress size={20} aria-hidden />
+            <Typography>{existing ? 'Checking and migrating the stored records; writes to this schema wait until the new version is live…' : 'Registering…'}</Typography>
+          </Box>
+        )}
+        <Button variant="contained" sx={{ mt: 2 }} disabled={running} onClick={() => void submit()}>{existing ? 'Save the change' : 'Register schema'}</Button>
       </CardContent>
     </Card>
   );

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { TransactionGroups } from '../transaction-groups.js';
 import type { PoolClient } from './pool-client.js';
+import { TIME_ZONE_PATTERN } from '../../base/time-zones.js';
 
 export type { PoolClient } from './pool-client.js';
 
@@ -195,6 +196,8 @@ export interface Dialect {
   jsonSet(column: string, field: string, value: string, type: 'integer' | 'string'): string;
   /** SQL expression reading a json/jsonb column as JSON text (the driver then hands over a string). */
   jsonText(column: string): string;
+  /** SQL expression of the calendar day (YYYY-MM-DD) in `timeZone` (an IANA name) of the ISO date-time `expression`. */
+  localDay(expression: string, timeZone: string): string;
   /** Serialises a JSON document for a json/jsonb column. */
   toJson(value: unknown): unknown;
   /** Parses a json/jsonb column value read back from the driver. */
@@ -300,4 +303,10 @@ export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
 export function assertSafeField(field: string): void {
   if (!SAFE_FIELD.test(field)) throw new Error(`Unsafe field name for SQL: ${field}`);
+}
+
+/** A time zone name to write into SQL as a literal: an IANA name, never anything with quotes. */
+export function safeTimeZone(timeZone: string): string {
+  if (!TIME_ZONE_PATTERN.test(timeZone)) throw new Error(`Unsafe time zone for SQL: ${timeZone}`);
+  return timeZone;
 }

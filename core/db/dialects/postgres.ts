@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { QueryArrayConfig } from 'pg';
 import { countQuery } from '../query-count.js';
 import {
-  assertSafeField, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sumCounters, writeStatement,
+  assertSafeField, safeTimeZone, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sumCounters, writeStatement,
   type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient, type RowsWrite, type SelectWrite,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
@@ -208,6 +208,7 @@ export const postgresDialect: Dialect = {
     return `jsonb_set(${column}, '{${field}}', to_jsonb((${value})::${type === 'integer' ? 'bigint' : 'text'}))`;
   },
   jsonText: (column: string) => `${column}::text`,
+  localDay: (expression: string, timeZone: string) => `to_char((${expression})::timestamptz AT TIME ZONE '${safeTimeZone(timeZone)}', 'YYYY-MM-DD')`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'ILIKE',

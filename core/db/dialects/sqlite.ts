@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { countQuery } from '../query-count.js';
 import {
-  assertSafeField, counterStatements, isCounterWrite, sumCounters, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient,
+  assertSafeField, counterStatements, safeTimeZone, isCounterWrite, sumCounters, writeStatement, type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
 import { TransactionGroups } from '../transaction-groups.js';
@@ -192,6 +192,8 @@ export const sqliteDialect: Dialect = {
     return `json_set(${column}, '$.${field}', ${value})`;
   },
   jsonText: (column: string) => column,
+  // hp_local_day is registered on every connection (core/db/connect.ts, core/base/time-zones.ts).
+  localDay: (expression: string, timeZone: string) => `hp_local_day(${expression}, '${safeTimeZone(timeZone)}')`,
   toJson: (value) => JSON.stringify(value),
   fromJson: (value) => (typeof value === 'string' ? JSON.parse(value) : value) as any,
   likeOperator: 'LIKE',

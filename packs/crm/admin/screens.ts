@@ -17,5 +17,7 @@ export default {
     { section: 'CRM', label: 'Coupons', to: '/crm/coupons', role: 'admin', needs: 'crm.ticket' },
   ],
   panels: [{ resource: 'crm.ticket', on: ['show'], panel: () => import('./TicketPanel.js') }],
+  // The carts a recovery run would pick (its dry run), on the dashboard.
+  widgets: [{ widget: () => import('./CartsWidget.js'), role: 'admin', needs: 'crm.ticket' }],
   listActions: [{ resource: 'crm.ticket', label: 'New ticket', to: '/crm/tickets/new', role: 'editor' }],
 } satisfies ConsoleScreens;

@@ -16,4 +16,6 @@ export default {
   ],
   // The tenant picker's choices for a superadmin.
   tenantList: '/admin/tenants?limit=200',
+  // The dashboard's "create your first tenant" on a platform without one.
+  tenantCreate: '/admin/tenants',
 } satisfies ConsoleScreens;
