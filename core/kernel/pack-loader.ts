@@ -236,6 +236,7 @@ export function kernelContext(
     rateLimits: kernel.rateLimits,
     memberships: kernel.memberships,
     secrets: packSecrets(config),
+    audit: Object.freeze({ add: kernel.records.audit.add.bind(kernel.records.audit) }),
   };
 }
 
