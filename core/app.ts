@@ -156,7 +156,7 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   records.usePolicies(policies);
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
-  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch, audit);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
   const apiTokens = new ApiTokensService(db, roles, audit, logger);

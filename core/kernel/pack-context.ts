@@ -12,7 +12,8 @@ import type { RateLimitService } from '../ratelimit/rate-limit.service.js';
 import type { PlatformSettingsService } from '../settings/platform-settings.service.js';
 import type { StorageService } from '../storage/storage.service.js';
 import type { MembershipHolder } from '../tenants/memberships.js';
-import type { AuditLog } from '../audit/audit-log.repository.js';
+import type { AuditChange, AuditLog } from '../audit/audit-log.repository.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { PackServices } from './pack-services.js';
 import type { Seeds } from './seeds.js';
@@ -45,7 +46,10 @@ export type PackMail = Pick<MailService, 'send' | 'enqueue'>;
 export type PackSettings = Pick<PlatformSettingsService, 'effective' | 'masked' | 'update' | 'getSmtp'>;
 export type PackRateLimits = Pick<RateLimitService, 'hit' | 'enforce'>;
 export type PackSeeds = Pick<Seeds, 'run' | 'names'>;
-export type PackAudit = Pick<AuditLog, 'add'>;
+export interface PackAudit extends Pick<AuditLog, 'add'> {
+  /** Runs `write` in a transaction (rc's, when it has one) whose commit carries the entry `change` (or `change(result)`). */
+  within<T>(rc: RequestContext, change: AuditChange | ((result: NoInfer<T>) => AuditChange), write: (rc: RequestContext) => Promise<T>): Promise<T>;
+}
 export type PackMemberships = Pick<MembershipHolder, 'use' | 'roles'>;
 /**
  * Seals a pack's secrets at rest (AES-256-GCM under SETTINGS_ENCRYPTION_KEY, as platform settings are); `context`
