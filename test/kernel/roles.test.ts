@@ -238,6 +238,54 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
     });
   });
 
+  describe('bulk, import and export under a policy', () => {
+    const text = (res: import('superagent').Response, callback: (err: Error | null, body: string) => void) => {
+      const stream = res as unknown as NodeJS.ReadableStream;
+      let body = '';
+      stream.on('data', (c: Buffer) => { body += c.toString(); });
+      stream.on('end', () => callback(null, body));
+    };
+
+    beforeEach(async () => {
+      await createRole({ name: 'author', policies: [ownPosts] });
+      await createRole({ name: 'partner', policies: [partner] });
+      const editor = as(tenant, 'editor');
+      await t.http.post('/api/v1/data/rb/post/bulk').set(editor).send({ items: [{ title: 'A1', authorId: 'ann' }, { title: 'B1', authorId: 'bob' }] }).expect(201);
+      await t.http.post('/api/v1/data/rb/product').set(editor).send({ name: 'Mug', priceCents: 900, costCents: 300 }).expect(201);
+    });
+
+    it('bulk: one refused item refuses the whole call (403 naming /items/<i>), nothing written; allowed items fill authorId', async () => {
+      const refused = await t.http.post('/api/v1/data/rb/post/bulk').set(author('ann')).send({ items: [{ title: 'ok' }, { title: 'no', authorId: 'bob' }] });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.data.code).to.equal('forbidden');
+      expect(refused.body.data.errors.map((d: Json) => d.path)).to.deep.equal(['/items/1']);
+      expect((await t.http.get('/api/v1/data/rb/post').set(as(tenant, 'viewer')).expect(200)).body.data.pagination.total).to.equal(2);
+      const ok = await t.http.post('/api/v1/data/rb/post/bulk').set(author('ann')).send({ items: [{ title: 'A2' }, { title: 'A3' }] });
+      expect(ok.status, JSON.stringify(ok.body)).to.equal(201);
+      expect(ok.body.data.items.map((p: Json) => p.authorId)).to.deep.equal(['ann', 'ann']);
+    });
+
+    it('import: a refused line is failed with code forbidden, the others written', async () => {
+      const body = [{ title: 'I1', authorId: 'ann' }, { title: 'I2', authorId: 'bob' }].map((l) => JSON.stringify(l)).join('\n');
+      const res = await t.http.post('/api/v1/data/rb/post/import').set(author('ann')).set('Content-Type', 'application/x-ndjson').send(body);
+      expect(res.status, JSON.stringify(res.body)).to.be.within(200, 201);
+      expect(res.body.data).to.include({ created: 1, failed: 1 });
+      expect(res.body.data.errors).to.have.length(1);
+      expect(res.body.data.errors[0]).to.include({ line: 2, code: 'forbidden' });
+    });
+
+    it('export: only readable records and fields, the CSV header included', async () => {
+      const nd = await t.http.get('/api/v1/data/rb/post/export').set(author('ann')).buffer(true).parse(text).expect(200);
+      const lines = String(nd.body).trim().split('\n').map((l) => JSON.parse(l));
+      expect(lines.map((l) => l.title)).to.deep.equal(['A1']);
+      const csv = await t.http.get('/api/v1/data/rb/product/export?format=csv').set(bearer((await tokenOf('partner')).token)).buffer(true).parse(text).expect(200);
+      const [header, row] = String(csv.body).trim().split('\n');
+      expect(header).to.equal('id,name,priceCents,createdAt,updatedAt,version');
+      expect(row).to.include('Mug').and.not.include('300');
+      expect((await t.http.get('/api/v1/data/rb/product/export?filter[costCents][gt]=1').set(bearer((await tokenOf('partner')).token))).status).to.equal(400);
+    });
+  });
+
   describe('a partner token reading rb.product without its cost', () => {
     let token: Record<string, string>;
     let productId: string;
