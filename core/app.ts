@@ -203,7 +203,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
   (router, kernel, config) => {
     const streams = new ChangeStreams(kernel.db, kernel.events.bus, config.changes, kernel.logger);
     kernel.background.register(streams);
-    changesRoutes(router, kernel.schemas, kernel.tenants, streams);
+    changesRoutes(router, kernel.schemas, kernel.tenants, streams, kernel.records);
   },
   (router, kernel) => dataRoutes(router, kernel.schemas, kernel.records),
   (router, kernel) => auditLogRoutes(router, kernel.records.audit),
@@ -304,9 +304,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config);
   const toolbox = new McpToolbox([
-    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
+    { tools: kernelTools(deps.idempotency, kernel.records.policies!), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
-  ], kernel.tenants, logger);
+  ], kernel.tenants, logger, (rc) => kernel.records.policies!.actionsOf(rc));
   mcpRoutes(kernelRouter, toolbox);
   const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {

@@ -94,6 +94,13 @@ export class RecordPolicies implements PolicyCheck {
     return { ...item, schema: { ...item.schema, properties, ...(required ? { required } : {}) } };
   }
 
+  /** The actions the caller's custom roles allow on any schema (null: no policy narrows the caller): what MCP offers it. */
+  async actionsOf(rc: RequestContext): Promise<ReadonlySet<PolicyAction> | null> {
+    if (!restricted(rc)) return null;
+    const roles = await this.roles.resolve(rc.tenantId ?? '', rc.principal!.customRoles!);
+    return new Set(roles.flatMap((r) => r.policies.flatMap((p) => p.actions)));
+  }
+
   /** Whether the caller reads every record and field of the schema (an expansion to it is shown, else null). */
   async readsWhole(rc: RequestContext, namespace: string, name: string): Promise<boolean> {
     if (!restricted(rc)) return true;

@@ -101,7 +101,9 @@ export class RecordsService {
       const built = typeof input === 'function';
       const access = built ? null : await this.accessTo(rc, schema, writer);
       // Fields a create policy fixes with an equality are filled from it when the body leaves them out (16.1).
-      const body = access ? fillFixedFields(access, refuseServerFields(input) as Record<string, unknown>) : input;
+      // A field outside every create policy's fields.write is 403 before the body is validated.
+      if (access) assertPolicyAllows(access, 'create', null, null, Object.keys(refuseServerFields(input) as object));
+      const body = access ? fillFixedFields(access, input as Record<string, unknown>) : input;
       const given = built ? null : this.validate(schema, refuseServerFields(body));
       if (access && given) assertPolicyAllows(access, 'create', null, given, Object.keys(input as object));
       return this.db.transaction(rc, async (rc) => {
