@@ -11,31 +11,23 @@ import { readableRecord, restricted } from './record-policies.js';
 import type { RecordsService } from './records.service.js';
 import type { RequestContext } from '../base/request-context.js';
 
-/** How long a stream acts on the policies it compiled: a role change reaches open streams within 1 s (CONTRACT.md 16.1). */
-const POLICIES_FRESH_MS = 250;
-
 /**
  * A stream's view of record events under the caller's role policies: an event is sent when the caller may read the
- * record after the change (before it, for a delete), with readable fields only (`previous` null when it was not readable).
+ * record after the change (before it, for a delete), with readable fields only (`previous` null when it was not
+ * readable). The policies are those of the roles as read at most 500 ms before each event (RolesService), so a role
+ * change reaches an open stream within 1 s.
  */
 function policyShape(rc: RequestContext, registry: SchemaRegistry, records: RecordsService): NonNullable<Subscriber['shape']> {
-  let current = rc;
-  let since = Date.now();
-  return async (_name, payload) => {
-    // A fresh principal object every POLICIES_FRESH_MS: the policies are compiled again from roles read at most 500 ms ago.
-    if (Date.now() - since >= POLICIES_FRESH_MS) {
-      current = { ...rc, principal: { ...rc.principal! } };
-      since = Date.now();
-    }
+  return async (eventName, payload) => {
     const { namespace, schema: name, record, previous } = payload as { namespace: string; schema: string; record: Record<string, unknown>; previous: Record<string, unknown> | null };
     let access;
     try {
-      access = await records.accessTo(current, await registry.resolve(current, namespace, name));
+      access = await records.accessTo(rc, await registry.resolve(rc, namespace, name));
     } catch {
       return null;
     }
     if (!access) return payload;
-    const deleted = String(_name).endsWith('.deleted');
+    const deleted = eventName.endsWith('.deleted');
     const shown = readableRecord(access, deleted ? previous ?? record : record);
     if (!shown) return null;
     return { ...payload, record: deleted ? readableRecord(access, record) ?? shown : shown, previous: previous ? readableRecord(access, previous) : null };

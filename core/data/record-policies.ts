@@ -14,6 +14,8 @@ import { checkQuery, OPERATORS, typeOfField, type Filter } from './list-query.js
 
 export type PolicyAction = 'read' | 'create' | 'update' | 'delete';
 const USER_VALUES = new Set(['$user.sub', '$user.email']);
+/** Callers whose compiled access is kept (then all are forgotten at once). */
+const MAX_COMPILED = 10_000;
 const ALWAYS_READABLE: readonly string[] = SERVER_FIELDS;
 
 /** One policy as it applies to one schema in one request. */
@@ -56,8 +58,12 @@ export function restricted(rc: RequestContext): boolean {
  * compiled for each schema the request touches. Also the roles service's policy check.
  */
 export class RecordPolicies implements PolicyCheck {
-  /** Per request (its principal object) and schema version: a page with expansions compiles each schema once. */
-  private readonly compiled = new WeakMap<object, Map<CompiledSchema, SchemaAccess>>();
+  /**
+   * Compiled access by caller (tenant, user values, roles held) and schema version, while the role store answers
+   * with the same role objects (it reads them again at most every ROLE_KNOWN_FOR_MS): a list under a policy costs
+   * a map lookup, not a compilation.
+   */
+  private readonly compiled = new Map<string, { roles: RoleRecord[]; bySchema: WeakMap<CompiledSchema, SchemaAccess> }>();
 
   constructor(
     private readonly roles: RolesService,
@@ -69,13 +75,19 @@ export class RecordPolicies implements PolicyCheck {
   async forSchema(rc: RequestContext, schema: CompiledSchema): Promise<SchemaAccess | null> {
     if (!restricted(rc)) return null;
     const p = rc.principal!;
-    let perSchema = this.compiled.get(p);
-    const kept = perSchema?.get(schema);
-    if (kept) return kept;
     const roles = await this.roles.resolve(rc.tenantId ?? '', p.customRoles!);
-    const access = this.compile(rc, schema, roles);
-    if (!perSchema) this.compiled.set(p, (perSchema = new Map()));
-    perSchema.set(schema, access);
+    const key = [rc.tenantId, p.userId, p.via === 'api_token' ? '' : p.email ?? '', p.onlyCustomRoles ? 1 : 0, ...p.customRoles!].join('\u0000');
+    let entry = this.compiled.get(key);
+    if (!entry || entry.roles.length !== roles.length || entry.roles.some((r, i) => r !== roles[i])) {
+      if (this.compiled.size >= MAX_COMPILED) this.compiled.clear();
+      entry = { roles, bySchema: new WeakMap() };
+      this.compiled.set(key, entry);
+    }
+    let access = entry.bySchema.get(schema);
+    if (!access) {
+      access = this.compile(rc, schema, roles);
+      entry.bySchema.set(schema, access);
+    }
     return access;
   }
 
