@@ -113,7 +113,7 @@ export class RecordsService {
         const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
         await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
-        return record;
+        return access ? shownAfterWrite(access, record) : record;
       });
     });
   }
@@ -281,7 +281,8 @@ export class RecordsService {
         assertPolicyAllows(access, 'update', current, { ...current, ...(applyMergePatch(stripServerFields(current), checked) as Record<string, unknown>) }, Object.keys(checked));
       }
       checkVersion(options.ifMatch, current.version);
-      return this.write(rc, schema, current, checked, writer);
+      const record = await this.write(rc, schema, current, checked, writer);
+      return access ? shownAfterWrite(access, record) : record;
     });
   }
 
@@ -579,6 +580,11 @@ function checkVersion(ifMatch: string | null | undefined, actual: number): void 
   if (ifMatch === undefined || ifMatch === null || ifMatch === '' || ifMatch === '*') return;
   const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
   if (!expected.includes(String(actual))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual });
+}
+
+/** A written record as its writer under role policies sees it: its readable fields, or the server fields alone. */
+function shownAfterWrite(access: SchemaAccess, record: DataRecord): DataRecord {
+  return readableRecord(access, record) ?? { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt, version: record.version };
 }
 
 function project(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {

@@ -331,6 +331,23 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
     });
   });
 
+  it('fields.write: a field outside it is 403 naming the path; the answer and the revisions show readable fields only', async () => {
+    await createRole({ name: 'pricer', policies: [{ resource: 'rb.product', actions: ['read', 'update'], fields: { read: ['name', 'priceCents'], write: ['priceCents'] } }] });
+    const pricer = bearer(signToken({ tenantId: tenant, roles: ['role:pricer'], sub: 'pricer' }));
+    const made = (await t.http.post('/api/v1/data/rb/product').set(as(tenant, 'editor')).send({ name: 'Mug', priceCents: 900, costCents: 300 }).expect(201)).body.data.item;
+    const renamed = await t.http.patch(`/api/v1/data/rb/product/${made.id}`).set(pricer).send({ name: 'Cup' });
+    expect(renamed.status).to.equal(403);
+    expect(renamed.body.data.code).to.equal('forbidden');
+    expect(renamed.body.data.errors[0].path).to.equal('/name');
+    const priced = await t.http.patch(`/api/v1/data/rb/product/${made.id}`).set(pricer).send({ priceCents: 950 });
+    expect(priced.status, JSON.stringify(priced.body)).to.equal(200);
+    expect(priced.body.data.item).to.include({ priceCents: 950, version: 2 }).and.not.have.property('costCents');
+    const revisions = (await t.http.get(`/api/v1/data/rb/product/${made.id}/revisions`).set(pricer).expect(200)).body.data.items;
+    expect(revisions.map((r: Json) => r.version)).to.deep.equal([2, 1]);
+    for (const r of revisions) expect(r.data).to.not.have.property('costCents');
+    expect((await t.http.get(`/api/v1/data/rb/product/${made.id}`).set(as(tenant, 'viewer')).expect(200)).body.data.item.costCents).to.equal(300);
+  });
+
   it('an expansion to a record the role may not read is null', async () => {
     await createRole({ name: 'shop', policies: [{ resource: 'rb.product', actions: ['read'] }, { resource: 'rb.post', actions: ['read'], filter: { status: 'published' } }] });
     const editor = as(tenant, 'editor');
