@@ -87,7 +87,10 @@ import { StorageService } from './storage/storage.service.js';
 import { mountStorageRoutes } from './storage/storage.routes.js';
 import { apiTokensRoutes } from './access/api-tokens.routes.js';
 import { ApiTokensService } from './access/api-tokens.service.js';
-import { builtInRoles } from './access/roles.js';
+import { RolesService } from './access/roles.service.js';
+import { rolesRoutes } from './access/roles.routes.js';
+import { RecordPolicies } from './data/record-policies.js';
+import { rolesMigration } from './db/migrations/0016-roles.js';
 import { KnowledgeService } from './knowledge/knowledge.service.js';
 import { Metrics } from './metrics/metrics.js';
 import { Seeds } from './kernel/seeds.js';
@@ -132,8 +135,8 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, contentWorkflowMigration, releasesMigration, eventsMigration, outboxRetentionMigration,
-  outboxEventsByIdMigration, outboxPositionsMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, rolesMigration, contentWorkflowMigration, releasesMigration,
+  eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
@@ -152,14 +155,20 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const hooks = new HookRegistry();
   const events = new EventsService(db, logger);
   const audit = new AuditLog(db);
-  const records = new RecordsService(db, schemas, hooks, events, audit, schemaReadAccess(schemas, tenants));
+  const roles = new RolesService(db, audit);
+  const readAccess = schemaReadAccess(schemas, tenants);
+  // An expansion shows a referenced record only where the caller's policies let it read the whole schema (16.1).
+  const records: RecordsService = new RecordsService(db, schemas, hooks, events, audit, async (rc, schema): Promise<boolean> => (await readAccess(rc, schema))
+    && policies.readsWhole(rc, schema.namespace, schema.name));
+  const policies: RecordPolicies = new RecordPolicies(roles, schemas, (schema) => records.relations.manyFields(schema));
+  roles.usePolicyCheck(policies);
+  records.usePolicies(policies);
   schemas.guard(records.relations);
   const bulk = new BulkWriter(db, records, schemas);
-  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch);
+  const evolution = new SchemaEvolution(db, schemas, events, records.repository.totals, config.schemaMigrateBatch, audit);
   const settings = new PlatformSettingsService(db, config, events, logger);
   const mail = new MailService(settings);
-  // Custom roles (CONTRACT.md 16.1) will come in as another role catalogue.
-  const apiTokens = new ApiTokensService(db, builtInRoles, logger);
+  const apiTokens = new ApiTokensService(db, roles, audit, logger);
   const authenticator = new Authenticator(config, apiTokens);
   const fetch = new FetchService(config, logger);
   const storage = new StorageService(config, db, logger, tenants);
@@ -181,6 +190,9 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   });
   const seeds = new Seeds();
   const memberships = new MembershipHolder();
+  // Memberships and invitations hold built-in or custom roles (CONTRACT.md 16.1); a role they hold is not deleted.
+  memberships.useRoleNames({ exists: (rc, tenantId, role) => roles.exists(rc, tenantId, role), describe: (rc, tenantId) => roles.describe(rc, tenantId) });
+  roles.useHolders(memberships);
   const rateLimits = new RateLimitService(db, logger);
   // A sweep's run is claimed per tenant (one counter row per window, allowed once), so one process of many does it.
   const claimSweep = (sweep: string): TenantClaim => async (tenantId) => (await rateLimits.hit(tenantId || PLATFORM_CLAIM, sweep, { limit: 1, windowMs: SWEEP_TIMING.everyMs })).allowed;
@@ -188,7 +200,7 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   background.register(new AuditRetention(audit, config.auditRetentionDays, logger, claimSweep('audit-retention')));
   return {
     db, tenants, schemas, hooks, events, records, bulk, evolution, settings, mail, authenticator, fetch, storage, knowledge, background, logger, metrics,
-    seeds, rateLimits, memberships, apiTokens,
+    seeds, rateLimits, memberships, apiTokens, roles,
   };
 }
 
@@ -208,13 +220,13 @@ function contentWorkflow(kernel: KernelInternals): ContentWorkflow {
 
 /** Endpoints of kernel services (not of a pack), mounted on the kernel's router in this order. */
 const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: Config, workflow: ContentWorkflow) => void> = [
-  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations),
+  (router, kernel) => metadataRoutes(router, kernel.schemas, kernel.evolution, kernel.records.relations, kernel.records.policies!),
   // Before the record routes: /data/{ns}/{schema}/export is not a record id.
   (router, kernel, config) => bulkRoutes(router, kernel.schemas, kernel.records, kernel.bulk, kernel.db, config),
   (router, kernel, config) => {
     const streams = new ChangeStreams(kernel.db, kernel.events.bus, config.changes, kernel.logger);
     kernel.background.register(streams);
-    changesRoutes(router, kernel.schemas, kernel.tenants, streams);
+    changesRoutes(router, kernel.schemas, kernel.tenants, streams, kernel.records);
   },
   (router, kernel, _config, workflow) => {
     // Drafts, scheduled publishing, releases and previews (CONTRACT.md 17), beside the record routes they extend.
@@ -227,6 +239,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
   (router, kernel, config) => installOutbox(router, kernel, config),
   (router, kernel) => mountStorageRoutes(router, kernel.storage),
   (router, kernel) => apiTokensRoutes(router, kernel.apiTokens),
+  (router, kernel) => rolesRoutes(router, kernel.roles),
 ];
 
 /**
@@ -302,7 +315,8 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   const routes: RouteEntry[] = [];
   const workflow = contentWorkflow(kernel);
   const deps = {
-    authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, logger, routeTable: routes, idempotency: new IdempotencyKeys(kernel.db),
+    authenticator: kernel.authenticator, tenants: kernel.tenants, memberships: kernel.memberships, customRoles: kernel.roles, logger, routeTable: routes,
+    idempotency: new IdempotencyKeys(kernel.db),
     previews: (tenantId: string, token: string) => workflow.previews.resolve(tenantId, token),
   };
   const koa = new Koa<AppState, AppContext>({ proxy: config.trustProxy, maxIpsCount: 1 });
@@ -321,9 +335,9 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   });
   for (const mount of kernelRoutes) mount(kernelRouter, kernel, config, workflow);
   const toolbox = new McpToolbox([
-    { tools: kernelTools(deps.idempotency), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
+    { tools: kernelTools(deps.idempotency, kernel.records.policies!), module: null, context: { ...kernelContext('kernel', kernel, config, logger, null), use: kernelUsesNoPack } },
     ...loaded.map(({ definition, context }) => ({ tools: definition.tools ?? {}, module: definition.licensed ?? null, context })),
-  ], kernel.tenants, logger);
+  ], kernel.tenants, logger, (rc) => kernel.records.policies!.actionsOf(rc));
   mcpRoutes(kernelRouter, toolbox);
   const routers = [kernelRouter, operationsRoutes(deps, kernelRouter, kernel, config, loaded)];
   for (const { definition, context } of loaded) {

@@ -1,9 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import type { AuditLog } from '../audit/audit-log.repository.js';
 import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../base/ids.js';
 import type { Page } from '../http/envelope.js';
-import { Forbidden, InvalidToken, NotFound, ValidationFailed } from '../base/errors.js';
+import { InvalidToken, NotFound, ValidationFailed } from '../base/errors.js';
 import type { Principal, RequestContext } from '../base/request-context.js';
 import { ApiTokensRepository, type ApiTokenRecord } from './api-tokens.repository.js';
 import { isBuiltInRole, type RoleCatalogue } from './roles.js';
@@ -83,7 +84,7 @@ export class ApiTokensService {
   /** When this process last wrote (or saw) each token's lastUsedAt, in ms. */
   private readonly usedAt = new Map<string, number>();
 
-  constructor(private readonly db: Database, private readonly roles: RoleCatalogue, private readonly logger?: Logger) {
+  constructor(private readonly db: Database, private readonly roles: RoleCatalogue, private readonly audit: AuditLog, private readonly logger?: Logger) {
     this.repository = new ApiTokensRepository(db);
     db.changes.subscribe(TOKEN_TOPIC, (hash) => this.forget(hash));
   }
@@ -103,7 +104,10 @@ export class ApiTokensService {
       prefix: secret.slice(SECRET_PREFIX.length, SECRET_PREFIX.length + 8), createdBy: rc.principal?.userId ?? 'system',
       createdAt: nowIso(), expiresAt, lastUsedAt: null, revokedAt: null,
     };
-    await this.db.transaction(rc, (rc) => this.repository.insert(rc, token));
+    await this.db.transaction(rc, async (rc) => {
+      await this.repository.insert(rc, token);
+      await this.audit.add(rc, { action: 'api_token.created', target: `api_token/${token.id}` }, token.createdAt);
+    });
     return { ...view(token), token: secret };
   }
 
@@ -120,6 +124,7 @@ export class ApiTokensService {
       if (token.revokedAt) return view(token);
       const at = nowIso();
       await this.repository.revoke(rc, tenantId, id, at);
+      await this.audit.add(rc, { action: 'api_token.revoked', target: `api_token/${id}` }, at);
       await this.db.changes.notify(rc, TOKEN_TOPIC, token.tokenHash);
       return view({ ...token, revokedAt: at });
     });
@@ -136,12 +141,12 @@ export class ApiTokensService {
     const now = Date.now();
     if (token.revokedAt) throw InvalidToken('The API token has been revoked');
     if (token.expiresAt && Date.parse(token.expiresAt) <= now) throw InvalidToken('The API token has expired');
-    // A role the code does not know (a custom role, CONTRACT.md 16.1, before it is supported) grants nothing.
-    if (!isBuiltInRole(token.role)) throw Forbidden(`The role "${token.role}" of this API token grants nothing here`);
     await this.noteUse(token, now);
+    // A custom role (CONTRACT.md 16.1) grants its policies only; the request pipeline checks that the tenant has it.
+    const custom = isBuiltInRole(token.role) ? { role: token.role } : { role: 'viewer' as const, customRoles: [token.role], onlyCustomRoles: true };
     return {
       userId: token.id, email: null, name: token.name, tenantId: token.tenantId, isSuperadmin: false,
-      role: token.role, roles: [token.role], via: 'api_token',
+      roles: [token.role], via: 'api_token', ...custom,
     };
   }
 

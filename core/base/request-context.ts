@@ -17,6 +17,14 @@ export interface Principal {
   /** The strongest tenant role in the token; `viewer` when it names none. */
   role: TenantRole;
   roles: string[];
+  /**
+   * The custom roles (CONTRACT.md 16.1) the caller holds in the tenant, by name: from a membership, an API token or
+   * the JWT's `role:<name>`; the request pipeline keeps those the tenant has. Their policies narrow what the records
+   * service reads and writes (core/data/record-policies.ts).
+   */
+  customRoles?: string[];
+  /** The caller holds custom roles and no built-in role: `role` then grants nothing beyond the policies. */
+  onlyCustomRoles?: boolean;
   /** How the caller signed in; an API token (`api_token`) is never a superadmin or a member. */
   via: 'jwt' | 'test_key' | 'api_token';
 }

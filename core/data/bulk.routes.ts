@@ -28,7 +28,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     description: 'Body `{ "items": [ ... ] }`. Every item goes through the validation, hooks and events of a single write, in one transaction. '
       + 'Errors name `/items/<i>/<path>`. With `?upsert=<field>` (a field declared unique on its own) an item whose value is stored already '
       + 'updates that record as a JSON merge patch; the answer is then 200 with `{ items, created, updated }`.',
-    tags, auth: 'tenant', role: 'editor', module, status: 201, bodyLimit: BULK_BODY_LIMIT, idempotent: true,
+    tags, auth: 'tenant', role: 'editor', policies: true, module, status: 201, bodyLimit: BULK_BODY_LIMIT, idempotent: true,
     answers: { 200: 'With upsert: `{ items, created, updated }`' },
     body: {
       type: 'object', required: ['items'], additionalProperties: false,
@@ -54,7 +54,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Export every record matching the list\'s filters and sort, as NDJSON or CSV (streamed, no page limit)',
     description: 'Takes the list\'s `filter[...]` and `sort` (paging parameters are ignored). NDJSON: one record per line, as the API returns it. '
       + 'CSV: a header row `id`, the schema\'s top-level properties, `createdAt`, `updatedAt`, `version`; nested values as JSON text.',
-    tags, auth: 'tenant', module, produces: 'application/x-ndjson',
+    tags, auth: 'tenant', policies: true, module, produces: 'application/x-ndjson',
     // The list's filters and sort go to the export as they came (paging parameters too, which it ignores).
     query: {
       type: 'object',
@@ -82,7 +82,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
       + 'NUL or a lone surrogate, fails on its own). CSV values are read as the schema types them, objects and arrays as JSON text. `id`, `createdAt`, `updatedAt` '
       + 'and `version` in the input are ignored, so an export imports back. `?upsert=<field>` updates records whose unique value is stored; '
       + '`?atomic=true` writes nothing when any record fails (400 `validation_failed` with the errors). Body up to IMPORT_MAX_BYTES.',
-    tags, auth: 'tenant', role: 'editor', module, body: 'raw',
+    tags, auth: 'tenant', role: 'editor', policies: true, module, body: 'raw',
     query: {
       type: 'object',
       properties: { format: { type: 'string', enum: ['ndjson', 'csv'], default: 'ndjson' }, upsert: { type: 'string', maxLength: 64 }, atomic: { type: 'boolean', default: false } },

@@ -1,6 +1,7 @@
 import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../base/ids.js';
-import { AppError, Conflict, ValidationFailed, type ErrorDetail } from '../base/errors.js';
+import { AppError, Conflict, Forbidden, ValidationFailed, type ErrorDetail } from '../base/errors.js';
+import { assertMayWrite as assertPolicyAllows, fillFixedFields, readableRecord, type SchemaAccess } from './record-policies.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
@@ -23,6 +24,8 @@ export interface ItemError {
   index: number;
   path: string;
   message: string;
+  /** `forbidden` when the caller's role policies refuse the item (CONTRACT.md 16.1); else a validation failure. */
+  code?: string;
 }
 
 /** Thrown by `write` when items fail: every failing item's errors, nothing written. */
@@ -64,6 +67,9 @@ export class BulkWriter {
       const upsert = this.upsertField(schema, options.upsert);
       const failed: ItemError[] = [];
       const checked: Array<Record<string, unknown>> = [];
+      // Creates get the fields their role's policy fixes with an equality, as a single create does (CONTRACT.md 16.1).
+      const access = upsert ? null : await this.records.accessTo(rc, schema, writer);
+      if (access) items = items.map((item) => (isPlainObject(item) ? fillFixedFields(access, item) : item));
       items.forEach((item, index) => {
         const outcome = this.check(schema, item, upsert);
         if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
@@ -133,6 +139,7 @@ export class BulkWriter {
       });
       if (errors.length) throw new ItemsFailed(errors);
     }
+    const access = await this.records.accessTo(rc, schema, writer);
     return this.db.transaction(rc, async (rc) => {
       const stored = upsert ? await this.findByKeys(rc, schema, upsert, items.map((i) => i[upsert])) : new Map<string, DataRecord>();
       const now = nowIso();
@@ -141,11 +148,12 @@ export class BulkWriter {
       for (const [index, item] of items.entries()) {
         const previous = upsert ? stored.get(keyOf(item[upsert])) ?? null : null;
         try {
-          prepared.push({ index, ...(await this.prepare(rc, schema, item, previous, upsert !== null, now, writer)), previous });
+          prepared.push({ index, ...(await this.prepare(rc, schema, item, previous, upsert !== null, now, writer, access)), previous });
         } catch (err) {
-          if (!(err instanceof AppError) || err.code !== 'validation_failed') throw err;
+          if (!(err instanceof AppError) || (err.code !== 'validation_failed' && err.code !== 'forbidden' && err.code !== 'not_found')) throw err;
+          const refused = err.code !== 'validation_failed' ? { code: 'forbidden' as const } : {};
           const details = err.details.length ? err.details : [{ path: '/', message: err.message }];
-          errors.push(...details.map((d) => ({ index, ...d })));
+          errors.push(...details.map((d) => ({ index, ...d, ...refused })));
         }
       }
       // The references of every item in one query per relation, not one per item (nothing to do without relations).
@@ -171,15 +179,23 @@ export class BulkWriter {
   /** The record an item becomes: validated (after merging into the stored one, for an update) and through the hooks; references are checked by the caller. */
   private async prepare(
     rc: RequestContext, schema: CompiledSchema, item: Record<string, unknown>, previous: DataRecord | null, unvalidated: boolean, now: string, writer: string | null,
+    access: SchemaAccess | null,
   ): Promise<{ record: DataRecord; before: Record<string, unknown> | null }> {
     if (previous) {
       const before = stripServerFields(previous);
       const merged = this.records.validate(schema, applyMergePatch(before, item));
+      // Under role policies (CONTRACT.md 16.1): the stored record and the merged one, as a single update checks them.
+      if (access) {
+        if (!readableRecord(access, previous)) throw Forbidden('Your role may not change this record', [{ path: '/', message: 'is not a record your role may change' }]);
+        assertPolicyAllows(access, 'update', previous, { ...previous, ...merged }, Object.keys(item));
+      }
       const final = await this.records.runHooks(rc, schema, { action: 'update', id: previous.id, data: merged, previous: before, version: previous.version + 1, writer });
       return { record: { id: previous.id, ...final, createdAt: previous.createdAt, updatedAt: now, version: previous.version + 1 }, before };
     }
     const id = newId();
-    const data = unvalidated ? this.records.validate(schema, item) : item;
+    const filled = access ? fillFixedFields(access, item) : item;
+    const data = unvalidated || filled !== item ? this.records.validate(schema, filled) : item;
+    if (access) assertPolicyAllows(access, 'create', null, data, Object.keys(item));
     const final = await this.records.runHooks(rc, schema, { action: 'create', id, data, previous: null, version: 1, writer });
     return { record: { id, ...final, createdAt: now, updatedAt: now, version: 1 }, before: null };
   }
@@ -209,6 +225,9 @@ function keyOf(value: unknown): string {
 
 function itemsFailed(errors: ItemError[], total: number) {
   const items = new Set(errors.map((e) => e.index)).size;
+  const refused = errors.filter((e) => e.code === 'forbidden');
+  // One item the policies refuse refuses the whole call: 403 naming it (CONTRACT.md 16.1).
+  if (refused.length) return Forbidden(`${new Set(refused.map((e) => e.index)).size} of ${total} items are not allowed to your role; nothing was written`, itemDetails(refused));
   return ValidationFailed(`${items} of ${total} items failed; nothing was written`, itemDetails(errors));
 }
 

@@ -7,6 +7,32 @@ import type { TenantsService } from '../tenants/tenants.service.js';
 import { IDENTIFIER } from '../metadata/schema-definition.js';
 import { decodePosition, type ChangeStreams, type Subscriber } from '../events/change-stream.js';
 import { target } from './data.routes.js';
+import { readableRecord, restricted } from './record-policies.js';
+import type { RecordsService } from './records.service.js';
+import type { RequestContext } from '../base/request-context.js';
+
+/**
+ * A stream's view of record events under the caller's role policies: an event is sent when the caller may read the
+ * record after the change (before it, for a delete), with readable fields only (`previous` null when it was not
+ * readable). The policies are those of the roles as read at most 500 ms before each event (RolesService), so a role
+ * change reaches an open stream within 1 s.
+ */
+function policyShape(rc: RequestContext, registry: SchemaRegistry, records: RecordsService): NonNullable<Subscriber['shape']> {
+  return async (eventName, payload) => {
+    const { namespace, schema: name, record, previous } = payload as { namespace: string; schema: string; record: Record<string, unknown>; previous: Record<string, unknown> | null };
+    let access;
+    try {
+      access = await records.accessTo(rc, await registry.resolve(rc, namespace, name));
+    } catch {
+      return null;
+    }
+    if (!access) return payload;
+    const deleted = eventName.endsWith('.deleted');
+    const shown = readableRecord(access, deleted ? previous ?? record : record);
+    if (!shown) return null;
+    return { ...payload, record: deleted ? readableRecord(access, record) ?? shown : shown, previous: previous ? readableRecord(access, previous) : null };
+  };
+}
 
 /** Bytes a stream may hold for a slow client before it is paused (then it catches up from the outbox). */
 const STREAM_BUFFER = 64 * 1024;
@@ -22,7 +48,7 @@ const SCHEMAS_QUERY = { type: 'string', maxLength: 2000, pattern: `^${NAME}\\.${
  * Live changes over Server-Sent Events (CONTRACT.md 12.4): `GET /data/{ns}/{schema}/changes` and
  * `GET /changes?schemas=ns.a,ns.b`. Mounted before the record routes (`changes` is not a record id).
  */
-export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tenants: TenantsService, streams: ChangeStreams): void {
+export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tenants: TenantsService, streams: ChangeStreams, records: RecordsService): void {
   const description = 'A Server-Sent Events stream of the tenant\'s created, updated and deleted events: `event: <name>`, `id: <position>`, '
     + '`data:` the delivery body `{ id, event, tenantId, product, occurredAt, payload }`. Positions grow in commit order; `Last-Event-ID` '
     + '(header or `?lastEventId=`) resumes after a position with nothing lost or repeated, from any event the outbox still holds. '
@@ -30,7 +56,7 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
   const query = { type: 'object', properties: { lastEventId: { type: 'string', maxLength: 40 } } };
 
   router.get('/data/:ns/:schema/changes', {
-    summary: 'Live changes of one schema (Server-Sent Events)', description, tags: ['data'], auth: 'tenant',
+    summary: 'Live changes of one schema (Server-Sent Events)', description, tags: ['data'], auth: 'tenant', policies: true,
     module: (ctx: AppContext) => registry.moduleOf(ctx.params.ns), produces: 'text/event-stream', query,
     errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed'],
   }, async (ctx) => {
@@ -39,7 +65,7 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
   });
 
   router.get('/changes', {
-    summary: 'Live changes of several schemas (Server-Sent Events): ?schemas=ns.a,ns.b', description, tags: ['data'], auth: 'tenant',
+    summary: 'Live changes of several schemas (Server-Sent Events): ?schemas=ns.a,ns.b', description, tags: ['data'], auth: 'tenant', policies: true,
     module: null, produces: 'text/event-stream',
     query: { type: 'object', required: ['schemas'], properties: { ...query.properties, schemas: SCHEMAS_QUERY } },
     errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed'],
@@ -63,8 +89,8 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
 
   async function open(ctx: AppContext, targets: ReadonlyArray<readonly [string, string]>): Promise<void> {
     const rc = ctx.state.rc;
-    // Each schema must be one the tenant can read (404 schema_not_found otherwise).
-    for (const [ns, name] of targets) await registry.resolve(rc, ns, name);
+    // Each schema must be one the tenant, and the caller's role policies, can read (404 schema_not_found otherwise).
+    for (const [ns, name] of targets) await records.accessTo(rc, await registry.resolve(rc, ns, name));
     const resumeFrom = ctx.get('Last-Event-ID') || (ctx.state.query as { lastEventId?: string }).lastEventId || '';
     const at = resumeFrom ? decodePosition(resumeFrom.trim()) : await streams.head(rc.tenantId!);
     if (!at) throw ValidationFailed('Last-Event-ID is not a position of this stream', [{ path: 'lastEventId', message: 'must be an event id of a change stream' }]);
@@ -98,6 +124,7 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
       end() {
         if (!body.destroyed) body.end();
       },
+      ...(restricted(rc) ? { shape: policyShape(rc, registry, records) } : {}),
     };
     body.once('close', () => streams.unsubscribe(subscriber));
     streams.subscribe(subscriber);

@@ -56,7 +56,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
   router.post('/data/:ns/:schema', {
-    summary: 'Create a record (Idempotency-Key honoured); ?draft=true: a draft-only record, `{ item, draft }`', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
+    summary: 'Create a record (Idempotency-Key honoured); ?draft=true: a draft-only record, `{ item, draft }`', tags, auth: 'tenant', role: 'editor', policies: true, module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
@@ -66,7 +66,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
 
   router.get('/data/:ns/:schema', {
     summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand; drafts=include|only (editors)',
-    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'forbidden', 'not_found'],
+    tags, auth: 'tenant', policies: true, module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     const { drafts: mode, ...query } = ctx.query;
@@ -75,14 +75,14 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.get('/data/:ns/:schema/:id', {
-    summary: 'Read a record (expand=a,b.c embeds referenced records)', tags, auth: 'tenant', module, errors: [...errors, 'not_found', 'invalid_filter'],
+    summary: 'Read a record (expand=a,b.c embeds referenced records)', tags, auth: 'tenant', policies: true, module, errors: [...errors, 'not_found', 'invalid_filter'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand }));
   });
 
   router.patch('/data/:ns/:schema/:id', {
-    summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', module,
+    summary: 'Update a record with a JSON merge patch (If-Match optional)', tags, auth: 'tenant', role: 'editor', policies: true, module,
     errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
@@ -91,7 +91,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.delete('/data/:ns/:schema/:id', {
-    summary: 'Delete a record (If-Match optional); relations to it are restricted, cleared or cascaded', tags, auth: 'tenant', role: 'editor', module,
+    summary: 'Delete a record (If-Match optional); relations to it are restricted, cleared or cascaded', tags, auth: 'tenant', role: 'editor', policies: true, module,
     errors: [...errors, 'not_found', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
@@ -100,7 +100,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   });
 
   router.get('/data/:ns/:schema/:id/revisions', {
-    summary: 'A record\'s revisions, newest first (also of a deleted record); paged as lists', tags, auth: 'tenant', module,
+    summary: 'A record\'s revisions, newest first (also of a deleted record); paged as lists', tags, auth: 'tenant', policies: true, module,
     query: {
       type: 'object', additionalProperties: false,
       properties: PAGE_QUERY_PROPERTIES,
@@ -116,7 +116,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Restore a revision: its data becomes the record\'s next version (201 when the record was deleted and is created again)',
     description: 'Runs as a write through `/data`: the sealed rule, the current schema version\'s validation (400 naming the path when the '
       + 'revision no longer fits), hooks, relations, a revision of its own and the record event.',
-    tags, auth: 'tenant', role: 'editor', module, idempotent: true,
+    tags, auth: 'tenant', role: 'editor', policies: true, module, idempotent: true,
     answers: { 201: 'The record was deleted and is created again with the revision\'s data: `{ item }`' },
     response: { type: 'object', required: ['item'], properties: { item: { type: 'object' } } },
     errors: [...errors, 'not_found', 'validation_failed', 'conflict', 'forbidden'],

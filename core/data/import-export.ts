@@ -6,7 +6,8 @@ import type { RequestContext } from '../base/request-context.js';
 import { SERVER_FIELDS, type FieldType } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { BULK_LIMIT, BulkWriter, ItemsFailed, MAX_LISTED_ERRORS } from './bulk.js';
-import { parseListQuery } from './list-query.js';
+import { parseListQuery, type ListQuery } from './list-query.js';
+import { assertReadableFields, readableRecord } from './record-policies.js';
 import type { ListedRow } from './records.repository.js';
 import type { RecordsService } from './records.service.js';
 
@@ -95,17 +96,32 @@ export class RecordTransfer {
   async export(rc: RequestContext, schema: CompiledSchema, query: Record<string, string | string[] | undefined>, format: TransferFormat): Promise<Readable> {
     const { limit: _l, offset: _o, cursor: _c, count: _n, fields: _f, format: _format, ...rest } = query;
     const pageRows = format === 'csv' ? CSV_PAGE : EXPORT_PAGE;
-    const parsed = { ...parseListQuery(rest, schema.types), limit: pageRows, offset: 0, count: false, fields: null };
+    const parsed: ListQuery = { ...parseListQuery(rest, schema.types), limit: pageRows, offset: 0, count: false, fields: null };
     const repository = this.records.repository;
+    // Under role policies (CONTRACT.md 16.1): readable records only (their filter joins the query), readable fields only
+    // (the CSV header included); a filter or sort on a field never readable is 400 invalid_filter.
+    const access = await this.records.accessTo(rc, schema);
+    if (access) {
+      assertReadableFields(access, [...parsed.filters.map((f) => f.field), ...parsed.sort.map((s) => s.field).filter((f) => f !== 'id')]);
+      if (access.rows) parsed.policy = access.rows;
+    }
+    const readable = access && !access.readAll ? access : null;
+    const shown = (row: ListedRow) => (readable ? readableRecord(readable, repository.toRecord(row)) : null);
     // Each row, as the driver reads it, is written at once into `bytes` (NDJSON: its line; CSV: its cells, a
     // few rows at a time through csv-stringify), so no page of rows is held while the client reads.
     const bytes = new TextBytes();
     let write: (row: ListedRow) => void;
     let flush = () => {};
     if (format === 'ndjson') {
-      write = (row) => bytes.add(repository.toRecordJson(row), true);
+      write = (row) => {
+        const record = shown(row);
+        if (!readable) bytes.add(repository.toRecordJson(row), true);
+        else if (record) bytes.add(JSON.stringify(record), true);
+      };
     } else {
-      const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
+      const everReadable = readable?.everReadable;
+      const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f) && (!everReadable || everReadable.has(f))),
+        'createdAt', 'updatedAt', 'version'];
       const { stringify: stringifyCsv } = await import('csv-stringify/sync');
       // csv-stringify writes false as an empty cell by default: booleans are written as true/false.
       const options = { columns, header: false, cast: { boolean: (v: boolean) => String(v) } };
@@ -116,7 +132,8 @@ export class RecordTransfer {
         cells = [];
       };
       write = (row) => {
-        const record = repository.toRecord(row);
+        const record = readable ? shown(row) : repository.toRecord(row);
+        if (!record) return;
         cells.push(columns.map((c) => csvCell(record[c])));
         if (cells.length >= CSV_ROWS) flush();
       };

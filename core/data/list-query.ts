@@ -38,6 +38,11 @@ export interface ListQuery {
   filters: Filter[];
   /** Filters of which at least one must hold (RecordQuery.anyOf). */
   anyOf?: Filter[];
+  /**
+   * The caller's role policies (CONTRACT.md 16.1, core/data/record-policies.ts): at least one of these lists of
+   * filters must hold whole. Set by the records service, never from a query.
+   */
+  policy?: Filter[][];
   fields: string[] | null;
   count: boolean;
   /** count=estimated: the planner's estimate may stand in for a large total (CONTRACT.md 12.5). */
@@ -342,12 +347,28 @@ export class SqlListQuery {
   }
 
   /** `filters` and, when given, the one condition that at least one of `anyOf` holds. */
-  applyAll(builder: SqlSink, query: Pick<ListQuery, 'filters' | 'anyOf'>): void {
+  applyAll(builder: SqlSink, query: Pick<ListQuery, 'filters' | 'anyOf' | 'policy'>): void {
     this.applyFilters(builder, query.filters);
+    if (query.policy) this.applyPolicy(builder, query.policy);
     if (!query.anyOf?.length) return;
     const any = new SqlParts();
     this.applyFilters(any, query.anyOf);
     builder.whereRaw(any.wheres.map((w) => `(${w})`).join(' OR '), any.bindings);
+  }
+
+  /** One of the lists of filters holds whole (a role's read policies); none given: no row. */
+  private applyPolicy(builder: SqlSink, policy: Filter[][]): void {
+    if (!policy.length) {
+      builder.whereRaw('1 = 0');
+      return;
+    }
+    const alternatives = policy.map((filters) => {
+      const parts = new SqlParts();
+      this.applyFilters(parts, filters);
+      return parts;
+    });
+    if (alternatives.some((a) => !a.wheres.length)) return;
+    builder.whereRaw(alternatives.map((a) => `(${a.wheres.join(' AND ')})`).join(' OR '), alternatives.flatMap((a) => a.bindings));
   }
 
   applyFilters(builder: SqlSink, filters: Filter[]): void {

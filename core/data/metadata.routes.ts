@@ -6,6 +6,8 @@ import type { SchemaEvolution } from './schema-evolution.js';
 import { relationsOf, type Relations } from './relations.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import { workflowOptionSchema } from '../metadata/workflow-option.js';
+import { SchemaNotFound } from '../base/errors.js';
+import type { RecordPolicies } from './record-policies.js';
 
 /** A namespace or name: a value that fails the pattern answers 400 invalid_identifier (route.ts). */
 const identifier = { type: 'string', pattern: IDENTIFIER.source, 'x-error': 'invalid_identifier' };
@@ -39,7 +41,7 @@ const changeBody = {
 };
 
 /** The schema registry's endpoints (JSend). */
-export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution, relations: Relations): void {
+export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evolution: SchemaEvolution, relations: Relations, policies: RecordPolicies): void {
   const itemOf = (s: RegisteredSchema) => toSchemaItem(s, registry.sealedBy(s.namespace, s.name) !== null);
   const itemResponse = { type: 'object', properties: { item: schemaItemResponse } };
   router.post('/metadata/schemas', {
@@ -56,23 +58,37 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
 
   router.get('/metadata/schemas', {
     summary: 'List the platform schemas and the tenant\'s own',
-    tags: ['metadata'], auth: 'tenant', response: pageResponse(schemaItemResponse),
+    description: 'A caller holding custom roles sees only the schemas its policies let it read, with only the properties it can read.',
+    tags: ['metadata'], auth: 'tenant', policies: true, response: pageResponse(schemaItemResponse),
     query: { type: 'object', additionalProperties: false, properties: { namespace: identifier } },
   }, async (ctx) => {
     const namespace = ctx.state.query.namespace as string | undefined;
     if (namespace !== undefined) assertIdentifier('namespace', namespace);
-    const items = (await registry.list(ctx.state.rc, namespace)).map(itemOf);
+    const all = (await registry.list(ctx.state.rc, namespace)).map(itemOf);
+    const items = (await Promise.all(all.map((item) => policies.visibleSchema(ctx.state.rc, item)))).filter((item) => item !== null);
     return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
   });
 
   router.get('/metadata/schemas/:ns/:name', {
-    summary: 'Read one schema, with its relations and the relations that point at it', tags: ['metadata'], auth: 'tenant', errors: ['schema_not_found', 'invalid_identifier'],
+    summary: 'Read one schema, with its relations and the relations that point at it', tags: ['metadata'], auth: 'tenant', policies: true,
+    errors: ['schema_not_found', 'invalid_identifier'],
     response: { type: 'object', properties: { item: { ...schemaItemResponse, properties: { ...schemaItemResponse.properties, relations: { type: 'array', items: { type: 'object' } }, referencedBy: { type: 'array', items: { type: 'object' } } } } } },
   }, async (ctx) => {
-    const schema = await registry.resolve(ctx.state.rc, ctx.params.ns, ctx.params.name);
+    const rc = ctx.state.rc;
+    const schema = await registry.resolve(rc, ctx.params.ns, ctx.params.name);
+    const item = await policies.visibleSchema(rc, itemOf(schema));
+    if (!item) throw SchemaNotFound({ ns: ctx.params.ns, name: ctx.params.name });
     ctx.set('ETag', `"${schema.version}"`);
-    const relationList = relationsOf(schema.schema).map(({ field, target, many, onDelete }) => ({ field, target, many, onDelete }));
-    return { item: { ...itemOf(schema), relations: relationList, referencedBy: await relations.referencedBy(ctx.state.rc, schema) } };
+    const shown = new Set(Object.keys((item.schema.properties ?? {}) as object));
+    const relationList = relationsOf(schema.schema).filter((r) => shown.has(r.field)).map(({ field, target, many, onDelete }) => ({ field, target, many, onDelete }));
+    // The relations that point at it, from schemas and fields the caller can read.
+    const referencedBy = [];
+    for (const ref of await relations.referencedBy(rc, schema)) {
+      const [ns, name] = ref.source.split('.');
+      const source = await policies.visibleSchema(rc, itemOf(await registry.resolve(rc, ns, name)));
+      if (source && Object.hasOwn((source.schema.properties ?? {}) as object, ref.field)) referencedBy.push(ref);
+    }
+    return { item: { ...item, relations: relationList, referencedBy } };
   });
 
   router.put('/metadata/schemas/:ns/:name', {

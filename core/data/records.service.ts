@@ -4,7 +4,7 @@ import type { RequestContext } from '../base/request-context.js';
 import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, Forbidden, InvalidCursor, NotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
+import { Conflict, Forbidden, InvalidCursor, NotFound, SchemaNotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../base/ajv.js';
@@ -19,6 +19,7 @@ import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
 import { previewBy, previewList, previewOne } from './preview-reads.js';
+import { assertMayWrite as assertPolicyAllows, assertReadableFields, fillFixedFields, readableRecord, type RecordPolicies, type SchemaAccess } from './record-policies.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -45,6 +46,9 @@ export class RecordsService {
   /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
   readonly revisions: RevisionsRepository;
 
+  /** The custom roles' policies (CONTRACT.md 16.1); set once by the composition root. */
+  policies: RecordPolicies | null = null;
+
   constructor(
     private readonly db: Database,
     private readonly schemas: SchemaRegistry,
@@ -58,6 +62,28 @@ export class RecordsService {
     this.repository = new RecordsRepository(db);
     this.revisions = new RevisionsRepository(db);
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
+  }
+
+  /** Set once by the composition root: the custom roles' policies (CONTRACT.md 16.1), applied to the kernel's callers. */
+  usePolicies(policies: RecordPolicies): void {
+    this.policies = policies;
+  }
+
+  /**
+   * What the caller may do with the schema's records under its custom roles' policies (null: no policy narrows it);
+   * a schema it can read nothing of is absent for it (404 schema_not_found). Packs writing with their own authority
+   * (`writer`) are not narrowed: a custom role reaches no pack endpoint.
+   */
+  async accessTo(rc: RequestContext, schema: CompiledSchema, writer: Writer = null): Promise<SchemaAccess | null> {
+    if (writer !== null || !this.policies) return null;
+    const access = await this.policies.forSchema(rc, schema);
+    if (access && !access.readable) throw SchemaNotFound({ ns: schema.namespace, name: schema.name });
+    return access;
+  }
+
+  /** The record read for a write under `access`: a record the caller cannot read is absent (404). */
+  private readableOrMissing(access: SchemaAccess | null, schema: CompiledSchema, record: DataRecord): void {
+    if (access && !readableRecord(access, record)) throw NotFound(`No ${schema.namespace}.${schema.name} record "${record.id}"`);
   }
 
   async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
@@ -74,7 +100,13 @@ export class RecordsService {
     return this.schemas.writing(rc, namespace, name, async (schema) => {
       this.assertMayWrite(schema, writer);
       const built = typeof input === 'function';
-      const given = built ? null : this.validate(schema, refuseServerFields(input));
+      const access = built ? null : await this.accessTo(rc, schema, writer);
+      // Fields a create policy fixes with an equality are filled from it when the body leaves them out (16.1).
+      // A field outside every create policy's fields.write is 403 before the body is validated.
+      if (access) assertPolicyAllows(access, 'create', null, null, Object.keys(refuseServerFields(input) as object));
+      const body = access ? fillFixedFields(access, input as Record<string, unknown>) : input;
+      const given = built ? null : this.validate(schema, refuseServerFields(body));
+      if (access && given) assertPolicyAllows(access, 'create', null, given, Object.keys(input as object));
       return this.db.transaction(rc, async (rc) => {
         const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
         const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
@@ -82,7 +114,7 @@ export class RecordsService {
         const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
         await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
-        return record;
+        return access ? shownAfterWrite(access, record) : record;
       });
     });
   }
@@ -122,12 +154,16 @@ export class RecordsService {
 
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
+    const access = await this.accessTo(rc, schema);
+    if (access && typeof options.expand === 'string') assertReadableFields(access, options.expand.split(',').map((p) => p.trim().split('.')[0]));
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
     if (rc.preview) {
       const shown = await previewOne(rc.preview, namespace, name, id, null);
       if (shown) return shown as DataRecord;
     }
-    const record = await this.require(rc, schema, id);
+    const stored = await this.require(rc, schema, id);
+    const record = access ? readableRecord(access, stored) : stored;
+    if (!record) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
     return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
 
@@ -247,10 +283,16 @@ export class RecordsService {
 
   private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions, writer: Writer): Promise<DataRecord> {
     const checked = checkPatch(patch);
+    const access = await this.accessTo(rc, schema, writer);
     return this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
+      if (access) {
+        this.readableOrMissing(access, schema, current);
+        assertPolicyAllows(access, 'update', current, { ...current, ...(applyMergePatch(stripServerFields(current), checked) as Record<string, unknown>) }, Object.keys(checked));
+      }
       checkVersion(options.ifMatch, current.version);
-      return this.write(rc, schema, current, checked, writer);
+      const record = await this.write(rc, schema, current, checked, writer);
+      return access ? shownAfterWrite(access, record) : record;
     });
   }
 
@@ -314,8 +356,13 @@ export class RecordsService {
   }
 
   private async deleteIn(rc: RequestContext, schema: CompiledSchema, id: string, options: WriteOptions, writer: Writer): Promise<void> {
+    const access = await this.accessTo(rc, schema, writer);
     await this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
+      if (access) {
+        this.readableOrMissing(access, schema, current);
+        assertPolicyAllows(access, 'delete', current, null, []);
+      }
       checkVersion(options.ifMatch, current.version);
       await this.runHooks(rc, schema, { action: 'delete', id, data: stripServerFields(current), previous: stripServerFields(current), version: current.version, writer });
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
@@ -365,7 +412,14 @@ export class RecordsService {
       throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
     }
     const hasMore = rows.length > limit;
-    const items = hasMore ? rows.slice(0, limit) : rows;
+    const access = await this.accessTo(rc, schema);
+    const kept = hasMore ? rows.slice(0, limit) : rows;
+    // Under policies: the revisions of a record the caller may read (or could before its deletion), readable fields only.
+    const items = access ? kept.flatMap((r) => {
+      const data = readableRecord(access, r.data);
+      return data ? [{ ...r, data }] : [];
+    }) : kept;
+    if (access && kept.length && !items.length) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
     const total = query.count === false ? null : await this.revisions.count(rc, namespace, name, id);
     const nextCursor = hasMore ? Buffer.from(`v${items[items.length - 1].version}`).toString('base64url') : null;
     return { items, pagination: { limit, offset, total, totalEstimated: false, hasMore, nextCursor } };
@@ -383,6 +437,11 @@ export class RecordsService {
       if (!revision) throw NotFound(`No revision ${String(version).slice(0, 20)} of ${namespace}.${name} record "${id.slice(0, 40)}"`);
       const document = stripServerFields(revision.data);
       const current = await this.repository.findById(rc, schema, id, true);
+      const access = await this.accessTo(rc, schema);
+      if (access) {
+        if (current) this.readableOrMissing(access, schema, current);
+        assertPolicyAllows(access, current ? 'update' : 'create', current, { ...revision.data }, Object.keys(document));
+      }
       if (current) return { record: await this.write(rc, schema, current, document, null, undefined, 'restore'), created: false };
       const next = (await this.revisions.latestVersion(rc, namespace, name, id)) + 1;
       return { record: await this.createAs(null, rc, namespace, name, document, { id }, { version: next }), created: true };
@@ -394,12 +453,12 @@ export class RecordsService {
    * string with `queryFromString`).
    */
   async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
-    const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
+    const { parsed, rows, pagination, schema, expand, read, access } = await this.page(rc, namespace, name, query);
     if (rc.preview) {
-      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read), query);
+      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read, access), query);
       return { items: parsed.fields ? items.map((r) => project(r, parsed.fields!)) : items, pagination };
     }
-    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read), pagination };
+    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read, access), pagination };
   }
 
   /**
@@ -408,9 +467,9 @@ export class RecordsService {
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
   async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
-    const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
+    const { parsed, rows, pagination, schema, expand, read, access } = await this.page(rc, namespace, name, query);
     let text: string;
-    if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read));
+    if (parsed.fields || (access && !access.readAll)) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, access));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
@@ -420,16 +479,25 @@ export class RecordsService {
   /** Rows as the records the API returns, projected to `fields` when given. */
   private async items(
     rc: RequestContext, schema: CompiledSchema, rows: ListedRow[], fields: string[] | null, expand: ExpandTree | null, read: ReadonlyMap<string, ListedRow[]>,
+    access: SchemaAccess | null = null,
   ): Promise<Array<Record<string, unknown>>> {
-    const records = expand
+    const all = expand
       ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
       : rows.map((r) => this.repository.toRecord(r));
+    // The page holds only records the policies let the caller read (SQL); each shows the fields its policies allow.
+    const records = access && !access.readAll ? all.flatMap((r) => readableRecord(access, r) ?? []) : all;
     return fields ? records.map((r) => project(r, fields)) : records;
   }
 
   private async page(rc: RequestContext, namespace: string, name: string, query: RecordQuery) {
     const schema = await this.schemas.resolve(rc, namespace, name);
+    const access = await this.accessTo(rc, schema);
     const parsed = checkQuery(query, schema.types, this.relations.manyFields(schema));
+    if (access) {
+      assertReadableFields(access, [...parsed.filters, ...(parsed.anyOf ?? [])].map((f) => f.field));
+      assertReadableFields(access, [...(query.sort ?? []).map((s) => s.field), ...(parsed.fields ?? []), ...(query.expand ?? []).map((p) => p.split('.')[0])]);
+      if (access.rows) parsed.policy = access.rows;
+    }
     const expand = query.expand?.length ? await this.relations.parseExpand(rc, schema, query.expand.join(',')) : null;
     // The first level of expansions is read in the page's own statement where the engine can.
     const embeds = expand ? await this.relations.embeddable(rc, expand) : [];
@@ -443,7 +511,7 @@ export class RecordsService {
       nextCursor = encodeCursor(parsed.sort.map((s) => (record[s.field] ?? null) as unknown));
     }
     const pagination: Pagination = { limit: parsed.limit, offset: parsed.offset, total, totalEstimated, hasMore, nextCursor };
-    return { parsed, rows: page, pagination, schema, expand, read: new Map(embeds.map((e, i) => [e.field, referenced[i]])) };
+    return { parsed, rows: page, pagination, schema, expand, read: new Map(embeds.map((e, i) => [e.field, referenced[i]])), access };
   }
 
   private async require(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord> {
@@ -554,6 +622,11 @@ function checkVersion(ifMatch: string | null | undefined, actual: number): void 
   if (ifMatch === undefined || ifMatch === null || ifMatch === '' || ifMatch === '*') return;
   const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
   if (!expected.includes(String(actual))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual });
+}
+
+/** A written record as its writer under role policies sees it: its readable fields, or the server fields alone. */
+function shownAfterWrite(access: SchemaAccess, record: DataRecord): DataRecord {
+  return readableRecord(access, record) ?? { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt, version: record.version };
 }
 
 function project(record: Record<string, unknown>, fields: string[]): Record<string, unknown> {

@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.repository.js';
 import type { ValidateFunction } from 'ajv';
 import type { Database } from '../db/database.js';
 import { nowIso } from '../base/ids.js';
@@ -62,6 +63,8 @@ export class SchemaEvolution {
     private readonly events: EventsService,
     private readonly totals: TotalsRepository,
     migrateBatch?: number,
+    /** The audit log: a schema's change (schema.changed) and deletion (schema.deleted), in the switching transaction. */
+    private readonly audit?: AuditLog,
   ) {
     this.records = new SchemaEvolutionRepository(db);
     this.migrations = new SchemaMigrations(db, migrateBatch);
@@ -163,6 +166,7 @@ export class SchemaEvolution {
           }
           await this.registry.repository.storeVersion(rc, next);
           await this.registry.changed(rc, next);
+          await this.audit?.add(rc, { action: 'schema.changed', target: `schema/${next.namespace}.${next.name}` });
         });
         rc.logger?.info({ schema: gate, version: next.version, checkMs: checkedAt - startedAt, migrateMs: migration ? migratedAt - checkedAt : 0,
           switchMs: Date.now() - migratedAt }, 'schema version switched');
@@ -203,6 +207,7 @@ export class SchemaEvolution {
           payload: { namespace: current.namespace, name: current.name, version: current.version, records },
         });
         await this.registry.changed(rc, current);
+        await this.audit?.add(rc, { action: 'schema.deleted', target: `schema/${current.namespace}.${current.name}` });
       });
     } finally {
       await this.registry.gates.open(gate);

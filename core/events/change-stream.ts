@@ -53,6 +53,11 @@ export interface Subscriber {
   heartbeat(): void;
   /** Ends the stream (shutdown). */
   end(): void;
+  /**
+   * What this subscriber may see of an event's payload (a caller under role policies, CONTRACT.md 16.1): the payload
+   * to send, or null to skip the event. Without it every event of `names` is sent as stored.
+   */
+  shape?(name: string, payload: Record<string, unknown>): Promise<Record<string, unknown> | null>;
 }
 
 interface OutboxRow {
@@ -223,6 +228,15 @@ export class ChangeStreams implements BackgroundTask {
         for (const s of active) {
           if (s.paused || !after(at, s.at)) continue;
           if (s.names.has(row.name)) {
+            if (s.shape) {
+              const shaped = await s.shape(row.name, typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload as Record<string, unknown>);
+              if (shaped && !s.paused) {
+                delivered += 1;
+                s.send(sseFrame(tail.tenantId, { ...row, payload: JSON.stringify(shaped) }, at));
+              }
+              s.at = at;
+              continue;
+            }
             frame ??= sseFrame(tail.tenantId, row, at);
             delivered += 1;
             s.send(frame);

@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.repository.js';
 import type { Config } from '../../config/index.js';
 import { SecretBox } from '../base/secret-box.js';
 import type { Database } from '../db/database.js';
@@ -38,7 +39,7 @@ export class ConnectorsService {
   private readonly events: EventsRepository;
   private readonly box: SecretBox;
 
-  constructor(private readonly config: Config, private readonly db: Database, private readonly fetch: FetchService) {
+  constructor(private readonly config: Config, private readonly db: Database, private readonly fetch: FetchService, private readonly audit?: AuditLog) {
     this.connectors = new ConnectorsRepository(db);
     this.deliveries = new DeliveriesRepository(db);
     this.events = new EventsRepository(db);
@@ -48,6 +49,15 @@ export class ConnectorsService {
   async create(rc: RequestContext, input: ConnectorInput): Promise<Connector> {
     await this.fetch.assertAllowedUrl(input.url);
     const id = newId();
+    // The connector and its audit entry (CONTRACT.md 16.4; never the secret) commit together.
+    await this.db.transaction(rc, async (rc) => {
+      await this.insert(rc, id, input);
+      await this.audit?.add(rc, { action: 'connector.created', target: `connector/${id}` });
+    });
+    return this.require(rc, id);
+  }
+
+  private async insert(rc: RequestContext, id: string, input: ConnectorInput): Promise<void> {
     await this.connectors.insert(rc, id, {
       url: input.url,
       events: unique(input.events),
@@ -56,7 +66,6 @@ export class ConnectorsService {
       description: input.description ?? null,
       secret: input.secret ? this.box.seal(input.secret, CONNECTOR_SECRET) : null,
     }, nowIso());
-    return this.require(rc, id);
   }
 
   async list(rc: RequestContext, limit: number, offset: number): Promise<Page<Connector>> {

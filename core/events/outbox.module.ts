@@ -1,3 +1,4 @@
+import type { AuditLog } from '../audit/audit-log.repository.js';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { BackgroundTasks } from '../base/background.js';
@@ -30,6 +31,7 @@ export interface OutboxKernel {
   readonly metrics: Metrics;
   readonly background: BackgroundTasks;
   readonly logger: Logger;
+  readonly records: { readonly audit: AuditLog };
 }
 
 /**
@@ -38,7 +40,7 @@ export interface OutboxKernel {
  * work) and the /events and /connectors routes. Mounted once by the composition root (core/app.ts).
  */
 export function installOutbox(router: PackRouter, kernel: OutboxKernel, config: Config): void {
-  const connectors = new ConnectorsService(config, kernel.db, kernel.fetch);
+  const connectors = new ConnectorsService(config, kernel.db, kernel.fetch, kernel.records.audit);
   const mailSeal = new MailSeal(config.settingsEncryptionKey);
   const dispatcher = new Dispatcher({
     config, connectors, events: new EventsRepository(kernel.db), fetch: kernel.fetch, mail: kernel.mail, mailSeal, logger: kernel.logger,

@@ -6,6 +6,7 @@ import { InvalidToken, Unauthenticated } from '../base/errors.js';
 import { ROLE_RANK, type Principal, type TenantRole } from '../base/request-context.js';
 
 const VERIFIED_CACHE_SIZE = 10_000;
+const CUSTOM_ROLE_PREFIX = 'role:';
 const HS_ALGORITHMS: jwt.Algorithm[] = ['HS256'];
 /** Each verifies only with its key kind (jose picks an RSA key for RS256, a P-256 key for ES256). */
 const ASYMMETRIC_ALGORITHMS: jwt.Algorithm[] = ['RS256', 'ES256'];
@@ -46,13 +47,13 @@ export class Authenticator {
     const now = Date.now();
     const hit = this.verified.get(token);
     // Each request gets its own copy, so that nothing a handler does to it leaks into the next request.
-    if (hit && hit.until > now) return { ...hit.principal, roles: [...hit.principal.roles] };
+    if (hit && hit.until > now) return copyOf(hit.principal);
     const claims = await this.verify(token);
     const principal = this.principalFromClaims(claims);
     // Remembered until it expires, for at most a minute, so a rotated-out key stops working soon.
     if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, { principal, until: Math.min(claims.exp! * 1000, now + 60_000) });
-    return { ...principal, roles: [...principal.roles] };
+    return copyOf(principal);
   }
 
   async require(authorization: string | undefined): Promise<Principal> {
@@ -103,7 +104,11 @@ export class Authenticator {
   private principalFromClaims(claims: JwtPayload): Principal {
     const roles = rolesOf(claims);
     const tenantClaim = claims[this.config.auth.tenantClaim];
+    // `role:<name>` names a custom role of the token's tenant (CONTRACT.md 16.1); it never adds viewer.
+    const customRoles = roles.filter((r) => r.startsWith(CUSTOM_ROLE_PREFIX)).map((r) => r.slice(CUSTOM_ROLE_PREFIX.length)).filter(Boolean);
+    const custom = customRoles.length ? { customRoles, onlyCustomRoles: !roles.some((r) => r in ROLE_RANK) } : {};
     return {
+      ...custom,
       userId: claims.sub!,
       // An address the identity provider has not verified never matches invitations or memberships.
       email: typeof claims.email === 'string' && claims.email_verified !== false ? claims.email.toLowerCase() : null,
@@ -151,6 +156,10 @@ function identityProviderKeys(uri: string, cooldownMs: number): IdentityProvider
       throw InvalidToken(published ? `The token algorithm "${String(header.alg).slice(0, 10)}" does not fit its key` : 'The token was signed by an unknown key');
     }
   };
+}
+
+function copyOf(p: Principal): Principal {
+  return p.customRoles ? { ...p, roles: [...p.roles], customRoles: [...p.customRoles] } : { ...p, roles: [...p.roles] };
 }
 
 function rolesOf(claims: JwtPayload): string[] {

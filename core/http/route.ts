@@ -11,7 +11,7 @@ import { Forbidden, InvalidIdentifier, InvalidKeySegment, ModuleDisabled, NotFou
 import type { Authenticator } from './auth.js';
 import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
-import { ROLE_RANK, type PreviewOverlay, type RequestContext, type TenantRole } from '../base/request-context.js';
+import { ROLE_RANK, type PreviewOverlay, type Principal, type RequestContext, type TenantRole } from '../base/request-context.js';
 import { createAjv, toIssues } from '../base/ajv.js';
 import type { Logger } from 'pino';
 import type { IdempotencyKeys } from './idempotency.js';
@@ -51,6 +51,12 @@ export interface RouteSpec {
    * revoking API tokens and changing roles (CONTRACT.md 16.2).
    */
   noApiTokens?: boolean;
+  /**
+   * The route serves records under the caller's role policies (CONTRACT.md 16.1: the data API, the schemas' metadata,
+   * MCP): a caller holding custom roles reaches it whatever its built-in role, and the records service decides. Every
+   * other route is refused (403) to a caller holding custom roles only.
+   */
+  policies?: boolean;
   /** Licensed module gating this route; defaults to the pack's. A function decides per request (the data API). */
   module?: string | null | ((ctx: AppContext) => string | null);
   /**
@@ -131,10 +137,17 @@ export interface RouteEntry {
   pack: string;
 }
 
+/** Which of the named custom roles a tenant has (core/access/roles.service.ts). */
+export interface CustomRoleNames {
+  resolve(tenantId: string, names: readonly string[]): Promise<Array<{ name: string }>>;
+}
+
 export interface RouteDeps {
   authenticator: Authenticator;
   tenants: TenantsService;
   memberships: MembershipResolver;
+  /** The custom roles a tenant has, of the names a caller holds (CONTRACT.md 16.1). */
+  customRoles: CustomRoleNames;
   logger: Logger;
   routeTable: RouteEntry[];
   /** The Idempotency-Key store, for routes declared `idempotent`. */
@@ -423,6 +436,20 @@ function setPublicContext(ctx: AppContext, tenantId: string | null, deps: RouteD
 }
 
 /**
+ * A caller holding custom roles (CONTRACT.md 16.1) keeps those the tenant has; one holding no built-in role reaches
+ * only the routes that serve records under policies, and a `role:<name>` the tenant lacks grants nothing (403 when it
+ * was all the caller held, never viewer).
+ */
+async function admitCustomRoles(ctx: AppContext, spec: RouteSpec, p: Principal, tenantId: string, deps: RouteDeps): Promise<Principal> {
+  const held = (await deps.customRoles.resolve(tenantId, p.customRoles!)).map((r) => r.name);
+  if (p.onlyCustomRoles && !held.length) throw Forbidden('Your roles grant nothing in this tenant');
+  if (p.onlyCustomRoles && !spec.policies) throw Forbidden('A custom role reaches only the data API, the schemas and MCP');
+  const admitted: Principal = held.length ? { ...p, customRoles: held } : { ...p, customRoles: undefined, onlyCustomRoles: undefined };
+  ctx.state.principal = admitted;
+  return admitted;
+}
+
+/**
  * Authenticates, resolves the tenant and checks role, suspension and module; sets ctx.state.rc.
  * The tenant and its module flag come from one query per request (no cache), so a module disabled
  * in any process is refused at once everywhere.
@@ -455,13 +482,15 @@ async function resolveCaller(ctx: AppContext, spec: RouteSpec, module: RouteSpec
       // (asked before the tenant lookup, so that a non-member learns nothing of which tenants exist).
       const role = await deps.memberships.roleOf(tenantId!, p);
       if (!role) throw Forbidden('You are not a member of this tenant');
-      p = { ...p, tenantId, role };
+      // A membership holds one role: built-in, or custom (its policies only, CONTRACT.md 16.1).
+      p = role in ROLE_RANK ? { ...p, tenantId, role: role as TenantRole } : { ...p, tenantId, role: 'viewer', customRoles: [role], onlyCustomRoles: true };
       ctx.state.principal = p;
     }
+    if (p.customRoles && !p.isSuperadmin) p = await admitCustomRoles(ctx, spec, p, tenantId!, deps);
     const found = await deps.tenants.lookup(null, tenantId ?? '', appCode ?? null);
     if (!found) throw TenantNotFound(tenantId ?? '');
     if (found.tenant.status !== 'active' && !p.isSuperadmin) throw Forbidden('The tenant is suspended');
-    if (!p.isSuperadmin && ROLE_RANK[p.role] < ROLE_RANK[spec.role ?? 'viewer']) {
+    if (!p.isSuperadmin && !(spec.policies && p.customRoles) && ROLE_RANK[p.role] < ROLE_RANK[spec.role ?? 'viewer']) {
       throw Forbidden(`This needs the ${spec.role} role`);
     }
     if (!found.moduleEnabled) throw ModuleDisabled(appCode!);

@@ -12,6 +12,8 @@ import type { RateLimitService } from '../ratelimit/rate-limit.service.js';
 import type { PlatformSettingsService } from '../settings/platform-settings.service.js';
 import type { StorageService } from '../storage/storage.service.js';
 import type { MembershipHolder } from '../tenants/memberships.js';
+import type { AuditChange, AuditLog } from '../audit/audit-log.repository.js';
+import type { RequestContext } from '../base/request-context.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { PackServices } from './pack-services.js';
 import type { Seeds } from './seeds.js';
@@ -44,7 +46,11 @@ export type PackMail = Pick<MailService, 'send' | 'enqueue'>;
 export type PackSettings = Pick<PlatformSettingsService, 'effective' | 'masked' | 'update' | 'getSmtp'>;
 export type PackRateLimits = Pick<RateLimitService, 'hit' | 'enforce'>;
 export type PackSeeds = Pick<Seeds, 'run' | 'names'>;
-export type PackMemberships = Pick<MembershipHolder, 'use'>;
+export interface PackAudit extends Pick<AuditLog, 'add'> {
+  /** Runs `write` in a transaction (rc's, when it has one) whose commit carries the entry `change` (or `change(result)`). */
+  within<T>(rc: RequestContext, change: AuditChange | ((result: NoInfer<T>) => AuditChange), write: (rc: RequestContext) => Promise<T>): Promise<T>;
+}
+export type PackMemberships = Pick<MembershipHolder, 'use' | 'roles'>;
 /**
  * Seals a pack's secrets at rest (AES-256-GCM under SETTINGS_ENCRYPTION_KEY, as platform settings are); `context`
  * (e.g. `<tenant>:stripe.secretKey`) is authenticated with it, so a sealed value cannot be moved to another use.
@@ -85,6 +91,11 @@ export interface PackContext {
   readonly rateLimits: PackRateLimits;
   /** Seals secrets the pack keeps at rest (payment keys). */
   readonly secrets: PackSecrets;
+  /**
+   * The audit log (CONTRACT.md 16.4): `audit.add(rc, { action: 'module.updated', target: 'module/crm' })` queues an
+   * administration entry in rc's transaction, by rc's actor. Never a secret in it.
+   */
+  readonly audit: PackAudit;
   /** A required service (or one of the pack's own). Throws if the pack did not declare it in `requires`. */
   use<K extends ServiceName>(service: K): PackServices[K];
   /** An optional requirement (declared `'crm.coupons?'`): undefined when no loaded pack provides it. */

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import type { Config } from '../../config/index.js';
 import type { PackDefinition } from './define-pack.js';
-import type { PackContext, PackDatabase, PackDialect, PackEvents, PackSecrets } from './pack-context.js';
+import type { PackAudit, PackContext, PackDatabase, PackDialect, PackEvents, PackSecrets } from './pack-context.js';
 import { SecretBox } from '../base/secret-box.js';
 import type { Database } from '../db/database.js';
 import type { EventsService } from '../events/events.service.js';
@@ -236,7 +236,21 @@ export function kernelContext(
     rateLimits: kernel.rateLimits,
     memberships: kernel.memberships,
     secrets: packSecrets(config),
+    audit: packAudit(kernel),
   };
+}
+
+/** The audit log as a pack writes to it: entries in the transaction of their change. */
+function packAudit(kernel: KernelInternals): PackAudit {
+  const log = kernel.records.audit;
+  return Object.freeze<PackAudit>({
+    add: (rc, change, at) => log.add(rc, change, at),
+    within: (rc, change, write) => kernel.db.transaction(rc, async (rc) => {
+      const result = await write(rc);
+      await log.add(rc, typeof change === 'function' ? change(result) : change);
+      return result;
+    }),
+  });
 }
 
 /** Sealing of a pack's secrets at rest, as the kernel seals platform settings (SecretBox behind an interface). */

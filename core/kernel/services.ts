@@ -53,5 +53,8 @@ export interface KernelInternals extends KernelServices {
   readonly evolution: SchemaEvolution;
   /** API tokens of the tenants' integrations (CONTRACT.md 16.2). */
   readonly apiTokens: ApiTokensService;
+  /** Custom roles with their policies (CONTRACT.md 16.1). */
+  readonly roles: RolesService;
 }
 import type { ApiTokensService } from '../access/api-tokens.service.js';
+import type { RolesService } from '../access/roles.service.js';

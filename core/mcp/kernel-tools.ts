@@ -1,3 +1,4 @@
+import type { RecordPolicies } from '../data/record-policies.js';
 import { pageResponse } from '../http/response-schemas.js';
 import type { JsonSchema } from '../http/route.js';
 import { ModuleDisabled } from '../base/errors.js';
@@ -108,7 +109,7 @@ async function requireNamespace({ rc, pack }: ToolCall, namespace: string): Prom
 }
 
 /** The kernel's tools; `idempotency` is the store of the Idempotency-Key header, shared with the routes. */
-export function kernelTools(idempotency: IdempotencyKeys): Record<string, McpToolDefinition> {
+export function kernelTools(idempotency: IdempotencyKeys, policies: RecordPolicies): Record<string, McpToolDefinition> {
   return {
     search_knowledge: {
       title: 'Search knowledge',
@@ -131,7 +132,9 @@ export function kernelTools(idempotency: IdempotencyKeys): Record<string, McpToo
       input: { type: 'object', additionalProperties: false, properties: { namespace: IDENTIFIER } },
       output: pageResponse(schemaItemResponse),
       handler: async (args: { namespace?: string }, { rc, pack }) => {
-        const items = (await pack.schemas.list(rc, args.namespace)).map((s) => toSchemaItem(s, pack.schemas.sealedBy(s.namespace, s.name) !== null));
+        const all = (await pack.schemas.list(rc, args.namespace)).map((s) => toSchemaItem(s, pack.schemas.sealedBy(s.namespace, s.name) !== null));
+        // Under role policies: the readable schemas with their readable properties, as GET /metadata/schemas shows them.
+        const items = (await Promise.all(all.map((item) => policies.visibleSchema(rc, item)))).filter((item) => item !== null);
         return { items, pagination: { limit: items.length, offset: 0, total: items.length, hasMore: false, nextCursor: null } };
       },
     },

@@ -35,10 +35,19 @@ const argumentsAjv = createAjv({ useDefaults: true });
  * Every MCP tool of the app, the kernel's and the packs', compiled once at boot. `available` tells
  * which of them one caller sees (role, licensed modules, public or not); `call` runs one.
  */
+/** The kernel's record tools a custom role may be offered, with the policy action each needs (CONTRACT.md 16.1). */
+const POLICY_TOOLS: Record<string, 'read' | 'create' | 'update' | 'delete'> = {
+  list_schemas: 'read', query_records: 'read', get_record: 'read', create_record: 'create', update_record: 'update', delete_record: 'delete',
+};
+
 export class McpToolbox {
   private readonly tools: RegisteredTool[] = [];
 
-  constructor(sources: ToolSource[], private readonly tenants: TenantsService, private readonly logger: Logger) {
+  constructor(
+    sources: ToolSource[], private readonly tenants: TenantsService, private readonly logger: Logger,
+    /** The actions a caller's custom roles allow (CONTRACT.md 16.1; null: none narrow it). */
+    private readonly policyActions: (rc: RequestContext) => Promise<ReadonlySet<string> | null> = async () => null,
+  ) {
     const names = new Map<string, string>();
     for (const { tools, module, context } of sources) {
       for (const [name, definition] of Object.entries(tools)) {
@@ -63,9 +72,16 @@ export class McpToolbox {
    */
   async available(rc: RequestContext, audience: Audience): Promise<Map<string, RegisteredTool>> {
     const principal = rc.principal;
+    const actions = audience === 'public' ? null : await this.policyActions(rc);
     const allowed = this.tools.filter((tool) => {
       if (audience === 'public') return tool.definition.public === true;
       if (!principal) return false;
+      // A caller under role policies: the record tools its policies allow, never search_knowledge or pack tools (16.1).
+      if (actions) {
+        const byRole = !principal.onlyCustomRoles && ROLE_RANK[principal.role] >= ROLE_RANK[tool.definition.role ?? 'viewer'];
+        const action = POLICY_TOOLS[tool.name];
+        return byRole || (tool.module === null && tool.context.name === 'kernel' && action !== undefined && (action === 'read' ? actions.size > 0 : actions.has(action)));
+      }
       return principal.isSuperadmin || ROLE_RANK[principal.role] >= ROLE_RANK[tool.definition.role ?? 'viewer'];
     });
     const modules = [...new Set(allowed.map((t) => t.module).filter((m): m is string => m !== null))];

@@ -39,7 +39,7 @@ export function mcpRoutes(router: PackRouter, toolbox: McpToolbox): void {
   router.post('/mcp', {
     summary: 'MCP server for AI agents: the tenant\'s knowledge, schemas, records and pack tools',
     description: `${description} Same bearer tokens and tenant context (X-Tenant-Id for superadmins) as the HTTP API; tools are listed by role and licensed module.`,
-    tags, auth: 'tenant', module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
+    tags, auth: 'tenant', policies: true, module: null, body: jsonRpcMessage, response: jsonRpcResponse, produces: 'application/json',
     answers: { 202: 'A JSON-RPC notification or response was accepted (no body)', 406: 'Accept names neither application/json nor text/event-stream (none, or */*, accepts both)' },
     errors: ['unauthenticated', 'invalid_token', 'forbidden', 'tenant_required', 'tenant_not_found', 'invalid_json', 'validation_failed', 'unsupported_media_type'],
   }, async (ctx) => {

@@ -34,7 +34,7 @@ export function paymentProvidersRoutes(router: PackRouter, pack: PackContext): v
   router.put('/erp/payment-providers/stripe', {
     summary: 'Connect Stripe (admin): secret key (sk_ or rk_), webhook secret (whsec_), publishable key; stored encrypted, answered masked. Stripe is not called',
     tags, auth: 'tenant', role: 'admin', body: stripeBody, response: provider, errors: ['validation_failed'],
-  }, async (ctx) => providers.putStripe(ctx.state.rc, ctx.state.body));
+  }, async (ctx) => pack.audit.within(ctx.state.rc, { action: 'payment_provider.updated', target: 'payment_provider/stripe' }, (rc) => providers.putStripe(rc, ctx.state.body)));
 
   router.delete('/erp/payment-providers/stripe', {
     summary: 'Stop new stripe_card checkouts (admin); the keys stay for the orders that use them',

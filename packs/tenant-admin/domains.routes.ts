@@ -27,7 +27,9 @@ export function domainsRoutes(router: PackRouter, pack: PackContext): void {
     },
     response: domainsResponse,
     errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', FeatureRequired, DomainTaken],
-  }, async (ctx) => ({ domains: await domains.replace(ctx.state.rc, ctx.state.tenant!, ctx.state.body.domains) }));
+  }, async (ctx) => ({
+    domains: await pack.audit.within(ctx.state.rc, { action: 'domains.replaced', target: 'domains' }, (rc) => domains.replace(rc, ctx.state.tenant!, ctx.state.body.domains)),
+  }));
 
   router.get('/public/resolve-host', {
     summary: 'Resolve a host to its tenant',

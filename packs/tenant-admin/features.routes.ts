@@ -20,5 +20,6 @@ export function featuresRoutes(router: PackRouter, pack: PackContext): void {
     summary: 'Change feature flags', description: 'A partial map of booleans; an unknown flag answers 400.',
     tags: ['tenants'], auth: 'superadmin', tenantParam: 'id', body: { ...featureMap, minProperties: 1 }, response: featureMap,
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'tenant_not_found'],
-  }, (ctx) => features.patch(ctx.state.rc, ctx.state.tenant!, ctx.state.body as Partial<FeatureMap>));
+  }, (ctx) => pack.audit.within(ctx.state.rc, { action: 'feature.updated', target: `features/${Object.keys(ctx.state.body).sort().join(',')}` },
+    (rc) => features.patch(rc, ctx.state.tenant!, ctx.state.body as Partial<FeatureMap>)));
 }

@@ -36,6 +36,9 @@ export default definePack({
   start(pack) {
     // Tokens without a tenant claim act on a tenant with the role of their active membership there.
     const members = pack.use('tenant-admin.members');
-    pack.memberships.use({ roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email) });
+    pack.memberships.use({
+      roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email),
+      holdsRole: (rc, tenantId, role) => members.holdsRole(rc, tenantId, role, new Date().toISOString()),
+    });
   },
 });

@@ -1,4 +1,4 @@
-import type { PackContext, RequestContext, TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 export type InvitationStatus = 'pending' | 'accepted' | 'revoked';
 
@@ -6,7 +6,7 @@ export interface InvitationRecord {
   id: string;
   tenantId: string;
   email: string;
-  role: TenantRole;
+  role: string;
   status: InvitationStatus;
   tokenHash: string;
   invitedBy: string | null;

@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord, type TenantRole } from '../../core/pack-api.js';
+import { type Config, Conflict, type PackContext, Forbidden, newId, NotFound, nowIso, type RequestContext, type TenantRecord } from '../../core/pack-api.js';
 import { AlreadyMember } from './tenant-admin.errors.js';
 import { invitationMail } from './invitation-mail.js';
 import { InvitationsRepository, type InvitationRecord } from './invitations.repository.js';
@@ -13,7 +13,7 @@ export const INVITATION_RATE = { limit: 20, windowMs: 10 * 60 * 1000 };
 export interface InvitationView {
   id: string;
   email: string;
-  role: TenantRole;
+  role: string;
   status: string;
   expiresAt: string;
   createdAt: string;
@@ -44,6 +44,7 @@ export class InvitationsService {
     private readonly events: PackContext['events'],
     private readonly settings: PackContext['settings'],
     private readonly rateLimits: PackContext['rateLimits'],
+    private readonly audit: PackContext['audit'],
   ) {
     this.repository = new InvitationsRepository(db);
   }
@@ -53,7 +54,7 @@ export class InvitationsService {
     return (await this.repository.list(rc, tenantId)).map((i) => view(i, now));
   }
 
-  async invite(rc: RequestContext, tenant: TenantRecord, input: { email: string; role: TenantRole }): Promise<InvitationView & { delivery: 'sent' | 'queued' }> {
+  async invite(rc: RequestContext, tenant: TenantRecord, input: { email: string; role: string }): Promise<InvitationView & { delivery: 'sent' | 'queued' }> {
     const email = input.email.trim().toLowerCase();
     const members = await this.directory.list(rc, tenant.id);
     if (members.some((m) => m.email === email)) throw AlreadyMember(email);
@@ -71,6 +72,7 @@ export class InvitationsService {
         createdAt: nowText, acceptedAt: null, acceptedBy: null,
       };
       await this.repository.insert(rc, invitation);
+      await this.audit.add(rc, { action: 'member.invited', target: `invitation/${invitation.id}` });
       link.searchParams.set('invitation', token);
       const delivery = await this.mail.enqueue(rc, invitationMail({
         to: email, tenantName: tenant.name, role: input.role, link: link.toString(), expiresAt: invitation.expiresAt, invitationId: invitation.id,

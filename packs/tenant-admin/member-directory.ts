@@ -1,4 +1,4 @@
-import type { RequestContext, TenantRole } from '../../core/pack-api.js';
+import type { RequestContext } from '../../core/pack-api.js';
 import type { MembersRepository } from './members.repository.js';
 
 /** A member as GET /tenants/{id}/members shows it (CONTRACT.md section 4). */
@@ -6,7 +6,7 @@ export interface Member {
   id: string;
   email: string;
   name: string | null;
-  role: TenantRole;
+  role: string;
   status: string;
   source: 'local' | 'idp';
 }

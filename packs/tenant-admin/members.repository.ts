@@ -1,4 +1,4 @@
-import type { PackContext, RequestContext, TenantRole } from '../../core/pack-api.js';
+import type { PackContext, RequestContext } from '../../core/pack-api.js';
 
 export interface MemberRecord {
   id: string;
@@ -6,7 +6,7 @@ export interface MemberRecord {
   userId: string | null;
   email: string;
   name: string | null;
-  role: TenantRole;
+  role: string;
   status: 'active' | 'disabled';
   createdAt: string;
   updatedAt: string;
@@ -34,7 +34,7 @@ export class MembersRepository {
   }
 
   /** The role of the user's active membership in the tenant, by user id or (verified) e-mail; null without one. */
-  async activeRole(rc: RequestContext | null, tenantId: string, userId: string, email: string | null): Promise<TenantRole | null> {
+  async activeRole(rc: RequestContext | null, tenantId: string, userId: string, email: string | null): Promise<string | null> {
     const row = await this.db.sql(rc).run(this.db.query('tenant_members')
       .where({ tenant_id: tenantId, status: 'active' })
       .andWhere((q) => {
@@ -42,7 +42,16 @@ export class MembersRepository {
         if (email) q.orWhere({ email });
       })
       .first('role'));
-    return row ? (row.role as TenantRole) : null;
+    return row ? (row.role as string) : null;
+  }
+
+  /** Whether an active membership or a pending, unexpired invitation of the tenant holds the role (CONTRACT.md 16.1). */
+  async holdsRole(rc: RequestContext, tenantId: string, role: string, now: string): Promise<boolean> {
+    const member = await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId, role, status: 'active' }).first('id'));
+    if (member) return true;
+    const invited = await this.db.sql(rc).run(this.db.query('tenant_invitations')
+      .where({ tenant_id: tenantId, role, status: 'pending' }).andWhere('expires_at', '>', now).first('id'));
+    return Boolean(invited);
   }
 
   /** The tenants a user belongs to, by user id or e-mail. */
@@ -64,7 +73,7 @@ export class MembersRepository {
     }));
   }
 
-  async update(rc: RequestContext, tenantId: string, id: string, changes: { role: TenantRole; userId: string | null; name: string | null; status: 'active' }, updatedAt: string): Promise<void> {
+  async update(rc: RequestContext, tenantId: string, id: string, changes: { role: string; userId: string | null; name: string | null; status: 'active' }, updatedAt: string): Promise<void> {
     await this.db.sql(rc).run(this.db.query('tenant_members').where({ tenant_id: tenantId, id }).update({
       role: changes.role, user_id: changes.userId, name: changes.name, status: changes.status, updated_at: updatedAt,
     }));

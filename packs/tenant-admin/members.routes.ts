@@ -1,8 +1,9 @@
-import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import { ValidationFailed, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { AlreadyMember } from './tenant-admin.errors.js';
 import { INVITATION_RATE } from './invitations.service.js';
 
-const roleSchema = { type: 'string', enum: ['admin', 'editor', 'viewer'] };
+const roleSchema = { type: 'string', description: 'admin, editor, viewer or a custom role of the tenant (CONTRACT.md 16.1)' };
+const roleInput = { type: 'string', minLength: 1, maxLength: 40, description: 'admin, editor, viewer or a custom role of the tenant' };
 const invitationSchema = {
   type: 'object',
   properties: {
@@ -47,11 +48,16 @@ export function membersRoutes(router: PackRouter, pack: PackContext): void {
     tags: ['members'], auth: 'tenant', tenantParam: 'id', role: 'admin', status: 201, idempotent: true,
     body: {
       type: 'object', required: ['email', 'role'], additionalProperties: false,
-      properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: roleSchema },
+      properties: { email: { type: 'string', format: 'email', maxLength: 254 }, role: roleInput },
     },
     response: { ...invitationSchema, properties: { ...invitationSchema.properties, delivery: { type: 'string', enum: ['sent', 'queued'] } } },
     errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', AlreadyMember, 'rate_limited', 'upstream_failed'],
   }, async (ctx) => {
+    const role: string = ctx.state.body.role;
+    if (role === 'superadmin' || !(await pack.memberships.roles.exists(null, ctx.params.id, role))) {
+      const names = await pack.memberships.roles.describe(null, ctx.params.id);
+      throw ValidationFailed('Invalid role', [{ path: '/role', message: `must be a role of the tenant: ${names.join(', ')}` }]);
+    }
     const { createdAt: _createdAt, ...created } = await invitations.invite(ctx.state.rc, ctx.state.tenant!, ctx.state.body);
     return created;
   });

@@ -34,6 +34,7 @@ export function modulesRoutes(router: PackRouter, pack: PackContext): void {
     return pack.db.transaction(ctx.state.rc, async (rc) => {
       const module = await pack.tenants.setModule(rc, ctx.params.id, appCode, isEnabled);
       await pack.events.publish(rc, { name: 'tenant.modules.updated', payload: { tenantId: ctx.params.id, appCode, isEnabled } });
+      await pack.audit.add(rc, { action: 'module.updated', target: `module/${appCode}` });
       return module;
     });
   });

@@ -21,7 +21,8 @@ export function platformSettingsRoutes(router: PackRouter, pack: PackContext): v
       + 'Emits platform.settings.updated with the changed key names.',
     tags: ['platform'], auth: 'superadmin', body: settingsSchema, response: settingsSchema,
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required'],
-  }, (ctx) => settings.update(ctx.state.rc, ctx.state.body));
+  }, (ctx) => pack.audit.within(ctx.state.rc, { action: 'platform_settings.updated', target: `platform_settings/${Object.keys(ctx.state.body).sort().join(',')}` },
+    (rc) => settings.update(rc, ctx.state.body)));
 
   router.post('/platform/settings/smtp/test', {
     summary: 'Send a test e-mail', description: 'Sends a real message with the current SMTP settings; 502 smtp_failed carries the server\'s reason.',

@@ -1,4 +1,4 @@
-import type { PackContext, PackRouter } from '../../core/pack-api.js';
+import type { PackContext, PackRouter, RequestContext } from '../../core/pack-api.js';
 import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
@@ -59,5 +59,6 @@ export function provisioningRoutes(router: PackRouter, pack: PackContext): void 
       },
     },
     errors: ['validation_failed', 'unauthenticated', 'superadmin_required', 'conflict', DomainTaken, FeatureRequired, 'schema_not_found', AlreadyMember],
-  }, async (ctx) => provisioning.provision(ctx.state.rc, ctx.state.body as ProvisionInput));
+  }, async (ctx) => pack.audit.within(ctx.state.rc, (made) => ({ action: 'tenant.created', target: `tenant/${made.tenant.id}` }),
+    (rc: RequestContext) => provisioning.provision(rc, ctx.state.body as ProvisionInput)));
 }

@@ -27,6 +27,6 @@ export function siteProfileRoutes(router: PackRouter, pack: PackContext): void {
       description: `A JSON merge patch (RFC 7396; null removes a key), validated after merging against schemas/tenant-admin/${file}. Unknown keys answer 400.`,
       tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin', body: { type: 'object' }, response: schema,
       errors: ['validation_failed', 'invalid_json', 'unauthenticated', 'forbidden', 'tenant_not_found'],
-    }, (ctx) => documents.patch(ctx.state.rc, ctx.state.tenant!, kind, ctx.state.body));
+    }, (ctx) => pack.audit.within(ctx.state.rc, { action: `${kind}.updated`, target: kind }, (rc) => documents.patch(rc, ctx.state.tenant!, kind, ctx.state.body)));
   }
 }

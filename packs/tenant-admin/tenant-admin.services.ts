@@ -36,7 +36,7 @@ export const tenantAdminServices = {
     return kc.baseUrl && kc.realm && kc.clientId && kc.clientSecret ? new KeycloakMemberDirectory(kc, local) : local;
   },
   invitations: (pack) => new InvitationsService(
-    pack.db, pack.config, pack.use('tenant-admin.members'), pack.use('tenant-admin.directory'), pack.mail, pack.events, pack.settings, pack.rateLimits,
+    pack.db, pack.config, pack.use('tenant-admin.members'), pack.use('tenant-admin.directory'), pack.mail, pack.events, pack.settings, pack.rateLimits, pack.audit,
   ),
   provisioning: (pack) => new ProvisioningService(pack, pack.use('tenant-admin.documents'), pack.use('tenant-admin.domains'), pack.use('tenant-admin.invitations')),
 } satisfies Record<string, ServiceBuilder>;

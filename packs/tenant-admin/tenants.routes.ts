@@ -1,4 +1,4 @@
-import { Conflict, OFFSET_QUERY, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { Conflict, OFFSET_QUERY, type PackContext, type PackRouter, type RequestContext } from '../../core/pack-api.js';
 
 export const tenantSchema = {
   type: 'object',
@@ -58,7 +58,7 @@ export function tenantsRoutes(router: PackRouter, pack: PackContext): void {
     const { body } = ctx.state;
     const existing = await pack.tenants.get(null, body.id ?? '');
     if (existing) throw Conflict(`A tenant "${existing.id}" exists already`);
-    return pack.tenants.create(ctx.state.rc, body);
+    return pack.audit.within(ctx.state.rc, (tenant) => ({ action: 'tenant.created', target: `tenant/${tenant.id}` }), (rc: RequestContext) => pack.tenants.create(rc, body));
   });
 
   router.get('/admin/tenants', {

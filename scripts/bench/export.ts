@@ -12,9 +12,7 @@ import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
-import { newId } from '../../core/base/ids.js';
-import { systemContext } from '../../core/base/request-context.js';
-import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { BENCH_SCHEMA, loadBenchItems } from './bench-schema.js';
 import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess } from './harness.js';
 
 const [engineArg = 'both', recordsArg = '1000000', formatArg = 'ndjson'] = process.argv.slice(2);
@@ -24,18 +22,7 @@ const TENANT = 'bench-export';
 async function load(url: string): Promise<void> {
   const app = await createApp(loadConfig({ ...serviceEnv(url, 0), LOG_LEVEL: 'warn' }));
   try {
-    await app.kernel.tenants.create(systemContext(null), { id: TENANT, name: TENANT });
-    const rc = systemContext(TENANT);
-    const schema = await app.kernel.schemas.registerForTenant(rc, BENCH_SCHEMA);
-    const base = Date.now() - RECORDS * 10;
-    for (let from = 0; from < RECORDS; from += 20_000) {
-      const records = Array.from({ length: Math.min(20_000, RECORDS - from) }, (_, i) => {
-        const at = new Date(base + (from + i) * 10).toISOString();
-        return { id: newId(), ...benchBody(from + i), createdAt: at, updatedAt: at, version: 1 };
-      });
-      await app.kernel.db.transaction(rc, (trx) => app.kernel.records.repository.bulkInsert(trx, schema, records));
-    }
-    await app.kernel.records.repository.analyze(schema);
+    await loadBenchItems(app, TENANT, RECORDS);
   } finally {
     await app.close();
   }

@@ -268,4 +268,28 @@ describe(`API tokens across service processes (${ENGINE})`, function () {
     expectInvalidToken(await use(second));
     expect((await listedBy(second)).revokedAt).to.be.a('string');
   });
+
+  it('a role changed through one process applies in the other to requests that start 1 s later', async () => {
+    const first = await startServiceProcess(database.url, { DATABASE_POOL_MAX: '4' });
+    services.push(first);
+    const second = await startServiceProcess(database.url, { DATABASE_POOL_MAX: '4' });
+    services.push(second);
+    const tenant = uniqueTenantId('rsp');
+    await first.http.post('/api/v1/admin/tenants').set(superadmin()).send({ id: tenant, name: 'Role processes' }).expect(201);
+    await first.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({ namespace: 'rs', name: 'post', schema: { type: 'object', properties: { title: { type: 'string' } } } }).expect(201);
+    await first.http.post(`/api/v1/tenants/${tenant}/roles`).set(superadmin()).send({ name: 'reader', policies: [{ resource: 'rs.post', actions: ['read'] }] }).expect(201);
+    const token = (await first.http.post(`/api/v1/tenants/${tenant}/api-tokens`).set(superadmin()).send({ name: 'Reader', role: 'reader' }).expect(201)).body.data;
+    const read = (s: ServiceProcess) => s.http.get('/api/v1/data/rs/post').set(bearer(token.token));
+    expect((await read(second)).status).to.equal(200);
+    // The role loses rs.post: the schema is absent for it in the other process within 1 s.
+    await first.http.put(`/api/v1/tenants/${tenant}/roles/reader`).set(superadmin()).send({ policies: [] }).expect(200);
+    await sleep(1000);
+    const after = await read(second);
+    expect(after.status).to.equal(404);
+    expect(after.body.data.code).to.equal('schema_not_found');
+    // The token revoked through the second process is refused by the first.
+    await second.http.delete(`/api/v1/tenants/${tenant}/api-tokens/${token.id}`).set(superadmin()).expect(200);
+    await sleep(1000);
+    expect((await read(first)).status).to.equal(401);
+  });
 });
