@@ -44,27 +44,34 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const tags = ['data'];
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
+  // `?locale=` (CONTRACT.md 17.2): the locale whose values of the localised fields a write sets or a read returns.
+  const writeLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+  const readLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
+
   router.post('/data/:ns/:schema', {
-    summary: 'Create a record (Idempotency-Key honoured)', tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
+    summary: 'Create a record (Idempotency-Key honoured; ?locale= names the locale of the localised values)',
+    tags, auth: 'tenant', role: 'editor', module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
+    return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body, { locale: await writeLocale(ctx) }));
   });
 
   router.get('/data/:ns/:schema', {
-    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand',
-    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
+    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand, locale, fallback',
+    tags, auth: 'tenant', module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'validation_failed'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return records.listJson(ctx.state.rc, ns, schema, queryFromString(ctx.query));
+    const { locale: _l, fallback: _f, ...query } = ctx.query;
+    return records.listJson(ctx.state.rc, ns, schema, queryFromString(query), { locale: await readLocale(ctx) });
   });
 
   router.get('/data/:ns/:schema/:id', {
-    summary: 'Read a record (expand=a,b.c embeds referenced records)', tags, auth: 'tenant', module, errors: [...errors, 'not_found', 'invalid_filter'],
+    summary: 'Read a record (expand=a,b.c embeds referenced records; locale, fallback)', tags, auth: 'tenant', module,
+    errors: [...errors, 'not_found', 'invalid_filter', 'validation_failed'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand }));
+    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand, locale: await readLocale(ctx) }));
   });
 
   router.patch('/data/:ns/:schema/:id', {
@@ -72,7 +79,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
+    const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null, locale: await writeLocale(ctx) });
     return withEtag(ctx, item);
   });
 

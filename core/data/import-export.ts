@@ -103,7 +103,7 @@ export class RecordTransfer {
     let write: (row: ListedRow) => void;
     let flush = () => {};
     if (format === 'ndjson') {
-      write = (row) => bytes.add(repository.toRecordJson(row), true);
+      write = (row) => bytes.add(repository.toStoredJson(row), true);
     } else {
       const columns = ['id', ...Object.keys(schema.schema.properties ?? {}).filter((f) => !(SERVER_FIELDS as readonly string[]).includes(f)), 'createdAt', 'updatedAt', 'version'];
       const { stringify: stringifyCsv } = await import('csv-stringify/sync');

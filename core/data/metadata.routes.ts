@@ -20,6 +20,10 @@ const registerBody = {
     schema: { type: 'object' },
     indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    workflow: {
+      type: 'object', additionalProperties: false, properties: { drafts: { type: 'boolean' }, locales: { type: 'boolean' } },
+      description: 'The content workflow (CONTRACT.md 17): `locales` makes the properties marked `"x-localized": true` hold one value per locale',
+    },
   },
 };
 

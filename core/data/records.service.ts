@@ -18,6 +18,8 @@ import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
+import { DEFAULT_LOCALES, LocalesHolder } from '../tenants/tenant-locales.js';
+import { checkTranslations, chooseLocale, LOCALES_KEY, localize, storedInput, takeTranslations, type LocaleChoice } from './locales.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -43,6 +45,8 @@ export class RecordsService {
   readonly relations: Relations;
   /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
   readonly revisions: RevisionsRepository;
+  /** The tenants' locales (CONTRACT.md 17.2), installed by the tenant-admin pack (its site config). */
+  readonly locales = new LocalesHolder();
 
   constructor(
     private readonly db: Database,
@@ -59,8 +63,15 @@ export class RecordsService {
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 
-  async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
-    return this.createAs(null, rc, namespace, name, input);
+  async create(rc: RequestContext, namespace: string, name: string, input: unknown, options: CreateOptions = {}): Promise<DataRecord> {
+    return this.createAs(null, rc, namespace, name, input, options);
+  }
+
+  /** See PackRecords.chooseLocale: the tenant's locales are read only when a locale is asked for. */
+  async chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options: { all?: boolean } = {}): Promise<LocaleChoice | null> {
+    // Without a locale, only `fallback` is checked: no need of the tenant's locales.
+    if (raw.locale === undefined || raw.locale === '') return chooseLocale(DEFAULT_LOCALES, raw, options);
+    return chooseLocale(await this.locales.localesOf(rc, rc.tenantId!), raw, options);
   }
 
   /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */
@@ -73,15 +84,17 @@ export class RecordsService {
     return this.schemas.writing(rc, namespace, name, async (schema) => {
       this.assertMayWrite(schema, writer);
       const built = typeof input === 'function';
-      const given = built ? null : this.validate(schema, refuseServerFields(input));
+      // A restored revision brings its stored translations; anything else names a locale's values with `locale`.
+      const stored = (body: unknown) => (restored ? body : storedInput(schema, refuseServerFields(body), options.locale ?? null, true));
+      const given = built ? null : this.validate(schema, stored(input));
       return this.db.transaction(rc, async (rc) => {
-        const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
+        const data = given ?? this.validate(schema, stored(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
         const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
         const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
         await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
-        return record;
+        return localize(record, schema.localized, options.locale ?? null);
       });
     });
   }
@@ -106,14 +119,15 @@ export class RecordsService {
       create: (rc, namespace, name, input, options) => this.createAs(pack, rc, namespace, name, input, options),
       update: (rc, namespace, name, id, patch, options = {}) => this.updateAs(pack, rc, namespace, name, id, patch, options),
       modify: (rc, namespace, name, id, change) => this.modifyAs(pack, rc, namespace, name, id, change),
+      chooseLocale: (rc, raw, options) => this.chooseLocale(rc, raw, options),
       change: (rc, namespace, name, id, change, options) => this.changeAs(pack, rc, namespace, name, id, change, options),
       delete: (rc, namespace, name, id, options = {}) => this.deleteAs(pack, rc, namespace, name, id, options),
       get: (rc, namespace, name, id, options) => this.get(rc, namespace, name, id, options),
-      find: (rc, namespace, name, id) => this.find(rc, namespace, name, id),
+      find: (rc, namespace, name, id, read) => this.find(rc, namespace, name, id, read),
       findOne: (rc, namespace, name, match) => this.findOne(rc, namespace, name, match),
-      findBy: (rc, namespace, name, match) => this.findBy(rc, namespace, name, match),
+      findBy: (rc, namespace, name, match, read) => this.findBy(rc, namespace, name, match, read),
       versionBy: (rc, namespace, name, match) => this.versionBy(rc, namespace, name, match),
-      list: (rc, namespace, name, query) => this.list(rc, namespace, name, query),
+      list: (rc, namespace, name, query, read) => this.list(rc, namespace, name, query, read),
       group: (rc, namespace, name, query) => this.group(rc, namespace, name, query),
     };
     return Object.freeze(facade) as PackRecords;
@@ -122,14 +136,15 @@ export class RecordsService {
   async get(rc: RequestContext, namespace: string, name: string, id: string, options: ReadOptions = {}): Promise<DataRecord> {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
-    const record = await this.require(rc, schema, id);
+    const record = localize(await this.require(rc, schema, id), schema.localized, options.locale ?? null);
     return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
 
   /** A record or null, without throwing (for packs). */
-  async find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null> {
+  async find(rc: RequestContext, namespace: string, name: string, id: string, read: ReadOptions = {}): Promise<DataRecord | null> {
     const schema = await this.schemas.resolve(rc, namespace, name);
-    return UUID_PATTERN.test(id) ? this.repository.findById(rc, schema, id) : null;
+    const record = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
+    return record && localize(record, schema.localized, read.locale ?? null);
   }
 
   /**
@@ -142,8 +157,10 @@ export class RecordsService {
   }
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
-  async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
-    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
+  async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch, read: ReadOptions = {}): Promise<DataRecord | null> {
+    const schema = await this.lookupSchema(rc, namespace, name, match);
+    const record = await this.repository.findBy(rc, schema, match, false);
+    return record && localize(record, schema.localized, read.locale ?? null);
   }
 
   /** The id and version of the record `findBy` finds. */
@@ -198,7 +215,7 @@ export class RecordsService {
       return this.db.transaction(rc, async (rc) => {
         const current = await this.require(rc, schema, id, true);
         const patch = await change(structuredClone(current));
-        if (!patch || Object.keys(patch).length === 0) return current;
+        if (!patch || Object.keys(patch).length === 0) return localize(current, schema.localized, null);
         return this.write(rc, schema, current, checkPatch(patch), writer);
       });
     });
@@ -236,17 +253,19 @@ export class RecordsService {
   }
 
   private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions, writer: Writer): Promise<DataRecord> {
-    const checked = checkPatch(patch);
+    const locale = options.locale ?? null;
+    const checked = storedInput(schema, checkPatch(patch), locale, false) as Record<string, unknown>;
     return this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
       checkVersion(options.ifMatch, current.version);
-      return this.write(rc, schema, current, checked, writer);
+      return this.write(rc, schema, current, checked, writer, undefined, false, locale);
     });
   }
 
   /** Merges `patch` into `current` (read in rc's transaction), validates, runs the hooks, writes and publishes. */
   private async write(
     rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>, replace = false,
+    locale: LocaleChoice | null = null,
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
@@ -261,7 +280,7 @@ export class RecordsService {
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
     await this.keep(rc, schema, 'update', record, now, replace);
     await this.publish(rc, schema, 'update', record, current);
-    return record;
+    return localize(record, schema.localized, locale);
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
@@ -355,9 +374,9 @@ export class RecordsService {
    * Lists with the query language of CONTRACT.md section 3, as an object (routes read it from the query
    * string with `queryFromString`).
    */
-  async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
+  async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}, options: ReadOptions = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
-    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read), pagination };
+    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read, options.locale ?? null), pagination };
   }
 
   /**
@@ -365,10 +384,12 @@ export class RecordsService {
    * from the database into the response as JSON text, without being parsed and serialised again (on a
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
-  async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
+  async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}, options: ReadOptions = {}): Promise<{ items: RawJson; pagination: Pagination }> {
     const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
+    const locale = options.locale ?? null;
     let text: string;
-    if (parsed.fields) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read));
+    // A locale's values are read from each parsed document (the default locale's are the stored JSON as it is).
+    if (parsed.fields || (locale && schema.localized.length)) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, locale));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
@@ -378,10 +399,18 @@ export class RecordsService {
   /** Rows as the records the API returns, projected to `fields` when given. */
   private async items(
     rc: RequestContext, schema: CompiledSchema, rows: ListedRow[], fields: string[] | null, expand: ExpandTree | null, read: ReadonlyMap<string, ListedRow[]>,
+    locale: LocaleChoice | null = null,
   ): Promise<Array<Record<string, unknown>>> {
-    const records = expand
-      ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
-      : rows.map((r) => this.repository.toRecord(r));
+    let records: DataRecord[];
+    if (locale && schema.localized.length) {
+      // In the locale first; the referenced records of an expansion show their default locale's values.
+      records = rows.map((r) => localize(this.repository.toRecord(r), schema.localized, locale));
+      if (expand) records = await this.relations.expandRecords(rc, records, expand);
+    } else {
+      records = expand
+        ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
+        : rows.map((r) => localize(this.repository.toRecord(r), schema.localized, null));
+    }
     return fields ? records.map((r) => project(r, fields)) : records;
   }
 
@@ -412,11 +441,17 @@ export class RecordsService {
 
   /** The schema's validation of a record body (defaults applied to a copy); also used by core/data/bulk.ts. */
   validate(schema: CompiledSchema, input: unknown): Record<string, unknown> {
-    const data = structuredClone(input);
+    const data = structuredClone(input) as Record<string, unknown>;
+    // Localised values: the schema validates the default locale's document, then each locale's (CONTRACT.md 17.2).
+    const translations = isPlainObject(data) ? takeTranslations(schema, data) : undefined;
     if (!schema.validate(data)) {
       throw ValidationFailed(`The record does not match ${schema.namespace}.${schema.name}`, toIssues(schema.validate.errors));
     }
-    return data as Record<string, unknown>;
+    if (translations) {
+      checkTranslations(schema, data, translations);
+      data[LOCALES_KEY] = translations;
+    }
+    return data;
   }
 
   /** Runs the filter hooks of a write inside its transaction; also used by core/data/bulk.ts. */

@@ -84,6 +84,8 @@ export class SchemaEvolution {
       schema: prepared.input.schema,
       indexes: prepared.indexes,
       unique: prepared.unique,
+      // A later change may turn the workflow on (CONTRACT.md 17.1); one that names none keeps the current one.
+      workflow: prepared.input.workflow === undefined ? current.workflow : prepared.workflow,
       title: prepared.input.title ?? current.title,
       description: prepared.input.description ?? current.description,
       version: current.version + 1,

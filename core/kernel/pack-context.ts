@@ -12,6 +12,7 @@ import type { RateLimitService } from '../ratelimit/rate-limit.service.js';
 import type { PlatformSettingsService } from '../settings/platform-settings.service.js';
 import type { StorageService } from '../storage/storage.service.js';
 import type { MembershipHolder } from '../tenants/memberships.js';
+import type { LocalesHolder } from '../tenants/tenant-locales.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { PackServices } from './pack-services.js';
 import type { Seeds } from './seeds.js';
@@ -45,6 +46,8 @@ export type PackSettings = Pick<PlatformSettingsService, 'effective' | 'masked' 
 export type PackRateLimits = Pick<RateLimitService, 'hit' | 'enforce'>;
 export type PackSeeds = Pick<Seeds, 'run' | 'names'>;
 export type PackMemberships = Pick<MembershipHolder, 'use'>;
+/** The tenants' locales (CONTRACT.md 17.2): the tenant-admin pack installs its site config's with `use`. */
+export type PackLocales = Pick<LocalesHolder, 'use' | 'localesOf'>;
 /**
  * Seals a pack's secrets at rest (AES-256-GCM under SETTINGS_ENCRYPTION_KEY, as platform settings are); `context`
  * (e.g. `<tenant>:stripe.secretKey`) is authenticated with it, so a sealed value cannot be moved to another use.
@@ -81,6 +84,8 @@ export interface PackContext {
   readonly seeds: PackSeeds;
   /** Roles that memberships grant to tokens without a tenant claim (installed by the tenant-admin pack). */
   readonly memberships: PackMemberships;
+  /** The tenants' locales (installed by the tenant-admin pack; English alone until then). */
+  readonly locales: PackLocales;
   /** Fixed-window rate limits in the database, shared by every process on it. */
   readonly rateLimits: PackRateLimits;
   /** Seals secrets the pack keeps at rest (payment keys). */

@@ -28,6 +28,14 @@ export interface SchemaInput {
   schema: Record<string, any>;
   indexes?: string[][];
   unique?: string[][];
+  /** The content workflow the schema's records take part in (CONTRACT.md 17). */
+  workflow?: SchemaWorkflow;
+}
+
+/** `"workflow": { "drafts"?: true, "locales"?: true }` of a registration (CONTRACT.md 17.1, 17.2). */
+export interface SchemaWorkflow {
+  drafts?: boolean;
+  locales?: boolean;
 }
 
 export type FieldType = JsonScalarType | 'object' | 'array' | 'null' | 'any';
@@ -46,6 +54,8 @@ export interface RegisteredSchema {
   schema: Record<string, any>;
   indexes: string[][];
   unique: string[][];
+  /** The content workflow it declares, null for none. */
+  workflow: SchemaWorkflow | null;
   tableName: string;
   createdAt: string;
   updatedAt: string;
@@ -67,6 +77,7 @@ export function toSchemaItem(s: RegisteredSchema, sealed: boolean) {
     schema: s.schema,
     indexes: s.indexes,
     unique: s.unique,
+    workflow: s.workflow,
     sealed,
     createdAt: s.createdAt,
     updatedAt: s.updatedAt,
@@ -87,6 +98,10 @@ export const schemaItemResponse = {
     schema: { type: 'object' },
     indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    workflow: {
+      type: ['object', 'null'], properties: { drafts: { type: 'boolean' }, locales: { type: 'boolean' } },
+      description: 'The content workflow its records take part in: drafts, locales (x-localized properties hold one value per locale)',
+    },
     sealed: { type: 'boolean', description: 'Only its pack writes its records: writes through /data, bulk, import and MCP answer 403' },
     createdAt: { type: 'string', format: 'date-time' },
     updatedAt: { type: 'string', format: 'date-time' },

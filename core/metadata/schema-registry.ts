@@ -9,10 +9,12 @@ import { InvalidIdentifier, InvalidSchema, ReservedNamespace, SchemaExists, Sche
 import { createAjv } from '../base/ajv.js';
 import {
   fieldTypes, IDENTIFIER, isScalar, plainScalarFields, SERVER_FIELDS, type FieldType, type NamespaceDeclaration, type RegisteredSchema, type SchemaChangeGuard, type SchemaInput,
+  type SchemaWorkflow,
 } from './schema-definition.js';
 import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
 import { checkDisplayKeywords } from './display-keywords.js';
+import { checkLocalizedKeyword, checkWorkflow, localizedFields } from './localized-fields.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -24,6 +26,8 @@ export interface CompiledSchema extends RegisteredSchema {
   types: Map<string, FieldType>;
   /** Fields of exactly one scalar type (see plainScalarFields). */
   plainFields: Set<string>;
+  /** The localised top-level fields (CONTRACT.md 17.2), empty unless the workflow takes locales. */
+  localized: readonly string[];
 }
 
 interface NamespaceOwner {
@@ -140,7 +144,7 @@ export class SchemaRegistry {
   }
 
   /** The registration of a tenant's new schema version, checked as at registration (compiles, indexes). */
-  prepare(input: SchemaInput): { input: SchemaInput; validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+  prepare(input: SchemaInput): { input: SchemaInput; validate: ValidateFunction; indexes: string[][]; unique: string[][]; workflow: SchemaWorkflow | null } {
     const owner = this.namespaces.get(input.namespace);
     const prepared = owner?.onRegister ? owner.onRegister(structuredClone(input)) : input;
     return { input: prepared, ...this.check(prepared) };
@@ -194,6 +198,7 @@ export class SchemaRegistry {
         schema: prepared.schema,
         indexes: checked.indexes,
         unique: checked.unique,
+        workflow: checked.workflow,
         createdAt: now,
         updatedAt: now,
       });
@@ -213,15 +218,15 @@ export class SchemaRegistry {
         const registered = await this.repository.insert(rc, {
           tenantId: null, namespace: input.namespace, name: input.name, version: 1, scope: 'platform',
           title: input.title ?? '', description: input.description ?? '', schema: input.schema,
-          indexes: checked.indexes, unique: checked.unique, createdAt: now, updatedAt: now,
+          indexes: checked.indexes, unique: checked.unique, workflow: checked.workflow, createdAt: now, updatedAt: now,
         });
         return this.remember(rc, registered, checked.validate);
       }
-      const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.title, existing.description])
-        === JSON.stringify([input.schema, checked.indexes, checked.unique, input.title ?? '', input.description ?? '']);
+      const same = JSON.stringify([existing.schema, existing.indexes, existing.unique, existing.workflow, existing.title, existing.description])
+        === JSON.stringify([input.schema, checked.indexes, checked.unique, checked.workflow, input.title ?? '', input.description ?? '']);
       if (same) return this.remember(rc, existing, checked.validate);
       const updated = await this.repository.updateDefinition(rc, existing, {
-        schema: input.schema, indexes: checked.indexes, unique: checked.unique, title: input.title ?? '',
+        schema: input.schema, indexes: checked.indexes, unique: checked.unique, workflow: checked.workflow, title: input.title ?? '',
         description: input.description ?? '', version: existing.version + 1, updatedAt: now,
       });
       return this.remember(rc, updated, checked.validate);
@@ -268,7 +273,9 @@ export class SchemaRegistry {
 
   /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
   private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction, generation = this.generation): CompiledSchema {
-    const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema) };
+    const compiled: CompiledSchema = {
+      ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema), localized: localizedFields(schema.schema, schema.workflow),
+    };
     // So that a unique violation on its table names the fields (core/db/translate-error.ts).
     for (const fields of schema.unique) rememberUniqueIndex(this.repository.uniqueIndexName(schema.tableName, fields), fields);
     const store = () => {
@@ -281,7 +288,7 @@ export class SchemaRegistry {
   }
 
   /** Validates a registration: a bounded, compilable JSON Schema of type object, and sane index declarations. */
-  private check(input: SchemaInput): { validate: ValidateFunction; indexes: string[][]; unique: string[][] } {
+  private check(input: SchemaInput): { validate: ValidateFunction; indexes: string[][]; unique: string[][]; workflow: SchemaWorkflow | null } {
     const schema = input.schema;
     if (!schema || typeof schema !== 'object' || Array.isArray(schema)) throw InvalidSchema('schema must be a JSON Schema object');
     if (schema.type !== 'object') throw InvalidSchema('The schema must have "type": "object" at its root');
@@ -300,6 +307,8 @@ export class SchemaRegistry {
     }
     const validate = this.compile(schema);
     checkDisplayKeywords(schema);
+    const workflow = checkWorkflow(input.workflow);
+    checkLocalizedKeyword(schema, workflow);
     for (const g of this.guards) g.checkDocument?.(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
@@ -320,7 +329,7 @@ export class SchemaRegistry {
         return fields as string[];
       });
     };
-    return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique) };
+    return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique), workflow };
   }
 
   private compile(schema: Record<string, any>): ValidateFunction {

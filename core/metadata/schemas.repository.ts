@@ -16,6 +16,7 @@ interface SchemaRow {
   definition: unknown;
   indexes: unknown;
   unique_sets: unknown;
+  workflow: unknown;
   table_name: string;
   created_at: string;
   updated_at: string;
@@ -43,6 +44,7 @@ export class SchemasRepository {
       schema: json(row.definition),
       indexes: json(row.indexes),
       unique: json(row.unique_sets),
+      workflow: row.workflow === null || row.workflow === undefined ? null : json(row.workflow),
       tableName: row.table_name,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
@@ -80,6 +82,7 @@ export class SchemasRepository {
         definition: dialect.toJson(s.schema),
         indexes: dialect.toJson(s.indexes),
         unique_sets: dialect.toJson(s.unique),
+        workflow: s.workflow ? dialect.toJson(s.workflow) : null,
         table_name: '',
         created_at: s.createdAt,
         updated_at: s.updatedAt,
@@ -96,7 +99,7 @@ export class SchemasRepository {
   }
 
   /** Updates a platform schema in place (a pack shipped a new version); adds any new indexes. */
-  async updateDefinition(rc: RequestContext, existing: RegisteredSchema, next: Pick<RegisteredSchema, 'schema' | 'indexes' | 'unique' | 'title' | 'description' | 'version' | 'updatedAt'>): Promise<RegisteredSchema> {
+  async updateDefinition(rc: RequestContext, existing: RegisteredSchema, next: Pick<RegisteredSchema, 'schema' | 'indexes' | 'unique' | 'workflow' | 'title' | 'description' | 'version' | 'updatedAt'>): Promise<RegisteredSchema> {
     const updated = { ...existing, ...next };
     await this.createIndexes(this.db.sql(rc), updated);
     await this.storeVersion(rc, updated);
@@ -110,6 +113,7 @@ export class SchemasRepository {
       definition: dialect.toJson(next.schema),
       indexes: dialect.toJson(next.indexes),
       unique_sets: dialect.toJson(next.unique),
+      workflow: next.workflow ? dialect.toJson(next.workflow) : null,
       title: next.title,
       description: next.description,
       version: next.version,

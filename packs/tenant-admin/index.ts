@@ -37,5 +37,8 @@ export default definePack({
     // Tokens without a tenant claim act on a tenant with the role of their active membership there.
     const members = pack.use('tenant-admin.members');
     pack.memberships.use({ roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email) });
+    // The locales of localised records and of the public runtime are the site config's (CONTRACT.md 17.2).
+    const documents = pack.use('tenant-admin.documents');
+    pack.locales.use({ localesOf: (rc, tenantId) => documents.localesOf(rc, tenantId) });
   },
 });

@@ -27,7 +27,7 @@ function schemaOf(i: number): RegisteredSchema {
   return {
     id: i, tenantId: `tenant-${i}`, namespace: 'bench', name: `type_${i}`, version: 1, scope: 'tenant', title: '', description: '',
     schema: { type: 'object', additionalProperties: false, required: ['title'], properties },
-    indexes: [], unique: [], tableName: `rec_${i}`, createdAt: '', updatedAt: '',
+    indexes: [], unique: [], workflow: null, tableName: `rec_${i}`, createdAt: '', updatedAt: '',
   };
 }
 

@@ -1,0 +1,30 @@
+import type { Migration } from '../migration.js';
+
+/**
+ * Localised content (CONTRACT.md 17.2): a schema's `workflow` (`{ "drafts"?, "locales"? }`, JSON, null when it
+ * declares none) and each knowledge entry's `locale` (null for sources without one, e.g. ingested web pages).
+ * A fresh database gets the knowledge column from 0300 (which runs after this one); one made before gets it here.
+ */
+export const contentLocalesMigration: Migration = {
+  name: '0018_content_locales',
+  async up(knex) {
+    await knex.schema.alterTable('schemas', (t) => {
+      t.jsonb('workflow').nullable();
+    });
+    if (await knex.schema.hasTable('knowledge_entries') && !(await knex.schema.hasColumn('knowledge_entries', 'locale'))) {
+      await knex.schema.alterTable('knowledge_entries', (t) => {
+        t.string('locale', 35).nullable();
+      });
+    }
+  },
+  async down(knex) {
+    await knex.schema.alterTable('schemas', (t) => {
+      t.dropColumn('workflow');
+    });
+    if (await knex.schema.hasColumn('knowledge_entries', 'locale')) {
+      await knex.schema.alterTable('knowledge_entries', (t) => {
+        t.dropColumn('locale');
+      });
+    }
+  },
+};
