@@ -45,7 +45,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
   // `?locale=` (CONTRACT.md 17.2): the locale whose values of the localised fields a write sets or a read returns.
-  const writeLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+  const writeLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback }, { all: false });
   const readLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
 
   router.post('/data/:ns/:schema', {
