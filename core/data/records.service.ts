@@ -12,7 +12,7 @@ import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
+import { documentJson, RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
@@ -388,8 +388,11 @@ export class RecordsService {
     const { parsed, rows, pagination, schema, expand, read } = await this.page(rc, namespace, name, query);
     const locale = options.locale ?? null;
     let text: string;
-    // A locale's values are read from each parsed document (the default locale's are the stored JSON as it is).
-    if (parsed.fields || (locale && schema.localized.length)) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, locale));
+    const localized = locale !== null && schema.localized.length > 0;
+    // With fallback, a document without other locales' values is its own answer: only those with some are parsed.
+    if (localized && locale.fallback && locale.locale !== '*' && !parsed.fields && !expand) {
+      text = `[${rows.map((r) => (documentJson(r).includes(`"${LOCALES_KEY}"`) ? JSON.stringify(localize(this.repository.toRecord(r), schema.localized, locale)) : this.repository.toRecordJson(r))).join(',')}]`;
+    } else if (parsed.fields || localized) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, locale));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
