@@ -46,7 +46,7 @@ export class RecordsService {
   /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
   readonly revisions: RevisionsRepository;
   /** The tenants' locales (CONTRACT.md 17.2), installed by the tenant-admin pack (its site config). */
-  readonly locales = new LocalesHolder();
+  readonly locales: LocalesHolder;
 
   constructor(
     private readonly db: Database,
@@ -60,6 +60,7 @@ export class RecordsService {
   ) {
     this.repository = new RecordsRepository(db);
     this.revisions = new RevisionsRepository(db);
+    this.locales = new LocalesHolder(db.changes);
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 

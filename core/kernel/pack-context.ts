@@ -47,7 +47,7 @@ export type PackRateLimits = Pick<RateLimitService, 'hit' | 'enforce'>;
 export type PackSeeds = Pick<Seeds, 'run' | 'names'>;
 export type PackMemberships = Pick<MembershipHolder, 'use'>;
 /** The tenants' locales (CONTRACT.md 17.2): the tenant-admin pack installs its site config's with `use`. */
-export type PackLocales = Pick<LocalesHolder, 'use' | 'localesOf'>;
+export type PackLocales = Pick<LocalesHolder, 'use' | 'localesOf' | 'changed'>;
 /**
  * Seals a pack's secrets at rest (AES-256-GCM under SETTINGS_ENCRYPTION_KEY, as platform settings are); `context`
  * (e.g. `<tenant>:stripe.secretKey`) is authenticated with it, so a sealed value cannot be moved to another use.

@@ -23,7 +23,7 @@ export type ProfileKind = keyof typeof validators;
 export class TenantDocumentsService {
   readonly repository: TenantDocumentsRepository;
 
-  constructor(private readonly db: PackContext['db']) {
+  constructor(private readonly db: PackContext['db'], private readonly locales?: PackContext['locales']) {
     this.repository = new TenantDocumentsRepository(db);
   }
 
@@ -49,6 +49,7 @@ export class TenantDocumentsService {
       if (!validate(next)) throw ValidationFailed(`Invalid ${kind === 'branding' ? 'branding' : 'site config'}`, toIssues(validate.errors));
       if (kind === 'site_config') checkLocales(next);
       await this.repository.put(rc, tenant.id, kind, next, nowIso());
+      if (kind === 'site_config') await this.locales?.changed(rc, tenant.id);
       return next;
     });
   }

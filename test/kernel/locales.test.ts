@@ -141,6 +141,17 @@ describe('Locales: localised fields of /data (CONTRACT.md 17.2)', () => {
       expect(res.body.data.errors[0].path).to.equal('/locale');
     });
 
+    it('takes a locale added to the site config at once, and refuses one taken away', async () => {
+      const page = await createPage({ title: 'Hello' });
+      expect((await getPage(page.id, { locale: 'fr' })).status).to.equal(400);
+      const site = (patch: Record<string, unknown>) => t.http.patch(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin')).send(patch);
+      expect((await site({ locales: ['en', 'es', 'de', 'fr'] })).status).to.equal(200);
+      expect((await patchPage(page.id, { title: 'Bonjour' }, { locale: 'fr' })).status).to.equal(200);
+      expect((await getPage(page.id, { locale: 'fr' })).body.data.item.title).to.equal('Bonjour');
+      expect((await site({ locales: ['en', 'es'] })).status).to.equal(200);
+      expect((await getPage(page.id, { locale: 'fr' })).status).to.equal(400);
+    });
+
     it('answers 400 at /$locales for a body that sets the stored translations itself', async () => {
       const res = await t.http.post(PAGES).set(as(tenant, 'editor')).send({ title: 'Hello', $locales: { es: { title: 'Hola' } } });
       expect(res.status).to.equal(400);
