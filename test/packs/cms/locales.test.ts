@@ -55,6 +55,26 @@ describe('Locales on the public runtime, knowledge and the storefront (CONTRACT.
     });
   });
 
+  describe('GET and PATCH /cms/pages/{pageId}, /cms/posts/{postId} with ?locale=', () => {
+    it('reads and writes a locale\'s values, and answers 400 at /locale for a locale the site lacks', async () => {
+      const about = await page({ title: 'About us', content: 'We bake bread.' });
+      const patched = await t.http.patch(`/api/v1/cms/pages/${about.id}`).query({ locale: 'de' }).set(as(tenant, 'editor')).send({ title: 'Über uns' });
+      expect(patched.status, JSON.stringify(patched.body)).to.equal(200);
+      expect(patched.body.data).to.include({ title: 'Über uns', content: 'We bake bread.' });
+      expect((await t.http.get(`/api/v1/cms/pages/${about.id}`).set(as(tenant, 'viewer'))).body.data.title).to.equal('About us');
+      const de = await t.http.get(`/api/v1/cms/pages/${about.id}`).query({ locale: 'de', fallback: 'false' }).set(as(tenant, 'viewer'));
+      expect(de.body.data).to.include({ title: 'Über uns', content: null });
+      const post = await t.http.post('/api/v1/cms/posts').set(as(tenant, 'editor')).send({ title: 'News', content: 'Fresh' });
+      for (const res of [
+        await t.http.get(`/api/v1/cms/posts/${post.body.data.id}`).query({ locale: 'fr' }).set(as(tenant, 'viewer')),
+        await t.http.patch(`/api/v1/cms/posts/${post.body.data.id}`).query({ locale: 'fr' }).set(as(tenant, 'editor')).send({ title: 'Nouvelles' }),
+      ]) {
+        expect(res.status).to.equal(400);
+        expect(res.body.error.details[0].path).to.equal('/locale');
+      }
+    });
+  });
+
   describe('GET /public/tenant/{tenantId}/knowledge', () => {
     it('keeps one entry per locale with values of its own, each with its locale; ?locale= filters, without it every locale is searched', async () => {
       const post = await t.http.post('/api/v1/data/cms/post').set(as(tenant, 'editor')).send({ title: 'Sourdough', content: 'Flour water salt', status: 'published' });
