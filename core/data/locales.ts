@@ -44,10 +44,12 @@ export function chooseLocale(tenant: TenantLocales, raw: { locale?: unknown; fal
 }
 
 /**
- * The record as reads answer it (a copy): without `$locales`, and with a locale, each localised field in it. The
+ * The record as reads answer it (a copy when it changes): without `$locales`, and with a locale, each localised field in it. The
  * fields are the schema version's list (CompiledSchema.localized), so no record is walked against its schema.
  */
 export function localize<T extends Record<string, unknown>>(record: T, fields: readonly string[], choice: LocaleChoice | null): T {
+  // Most reads: nothing to take out, nothing to put in (a schema without locales never stores `$locales`).
+  if ((!choice || !fields.length) && !Object.hasOwn(record, LOCALES_KEY)) return record;
   const { [LOCALES_KEY]: stored, ...out } = record as Record<string, unknown>;
   if (!choice || !fields.length) return out as T;
   const translations = (isPlainObject(stored) ? stored : {}) as Translations;
