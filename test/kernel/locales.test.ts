@@ -169,6 +169,29 @@ describe('Locales: localised fields of /data (CONTRACT.md 17.2)', () => {
     });
   });
 
+  describe('GET …/export and POST …/import', () => {
+    it('exports the stored translations with each record, and an import into another tenant brings them back', async () => {
+      const page = await createPage({ title: 'Hello', content: 'Text' });
+      await patchPage(page.id, { title: 'Hola' }, { locale: 'es' });
+      const exported = await t.http.get(`${PAGES}/export`).set(as(tenant, 'viewer')).buffer(true)
+        .parse((res, done) => {
+          let text = '';
+          res.on('data', (c: Buffer) => { text += c.toString(); });
+          res.on('end', () => done(null, text));
+        }).expect(200);
+      const line = JSON.parse((exported.body as string).trim());
+      expect(line.$locales).to.deep.equal({ es: { title: 'Hola' } });
+      const other = await createTenant(t, 'loc', 'pro');
+      await t.http.patch(`/api/v1/tenants/${other}/site-config`).set(as(other, 'admin')).send({ locales: ['en', 'es'] }).expect(200);
+      const imported = await t.http.post(`${PAGES}/import`).set(as(other, 'editor')).set('Content-Type', 'application/x-ndjson').send(exported.body as string);
+      expect(imported.status, JSON.stringify(imported.body)).to.equal(200);
+      // An import makes new records (new ids): found by the slug.
+      const read = await t.http.get(PAGES).query({ 'filter[slug]': page.slug, locale: 'es' }).set(as(other, 'viewer'));
+      expect(read.body.data.items[0]).to.include({ title: 'Hola', content: 'Text' });
+      expect((await t.http.get(PAGES).query({ 'filter[slug]': page.slug }).set(as(other, 'viewer'))).body.data.items[0].title).to.equal('Hello');
+    });
+  });
+
   describe('POST /api/v1/metadata/schemas with workflow.locales', () => {
     it('localises a tenant schema\'s marked string and object-of-strings fields and shows workflow on the schema item', async () => {
       const res = await t.http.post('/api/v1/metadata/schemas').set(as(tenant, 'admin')).send({
