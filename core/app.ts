@@ -35,6 +35,7 @@ import { AuditLog } from './audit/audit-log.repository.js';
 import { AuditRetention } from './audit/audit-retention.js';
 import { auditLogRoutes } from './audit/audit-log.routes.js';
 import { auditLogMigration } from './db/migrations/0015-audit-log.js';
+import { contentLocalesMigration } from './db/migrations/0018-content-locales.js';
 import { kernelMigration } from './db/migrations/0001-kernel.js';
 import { rateLimitsMigration } from './db/migrations/0002-rate-limits.js';
 import { idFunctionMigration } from './db/migrations/0003-id-function.js';
@@ -135,7 +136,8 @@ export interface CreateAppOptions {
 /** The kernel's migrations, in the order they run (their names'). Packs add theirs through definePack({ migrations }). */
 const kernelMigrations: Migration[] = [
   kernelMigration, rateLimitsMigration, idFunctionMigration, idempotencyMigration, recordCountsMigration, schemaVersionsMigration,
-  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, rolesMigration, contentWorkflowMigration, releasesMigration,
+  schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, rolesMigration, contentWorkflowMigration,
+  contentLocalesMigration, releasesMigration,
   eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
   outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];

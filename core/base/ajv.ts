@@ -51,6 +51,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   ajv.addVocabulary(['x-error']);
   // Display keywords (CONTRACT.md 3) are annotations too; metadata/display-keywords.ts checks their form.
   ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-display-field', 'x-list-columns']);
+  // Localised properties (CONTRACT.md 17.2), an annotation too; metadata/localized-fields.ts checks its form.
+  ajv.addVocabulary(['x-localized']);
   return ajv;
 }
 

@@ -1,3 +1,4 @@
+import { localize } from './locales.js';
 import type { Database } from '../db/database.js';
 import { newId, nowIso } from '../base/ids.js';
 import { AppError, Conflict, Forbidden, ValidationFailed, type ErrorDetail } from '../base/errors.js';
@@ -172,7 +173,8 @@ export class BulkWriter {
       await this.records.repository.insertMany(rc, schema, created);
       await this.records.keepMany(rc, schema, prepared.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record })), now);
       await this.records.publishMany(rc, schema, prepared.map(({ record, previous }) => ({ action: previous ? 'update' as const : 'create' as const, record, previous })));
-      return { items: prepared.map((w) => w.record), created: created.length, updated: prepared.length - created.length };
+      // Answers as reads: without the other locales' values (core/data/locales.ts).
+      return { items: prepared.map((w) => localize(w.record, schema.localized, null)), created: created.length, updated: prepared.length - created.length };
     });
   }
 

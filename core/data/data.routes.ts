@@ -55,30 +55,37 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   const tags = ['data'];
   const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled'];
 
+  // `?locale=` (CONTRACT.md 17.2): the locale whose values of the localised fields a write sets or a read returns.
+  const writeLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback }, { all: false });
+  const readLocale = (ctx: AppContext) => records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
+
   router.post('/data/:ns/:schema', {
-    summary: 'Create a record (Idempotency-Key honoured); ?draft=true: a draft-only record, `{ item, draft }`', tags, auth: 'tenant', role: 'editor', policies: true, module, status: 201, idempotent: true,
+    summary: 'Create a record (Idempotency-Key honoured; ?locale= names the locale of the localised values); ?draft=true: a draft-only record, `{ item, draft }`',
+    tags, auth: 'tenant', role: 'editor', policies: true, module, status: 201, idempotent: true,
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     if (drafts && ctx.query.draft === 'true') return drafts.createDraftOnly(ctx.state.rc, ns, schema, ctx.state.body);
-    return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body));
+    return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body, { locale: await writeLocale(ctx) }));
   });
 
   router.get('/data/:ns/:schema', {
-    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand; drafts=include|only (editors)',
-    tags, auth: 'tenant', policies: true, module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'forbidden', 'not_found'],
+    summary: 'List records: filter[field][op]=v, sort, limit, offset, cursor, fields, count, expand, locale, fallback; drafts=include|only (editors)',
+    tags, auth: 'tenant', policies: true, module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'validation_failed', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    const { drafts: mode, ...query } = ctx.query;
-    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, queryFromString(query));
-    return records.listJson(ctx.state.rc, ns, schema, queryFromString(ctx.query));
+    const { drafts: mode, ...rest } = ctx.query;
+    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, queryFromString(rest));
+    const { locale: _l, fallback: _f, ...query } = rest;
+    return records.listJson(ctx.state.rc, ns, schema, queryFromString(query), { locale: await readLocale(ctx) });
   });
 
   router.get('/data/:ns/:schema/:id', {
-    summary: 'Read a record (expand=a,b.c embeds referenced records)', tags, auth: 'tenant', policies: true, module, errors: [...errors, 'not_found', 'invalid_filter'],
+    summary: 'Read a record (expand=a,b.c embeds referenced records; locale, fallback)', tags, auth: 'tenant', policies: true, module,
+    errors: [...errors, 'not_found', 'invalid_filter', 'validation_failed'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand }));
+    return withEtag(ctx, await records.get(ctx.state.rc, ns, schema, ctx.params.id, { expand: ctx.query.expand, locale: await readLocale(ctx) }));
   });
 
   router.patch('/data/:ns/:schema/:id', {
@@ -86,7 +93,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     errors: [...errors, 'not_found', 'validation_failed', 'version_mismatch', 'conflict', 'forbidden'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
+    const item = await records.update(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { ifMatch: ctx.get('If-Match') || null, locale: await writeLocale(ctx) });
     return withEtag(ctx, item);
   });
 

@@ -113,10 +113,11 @@ export class RecordTransfer {
     let write: (row: ListedRow) => void;
     let flush = () => {};
     if (format === 'ndjson') {
+      // The stored document (its translations included, CONTRACT.md 17.2), or under a policy the readable record.
       write = (row) => {
+        if (!readable) return bytes.add(repository.toStoredJson(row), true);
         const record = shown(row);
-        if (!readable) bytes.add(repository.toRecordJson(row), true);
-        else if (record) bytes.add(JSON.stringify(record), true);
+        if (record) bytes.add(JSON.stringify(record), true);
       };
     } else {
       const everReadable = readable?.everReadable;

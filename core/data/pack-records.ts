@@ -2,16 +2,21 @@ import type { RequestContext } from '../base/request-context.js';
 import type { Page } from '../http/envelope.js';
 import type { RecordQuery } from './list-query.js';
 import type { DataRecord, GroupRow } from './records.repository.js';
+import type { LocaleChoice } from './locales.js';
 
 export interface WriteOptions {
   /** The If-Match header value: `"3"`, `W/"3"` or `3`. */
   ifMatch?: string | null;
+  /** The locale whose values of the localised fields the write sets (CONTRACT.md 17.2); null: the default's. */
+  locale?: LocaleChoice | null;
 }
 
 /** Options of a create. */
 export interface CreateOptions {
   /** The id the record gets (a UUID the caller made, e.g. to name it in rows written beside it); default a new UUIDv7. */
   id?: string;
+  /** The locale of the localised values given (CONTRACT.md 17.2); null: the default's. */
+  locale?: LocaleChoice | null;
 }
 
 /**
@@ -62,6 +67,8 @@ export interface GroupQuery {
 export interface ReadOptions {
   /** `expand=a,b.c` (CONTRACT.md 12.2): referenced records in place of their ids. */
   expand?: unknown;
+  /** The locale of the localised fields read (records.chooseLocale; CONTRACT.md 17.2); null: the default's. */
+  locale?: LocaleChoice | null;
 }
 
 export type RecordGroup = GroupRow;
@@ -118,18 +125,24 @@ export interface PackRecords {
   /** A record by id; 404 not_found. */
   get<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, options?: ReadOptions): Promise<RecordOf<N, S>>;
   /** A record by id, or null. */
-  find<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string): Promise<RecordOf<N, S> | null>;
+  find<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, id: string, read?: ReadOptions): Promise<RecordOf<N, S> | null>;
   /** The oldest record whose fields equal `match`, or null (through the list query). */
   findOne<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, match: FieldMatch): Promise<RecordOf<N, S> | null>;
   /**
    * The record whose fields equal `match`, or null: a look-up on a unique index (`{ sku }`), its statement
    * compiled once per schema table and fields. Meant for hot paths (a storefront's product by sku).
    */
-  findBy<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, match: FieldMatch): Promise<RecordOf<N, S> | null>;
+  findBy<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, match: FieldMatch, read?: ReadOptions): Promise<RecordOf<N, S> | null>;
   /** Only the id and version of the record `findBy` finds: the index and the row's header, never its document. */
   versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null>;
   /** Records with the data API's query language (CONTRACT.md section 3); with `fields`, only those fields (and id) are present. */
-  list<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, query?: RecordQuery): Promise<Page<RecordOf<N, S>>>;
+  list<N extends string, S extends string>(rc: RequestContext, namespace: N, name: S, query?: RecordQuery, read?: ReadOptions): Promise<Page<RecordOf<N, S>>>;
+  /**
+   * The locale a read or write asks for (`?locale=`, `?fallback=`), checked against the tenant's locales (400
+   * validation_failed at `/locale`); null for the default locale. Hand it to reads and writes as `locale`. `*` (every
+   * locale's values) is allowed unless `all` is false.
+   */
+  chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options?: { all?: boolean }): Promise<LocaleChoice | null>;
   /** Counts, sums and latest values by field or by day, over the records matching the query's filters. */
   group(rc: RequestContext, namespace: string, name: string, query: GroupQuery): Promise<RecordGroup[]>;
 }

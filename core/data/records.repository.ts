@@ -6,6 +6,7 @@ import type { CompiledSchema } from '../metadata/schema-registry.js';
 import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
 import { slowListAdvice } from './slow-list.js';
 import { ESTIMATE_ABOVE, TotalsRepository } from './totals.repository.js';
+import { withoutLocalesJson } from './locales.js';
 
 /** A stored record, flat as the API returns it. */
 export interface DataRecord {
@@ -44,8 +45,14 @@ export interface RecordRow {
  * "createdAt":..., "updatedAt":..., "version":...}`; `extra` is more members, each led by a comma.
  */
 export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): string {
-  const data = typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
+  // The other locales' values of localised fields are the store's (core/data/locales.ts), never a read's.
+  const data = withoutLocalesJson(documentJson(row));
   return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
+}
+
+/** A row's document as JSON text, as stored. */
+export function documentJson(row: Pick<RecordRow, 'data'>): string {
+  return typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
 }
 
 /** `recordJson` with the document's members given as text, each led by a comma (empty: none). */
@@ -367,6 +374,12 @@ export class RecordsRepository {
    */
   toRecordJson(row: Omit<RecordRow, 'tenant_id'>): string {
     return recordJson(row);
+  }
+
+  /** A row as the record's JSON text with its document as stored (`$locales` included: exports). */
+  toStoredJson(row: Omit<RecordRow, 'tenant_id'>): string {
+    const data = documentJson(row);
+    return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '');
   }
 
   /** A total of a table (`what` names which), remembered while nothing can have changed it (see `counted`). */

@@ -12,7 +12,7 @@ import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
+import { documentJson, RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
@@ -20,6 +20,8 @@ import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
 import { previewBy, previewList, previewOne } from './preview-reads.js';
 import { assertMayWrite as assertPolicyAllows, assertReadableFields, fillFixedFields, readableRecord, type RecordPolicies, type SchemaAccess } from './record-policies.js';
+import { DEFAULT_LOCALES, LocalesHolder } from '../tenants/tenant-locales.js';
+import { checkTranslations, chooseLocale, LOCALES_KEY, localize, storedInput, takeTranslations, type LocaleChoice } from './locales.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -45,6 +47,8 @@ export class RecordsService {
   readonly relations: Relations;
   /** Every write's revision (CONTRACT.md 16.3), queued in its transaction; also used by core/data/bulk.ts. */
   readonly revisions: RevisionsRepository;
+  /** The tenants' locales (CONTRACT.md 17.2), installed by the tenant-admin pack (its site config). */
+  readonly locales: LocalesHolder;
 
   /** The custom roles' policies (CONTRACT.md 16.1); set once by the composition root. */
   policies: RecordPolicies | null = null;
@@ -61,6 +65,7 @@ export class RecordsService {
   ) {
     this.repository = new RecordsRepository(db);
     this.revisions = new RevisionsRepository(db);
+    this.locales = new LocalesHolder(db.changes);
     this.relations = new Relations(new RelationsRepository(db), schemas, canRead);
   }
 
@@ -86,8 +91,15 @@ export class RecordsService {
     if (access && !readableRecord(access, record)) throw NotFound(`No ${schema.namespace}.${schema.name} record "${record.id}"`);
   }
 
-  async create(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DataRecord> {
-    return this.createAs(null, rc, namespace, name, input);
+  async create(rc: RequestContext, namespace: string, name: string, input: unknown, options: CreateOptions = {}): Promise<DataRecord> {
+    return this.createAs(null, rc, namespace, name, input, options);
+  }
+
+  /** See PackRecords.chooseLocale: the tenant's locales are read only when a locale is asked for. */
+  async chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options: { all?: boolean } = {}): Promise<LocaleChoice | null> {
+    // Without a locale, only `fallback` is checked: no need of the tenant's locales.
+    if (raw.locale === undefined || raw.locale === '') return chooseLocale(DEFAULT_LOCALES, raw, options);
+    return chooseLocale(await this.locales.localesOf(rc, rc.tenantId!), raw, options);
   }
 
   /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */
@@ -105,16 +117,19 @@ export class RecordsService {
       // A field outside every create policy's fields.write is 403 before the body is validated.
       if (access) assertPolicyAllows(access, 'create', null, null, Object.keys(refuseServerFields(input) as object));
       const body = access ? fillFixedFields(access, input as Record<string, unknown>) : input;
-      const given = built ? null : this.validate(schema, refuseServerFields(body));
+      // A restored revision brings its stored translations; anything else names a locale's values with `locale`.
+      const stored = (document: unknown) => (restored ? document : storedInput(schema, refuseServerFields(document), options.locale ?? null, true));
+      const given = built ? null : this.validate(schema, stored(body));
       if (access && given) assertPolicyAllows(access, 'create', null, given, Object.keys(input as object));
       return this.db.transaction(rc, async (rc) => {
-        const data = given ?? this.validate(schema, refuseServerFields(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
+        const data = given ?? this.validate(schema, stored(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
         const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
         const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
         await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
         await this.publish(rc, schema, 'create', record, null);
-        return access ? shownAfterWrite(access, record) : record;
+        const shown = localize(record, schema.localized, options.locale ?? null);
+        return access ? shownAfterWrite(access, shown) : shown;
       });
     });
   }
@@ -139,14 +154,15 @@ export class RecordsService {
       create: (rc, namespace, name, input, options) => this.createAs(pack, rc, namespace, name, input, options),
       update: (rc, namespace, name, id, patch, options = {}) => this.updateAs(pack, rc, namespace, name, id, patch, options),
       modify: (rc, namespace, name, id, change) => this.modifyAs(pack, rc, namespace, name, id, change),
+      chooseLocale: (rc, raw, options) => this.chooseLocale(rc, raw, options),
       change: (rc, namespace, name, id, change, options) => this.changeAs(pack, rc, namespace, name, id, change, options),
       delete: (rc, namespace, name, id, options = {}) => this.deleteAs(pack, rc, namespace, name, id, options),
       get: (rc, namespace, name, id, options) => this.get(rc, namespace, name, id, options),
-      find: (rc, namespace, name, id) => this.find(rc, namespace, name, id),
+      find: (rc, namespace, name, id, read) => this.find(rc, namespace, name, id, read),
       findOne: (rc, namespace, name, match) => this.findOne(rc, namespace, name, match),
-      findBy: (rc, namespace, name, match) => this.findBy(rc, namespace, name, match),
+      findBy: (rc, namespace, name, match, read) => this.findBy(rc, namespace, name, match, read),
       versionBy: (rc, namespace, name, match) => this.versionBy(rc, namespace, name, match),
-      list: (rc, namespace, name, query) => this.list(rc, namespace, name, query),
+      list: (rc, namespace, name, query, read) => this.list(rc, namespace, name, query, read),
       group: (rc, namespace, name, query) => this.group(rc, namespace, name, query),
     };
     return Object.freeze(facade) as PackRecords;
@@ -162,16 +178,18 @@ export class RecordsService {
       if (shown) return shown as DataRecord;
     }
     const stored = await this.require(rc, schema, id);
-    const record = access ? readableRecord(access, stored) : stored;
-    if (!record) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
+    const readable = access ? readableRecord(access, stored) : stored;
+    if (!readable) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
+    const record = localize(readable, schema.localized, options.locale ?? null);
     return expand ? (await this.relations.expandRecords(rc, [record], expand))[0] : record;
   }
 
   /** A record or null, without throwing (for packs). */
-  async find(rc: RequestContext, namespace: string, name: string, id: string): Promise<DataRecord | null> {
+  async find(rc: RequestContext, namespace: string, name: string, id: string, read: ReadOptions = {}): Promise<DataRecord | null> {
     const schema = await this.schemas.resolve(rc, namespace, name);
     const live = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id) : null;
-    return rc.preview ? previewOne(rc.preview, namespace, name, id, live) : live;
+    const record = rc.preview ? await previewOne(rc.preview, namespace, name, id, live) : live;
+    return record && localize(record as DataRecord, schema.localized, read.locale ?? null);
   }
 
   /**
@@ -184,9 +202,11 @@ export class RecordsService {
   }
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
-  async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<DataRecord | null> {
-    const live = await this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, false);
-    return rc.preview ? previewBy(rc.preview, namespace, name, match, live) : live;
+  async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch, read: ReadOptions = {}): Promise<DataRecord | null> {
+    const schema = await this.lookupSchema(rc, namespace, name, match);
+    const live = await this.repository.findBy(rc, schema, match, false);
+    const record = rc.preview ? await previewBy(rc.preview, namespace, name, match, live) : live;
+    return record && localize(record as DataRecord, schema.localized, read.locale ?? null);
   }
 
   /** The id and version of the record `findBy` finds. */
@@ -244,7 +264,7 @@ export class RecordsService {
       return this.db.transaction(rc, async (rc) => {
         const current = await this.require(rc, schema, id, true);
         const patch = await change(structuredClone(current));
-        if (!patch || Object.keys(patch).length === 0) return current;
+        if (!patch || Object.keys(patch).length === 0) return localize(current, schema.localized, null);
         return this.write(rc, schema, current, checkPatch(patch), writer);
       });
     });
@@ -282,7 +302,8 @@ export class RecordsService {
   }
 
   private async updateIn(rc: RequestContext, schema: CompiledSchema, id: string, patch: unknown, options: WriteOptions, writer: Writer): Promise<DataRecord> {
-    const checked = checkPatch(patch);
+    const locale = options.locale ?? null;
+    const checked = storedInput(schema, checkPatch(patch), locale, false) as Record<string, unknown>;
     const access = await this.accessTo(rc, schema, writer);
     return this.db.transaction(rc, async (rc) => {
       const current = await this.require(rc, schema, id);
@@ -291,7 +312,7 @@ export class RecordsService {
         assertPolicyAllows(access, 'update', current, { ...current, ...(applyMergePatch(stripServerFields(current), checked) as Record<string, unknown>) }, Object.keys(checked));
       }
       checkVersion(options.ifMatch, current.version);
-      const record = await this.write(rc, schema, current, checked, writer);
+      const record = await this.write(rc, schema, current, checked, writer, undefined, 'merge', locale);
       return access ? shownAfterWrite(access, record) : record;
     });
   }
@@ -327,7 +348,7 @@ export class RecordsService {
    */
   private async write(
     rc: RequestContext, schema: CompiledSchema, current: DataRecord, patch: Record<string, unknown>, writer: Writer, note?: Readonly<Record<string, unknown>>,
-    how: 'merge' | 'replace' | 'restore' = 'merge',
+    how: 'merge' | 'replace' | 'restore' = 'merge', locale: LocaleChoice | null = null,
   ): Promise<DataRecord> {
     const { id } = current;
     const previous = stripServerFields(current);
@@ -341,7 +362,7 @@ export class RecordsService {
     const record: DataRecord = { id, ...final, createdAt: current.createdAt, updatedAt: now, version: current.version + 1 };
     await this.keep(rc, schema, 'update', record, now, how === 'restore');
     await this.publish(rc, schema, 'update', record, current);
-    return record;
+    return localize(record, schema.localized, locale);
   }
 
   async delete(rc: RequestContext, namespace: string, name: string, id: string, options: WriteOptions = {}): Promise<void> {
@@ -452,13 +473,14 @@ export class RecordsService {
    * Lists with the query language of CONTRACT.md section 3, as an object (routes read it from the query
    * string with `queryFromString`).
    */
-  async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<Page<Record<string, unknown>>> {
+  async list(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}, options: ReadOptions = {}): Promise<Page<Record<string, unknown>>> {
     const { parsed, rows, pagination, schema, expand, read, access } = await this.page(rc, namespace, name, query);
+    const locale = options.locale ?? null;
     if (rc.preview) {
-      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read, access), query);
+      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read, access, locale), query);
       return { items: parsed.fields ? items.map((r) => project(r, parsed.fields!)) : items, pagination };
     }
-    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read, access), pagination };
+    return { items: await this.items(rc, schema, rows, parsed.fields, expand, read, access, locale), pagination };
   }
 
   /**
@@ -466,10 +488,16 @@ export class RecordsService {
    * from the database into the response as JSON text, without being parsed and serialised again (on a
    * page of 50 that was a fifth of the request's time). The same items, in the same order, as `list`.
    */
-  async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}): Promise<{ items: RawJson; pagination: Pagination }> {
+  async listJson(rc: RequestContext, namespace: string, name: string, query: RecordQuery = {}, options: ReadOptions = {}): Promise<{ items: RawJson; pagination: Pagination }> {
     const { parsed, rows, pagination, schema, expand, read, access } = await this.page(rc, namespace, name, query);
+    const locale = options.locale ?? null;
     let text: string;
-    if (parsed.fields || (access && !access.readAll)) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, access));
+    const localized = locale !== null && schema.localized.length > 0;
+    const narrowed = access !== null && !access.readAll;
+    // With fallback, a document without other locales' values is its own answer: only those with some are parsed.
+    if (localized && !narrowed && locale.fallback && locale.locale !== '*' && !parsed.fields && !expand) {
+      text = `[${rows.map((r) => (documentJson(r).includes(`"${LOCALES_KEY}"`) ? JSON.stringify(localize(this.repository.toRecord(r), schema.localized, locale)) : this.repository.toRecordJson(r))).join(',')}]`;
+    } else if (parsed.fields || localized || narrowed) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, access, locale));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
     else text = `[${rows.map((r) => this.repository.toRecordJson(r)).join(',')}]`;
@@ -480,10 +508,18 @@ export class RecordsService {
   private async items(
     rc: RequestContext, schema: CompiledSchema, rows: ListedRow[], fields: string[] | null, expand: ExpandTree | null, read: ReadonlyMap<string, ListedRow[]>,
     access: SchemaAccess | null = null,
+    locale: LocaleChoice | null = null,
   ): Promise<Array<Record<string, unknown>>> {
-    const all = expand
-      ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
-      : rows.map((r) => this.repository.toRecord(r));
+    let all: DataRecord[];
+    if (locale && schema.localized.length) {
+      // In the locale first; the referenced records of an expansion show their default locale's values.
+      all = rows.map((r) => localize(this.repository.toRecord(r), schema.localized, locale));
+      if (expand) all = await this.relations.expandRecords(rc, all, expand);
+    } else {
+      all = expand
+        ? (await this.relations.expandJson(rc, rows, expand, read)).map((text) => JSON.parse(text) as DataRecord)
+        : rows.map((r) => localize(this.repository.toRecord(r), schema.localized, null));
+    }
     // The page holds only records the policies let the caller read (SQL); each shows the fields its policies allow.
     const records = access && !access.readAll ? all.flatMap((r) => readableRecord(access, r) ?? []) : all;
     return fields ? records.map((r) => project(r, fields)) : records;
@@ -522,11 +558,17 @@ export class RecordsService {
 
   /** The schema's validation of a record body (defaults applied to a copy); also used by core/data/bulk.ts. */
   validate(schema: CompiledSchema, input: unknown): Record<string, unknown> {
-    const data = structuredClone(input);
+    const data = structuredClone(input) as Record<string, unknown>;
+    // Localised values: the schema validates the default locale's document, then each locale's (CONTRACT.md 17.2).
+    const translations = isPlainObject(data) ? takeTranslations(schema, data) : undefined;
     if (!schema.validate(data)) {
       throw ValidationFailed(`The record does not match ${schema.namespace}.${schema.name}`, toIssues(schema.validate.errors));
     }
-    return data as Record<string, unknown>;
+    if (translations) {
+      checkTranslations(schema, data, translations);
+      data[LOCALES_KEY] = translations;
+    }
+    return data;
   }
 
   /** Runs the filter hooks of a write inside its transaction; also used by core/data/bulk.ts. */

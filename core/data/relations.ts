@@ -6,7 +6,8 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import type { SchemaChangeGuard } from './schema-evolution.js';
 import { takeMembers } from './json-members.js';
 import { isPlainObject } from './merge-patch.js';
-import { recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';
+import { withoutLocalesJson } from './locales.js';
+import { documentJson, recordJson, recordJsonOf, type DataRecord, type EmbeddedExpansion, type ListedRow } from './records.repository.js';
 import { RelationsRepository } from './relations.repository.js';
 
 export type OnDelete = 'restrict' | 'set_null' | 'cascade';
@@ -361,7 +362,7 @@ export class Relations implements SchemaChangeGuard {
   ): Promise<string[]> {
     const fields = [...tree.keys()];
     const quoted = fields.map((field) => JSON.stringify(field));
-    const taken = rows.map((row) => takeMembers(typeof row.data === 'string' ? row.data : JSON.stringify(row.data), fields, quoted));
+    const taken = rows.map((row) => takeMembers(withoutLocalesJson(documentJson(row)), fields, quoted));
     const embedded: Array<Map<string, string>> = [];
     for (const [i, field] of fields.entries()) {
       const { target, next: deeper } = tree.get(field)!;

@@ -14,6 +14,7 @@ import type { StorageService } from '../storage/storage.service.js';
 import type { MembershipHolder } from '../tenants/memberships.js';
 import type { AuditChange, AuditLog } from '../audit/audit-log.repository.js';
 import type { RequestContext } from '../base/request-context.js';
+import type { LocalesHolder } from '../tenants/tenant-locales.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import type { PackServices } from './pack-services.js';
 import type { Seeds } from './seeds.js';
@@ -51,6 +52,8 @@ export interface PackAudit extends Pick<AuditLog, 'add'> {
   within<T>(rc: RequestContext, change: AuditChange | ((result: NoInfer<T>) => AuditChange), write: (rc: RequestContext) => Promise<T>): Promise<T>;
 }
 export type PackMemberships = Pick<MembershipHolder, 'use' | 'roles'>;
+/** The tenants' locales (CONTRACT.md 17.2): the tenant-admin pack installs its site config's with `use`. */
+export type PackLocales = Pick<LocalesHolder, 'use' | 'localesOf' | 'changed'>;
 /**
  * Seals a pack's secrets at rest (AES-256-GCM under SETTINGS_ENCRYPTION_KEY, as platform settings are); `context`
  * (e.g. `<tenant>:stripe.secretKey`) is authenticated with it, so a sealed value cannot be moved to another use.
@@ -87,6 +90,8 @@ export interface PackContext {
   readonly seeds: PackSeeds;
   /** Roles that memberships grant to tokens without a tenant claim (installed by the tenant-admin pack). */
   readonly memberships: PackMemberships;
+  /** The tenants' locales (installed by the tenant-admin pack; English alone until then). */
+  readonly locales: PackLocales;
   /** Fixed-window rate limits in the database, shared by every process on it. */
   readonly rateLimits: PackRateLimits;
   /** Seals secrets the pack keeps at rest (payment keys). */

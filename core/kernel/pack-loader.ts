@@ -235,6 +235,7 @@ export function kernelContext(
     seeds: kernel.seeds,
     rateLimits: kernel.rateLimits,
     memberships: kernel.memberships,
+    locales: kernel.records.locales,
     secrets: packSecrets(config),
     audit: packAudit(kernel),
   };

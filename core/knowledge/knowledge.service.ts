@@ -19,11 +19,18 @@ export interface KnowledgeSource {
   url?: string | null;
   /** false keeps the whole content as one entry (one search hit per source, e.g. a blog post). Default true. */
   chunked?: boolean;
+  /**
+   * The locale of the content (CONTRACT.md 17.2): a source keeps one set of entries per locale, and re-indexing
+   * it in a locale replaces that locale's alone. Without one the source's entries are replaced whatever their locale.
+   */
+  locale?: string;
 }
 
 export interface KnowledgeSearchOptions {
   limit?: number;
   offset?: number;
+  /** Only entries of this locale; without it every locale's (and those without one). */
+  locale?: string | null;
 }
 
 export const KNOWLEDGE_LIMITS = { defaultLimit: 10, maxLimit: 50, maxOffset: 1000, maxTitle: 300 };
@@ -51,7 +58,7 @@ export class KnowledgeService {
     return this.db.transaction(rc, async (rc) => {
       const now = nowIso();
       const createdAt = (await this.repository.sourceCreatedAt(rc, source.sourceModule, source.sourceRef)) ?? now;
-      await this.repository.deleteSource(rc, source.sourceModule, source.sourceRef);
+      await this.repository.deleteSource(rc, source.sourceModule, source.sourceRef, source.locale);
       const rows: KnowledgeRow[] = chunks.map((chunk, i) => ({
         id: newId(),
         title: chunk.heading && chunk.heading !== title ? `${title} — ${chunk.heading}`.slice(0, KNOWLEDGE_LIMITS.maxTitle) : title,
@@ -59,6 +66,7 @@ export class KnowledgeService {
         sourceModule: source.sourceModule,
         sourceRef: source.sourceRef,
         url: source.url ?? null,
+        locale: source.locale ?? null,
         chunkNo: i,
         createdAt,
         updatedAt: now,
@@ -81,7 +89,7 @@ export class KnowledgeService {
     const offset = clamp(options.offset ?? 0, 0, KNOWLEDGE_LIMITS.maxOffset);
     const terms = queryTerms(q);
     if (!terms.length) return { items: [], pagination: { limit, offset, total: 0, hasMore: false, nextCursor: null } };
-    const { hits, total } = await this.repository.search(rc, terms, limit, offset);
+    const { hits, total } = await this.repository.search(rc, terms, limit, offset, options.locale ?? null);
     const items = hits.map((h) => ({ ...h, snippet: renderSnippet(h.snippet) }));
     return { items, pagination: { limit, offset, total, hasMore: offset + items.length < total, nextCursor: null } };
   }

@@ -33,6 +33,9 @@ export interface SchemaInput {
   workflow?: WorkflowOption | null;
 }
 
+/** The workflow a schema declares (see WorkflowOption). */
+export type SchemaWorkflow = WorkflowOption;
+
 export type FieldType = JsonScalarType | 'object' | 'array' | 'null' | 'any';
 
 /** A registered schema, as the registry and the record store use it. */

@@ -14,6 +14,7 @@ import { SchemasRepository } from './schemas.repository.js';
 import { SchemaGates } from './schema-gates.js';
 import { checkDisplayKeywords } from './display-keywords.js';
 import { checkWorkflowOption, type WorkflowOption } from './workflow-option.js';
+import { checkLocalizedKeyword, localizedFields } from './localized-fields.js';
 
 /** Change feed topic: a schema changed or was deleted (key: its cache key); every process forgets it. */
 const SCHEMA_TOPIC = 'schema';
@@ -25,6 +26,8 @@ export interface CompiledSchema extends RegisteredSchema {
   types: Map<string, FieldType>;
   /** Fields of exactly one scalar type (see plainScalarFields). */
   plainFields: Set<string>;
+  /** The localised top-level fields (CONTRACT.md 17.2), empty unless the workflow takes locales. */
+  localized: readonly string[];
 }
 
 interface NamespaceOwner {
@@ -270,7 +273,9 @@ export class SchemaRegistry {
 
   /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
   private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction, generation = this.generation): CompiledSchema {
-    const compiled: CompiledSchema = { ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema) };
+    const compiled: CompiledSchema = {
+      ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema), localized: localizedFields(schema.schema, schema.workflow),
+    };
     // So that a unique violation on its table names the fields (core/db/translate-error.ts).
     for (const fields of schema.unique) rememberUniqueIndex(this.repository.uniqueIndexName(schema.tableName, fields), fields);
     const store = () => {
@@ -302,6 +307,8 @@ export class SchemaRegistry {
     }
     const validate = this.compile(schema);
     checkDisplayKeywords(schema);
+    const workflow = checkWorkflowOption(input.workflow, (schema.properties ?? {}) as Record<string, unknown>);
+    checkLocalizedKeyword(schema, workflow);
     for (const g of this.guards) g.checkDocument?.(schema);
     const types = fieldTypes(schema);
     const checkSets = (label: 'indexes' | 'unique', sets: unknown): string[][] => {
@@ -322,7 +329,6 @@ export class SchemaRegistry {
         return fields as string[];
       });
     };
-    const workflow = checkWorkflowOption(input.workflow, (schema.properties ?? {}) as Record<string, unknown>);
     return { validate, indexes: checkSets('indexes', input.indexes), unique: checkSets('unique', input.unique), workflow };
   }
 

@@ -40,9 +40,25 @@ function listParameters(filterParameters: Array<Record<string, unknown>>, vocabu
     { name: 'fields', in: 'query', required: false, schema: fields, description: 'Comma list of fields to return' },
     ...(vocabulary ? expandParameters(vocabulary.relations) : [expandParameter]),
     { name: 'count', in: 'query', required: false, schema: { type: 'string', enum: ['true', 'false', 'estimated'], default: 'true' }, description: '`true`: exact `pagination.total`; `false`: `total` null; `estimated`: on PostgreSQL the planner\'s estimate when above 10,000 (`pagination.totalEstimated` true), else exact' },
+    ...readLocaleParameters,
     ...filterParameters,
   ];
 }
+
+/** `locale` of a write (CONTRACT.md 17.2): the locale whose values of the localised fields it sets. */
+const writeLocaleParameter = {
+  name: 'locale', in: 'query', required: false, schema: { type: 'string', maxLength: 35 },
+  description: 'A locale of the tenant\'s site config: the localised fields named set its values (default: the default locale\'s); another: 400 at /locale',
+};
+
+/** `locale` and `fallback` of a read (CONTRACT.md 17.2). */
+const readLocaleParameters = [
+  {
+    ...writeLocaleParameter,
+    description: 'Localised fields in this locale of the tenant (falling back to the default locale\'s); `*`: each as `{ "<locale>": value }`; another: 400 at /locale',
+  },
+  { name: 'fallback', in: 'query', required: false, schema: { type: 'boolean', default: true }, description: 'false: a localised field without a value in the locale is null' },
+];
 
 const expandParameter = {
   name: 'expand', in: 'query', required: false, schema: { type: 'string' },
@@ -94,8 +110,9 @@ export function describeDataPaths(doc: OpenApiDocument): void {
   }
   const list = doc.paths[DATA_COLLECTION_PATH]?.get;
   if (list) list.parameters.push(...listParameters([genericFilter]));
-  doc.paths[DATA_RECORD_PATH]?.get?.parameters.push(expandParameter);
+  doc.paths[DATA_RECORD_PATH]?.get?.parameters.push(expandParameter, ...readLocaleParameters);
   const record = doc.paths[DATA_RECORD_PATH];
+  for (const write of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.patch]) write?.parameters.push(writeLocaleParameter);
   for (const method of ['patch', 'delete'] as const) {
     record?.[method]?.parameters.push({
       name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },

@@ -28,7 +28,8 @@ export const knowledgeSearchResponse: JsonSchema = {
         type: 'object',
         properties: {
           id: { type: 'string' }, title: { type: 'string' }, snippet: { type: 'string', description: 'HTML-escaped, matches in <mark>' },
-          url: { type: ['string', 'null'] }, sourceModule: { type: 'string' }, score: { type: 'number' },
+          url: { type: ['string', 'null'] }, sourceModule: { type: 'string' },
+          locale: { type: ['string', 'null'], description: 'The locale of a localised source\'s entry (CONTRACT.md 17.2)' }, score: { type: 'number' },
         },
       },
     },

@@ -11,20 +11,24 @@ export function contentItemRoutes(router: PackRouter, pack: PackContext, type: s
   const param = /:(\w+)$/.exec(path)?.[1];
   if (!param) throw new Error(`contentItemRoutes: ${path} does not end with a parameter`);
 
+  // `?locale=` (CONTRACT.md 17.2): the localised fields in a locale of the site (reads also `fallback`).
   router.get(path, {
-    summary: `Read a ${type}`, tags, auth: 'tenant', response, errors: ['not_found', 'module_disabled'],
+    summary: `Read a ${type} (?locale=, ?fallback=false: the localised fields in a locale of the site)`, tags, auth: 'tenant', response,
+    errors: ['not_found', 'module_disabled', 'validation_failed'],
   }, async (ctx) => {
-    const item = await pack.records.get(ctx.state.rc, 'cms', type, ctx.params[param]);
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback }, { all: false });
+    const item = await pack.records.get(ctx.state.rc, 'cms', type, ctx.params[param], { locale });
     ctx.set('ETag', `"${item.version}"`);
     return item;
   });
 
   router.patch(path, {
-    summary: `Update a ${type} with a JSON merge patch (status "published" publishes it, anything else unpublishes it; If-Match optional)`,
+    summary: `Update a ${type} with a JSON merge patch (status "published" publishes it, anything else unpublishes it; If-Match optional; ?locale=)`,
     tags, auth: 'tenant', role: 'editor', body: { type: 'object' }, response,
     errors: ['not_found', 'validation_failed', 'version_mismatch', 'conflict', 'module_disabled'],
   }, async (ctx) => {
-    const item = await pack.records.update(ctx.state.rc, 'cms', type, ctx.params[param], ctx.state.body, { ifMatch: ctx.get('If-Match') || null });
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+    const item = await pack.records.update(ctx.state.rc, 'cms', type, ctx.params[param], ctx.state.body, { ifMatch: ctx.get('If-Match') || null, locale });
     ctx.set('ETag', `"${item.version}"`);
     return item;
   });

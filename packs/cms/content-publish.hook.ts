@@ -53,22 +53,32 @@ export function contentPath(schema: string, slug: string): string {
   return `/${schema}/${slug}`;
 }
 
+/**
+ * The knowledge entries of published content, one set per locale that has values of its own (CONTRACT.md 17.2):
+ * the default locale's always, and each other locale's with its values in place of the default's. The stored
+ * document holds the other locales' values under `$locales` (core/data/locales.ts), which hooks are handed.
+ */
 async function syncKnowledge(rc: RequestContext, pack: PackContext, { action, schema, id }: HookPayload, data: HookPayload['data']): Promise<void> {
   if (NOT_INDEXED_TYPES.has(schema)) return;
-  if (data.status !== 'published') {
-    // A record being created has no entries yet (a delete removes them): no statement for it.
-    if (action !== 'create') await pack.knowledge.removeSource(rc, 'cms', sourceRef(schema, id));
-    return;
+  // A record being created has no entries yet (a delete removes them): no statement for it.
+  if (action !== 'create') await pack.knowledge.removeSource(rc, 'cms', sourceRef(schema, id));
+  if (data.status !== 'published') return;
+  const { $locales: translations, ...document } = data as Record<string, unknown> & { $locales?: Record<string, Record<string, unknown>> };
+  const { defaultLocale } = await pack.locales.localesOf(rc, rc.tenantId!);
+  const locales: Array<[string, Record<string, unknown>]> = [[defaultLocale, {}], ...Object.entries(translations ?? {}).filter(([locale]) => locale !== defaultLocale)];
+  for (const [locale, values] of locales) {
+    const localized = { ...document, ...values };
+    await pack.knowledge.upsertForSource(rc, {
+      sourceModule: 'cms',
+      sourceRef: sourceRef(schema, id),
+      locale,
+      title: String(localized.title ?? localized.name ?? localized.slug),
+      content: searchableText(localized),
+      url: contentPath(schema, String(localized.slug)),
+      // A post is one entry, found once per search (CONTRACT 11.6); pages are chunked by their headings.
+      chunked: schema !== 'post',
+    });
   }
-  await pack.knowledge.upsertForSource(rc, {
-    sourceModule: 'cms',
-    sourceRef: sourceRef(schema, id),
-    title: String(data.title ?? data.name ?? data.slug),
-    content: searchableText(data),
-    url: contentPath(schema, String(data.slug)),
-    // A post is one entry, found once per search (CONTRACT 11.6); pages are chunked by their headings.
-    chunked: schema !== 'post',
-  });
 }
 
 /** The Markdown `content` of a page or post; for other types, their other text fields. */

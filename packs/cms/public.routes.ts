@@ -8,6 +8,8 @@ const PUBLIC_MAX_AGE = 60;
 export const FORM_BODY_LIMIT = 64 * 1024;
 /** Submissions per client address and form, counted in the database (shared by every process). */
 export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
+/** `?locale=` of the public runtime (CONTRACT.md 17.2): one of the site's locales, else 400 at /locale. */
+const LOCALE_QUERY = { type: 'string', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale); `*` answers every locale\'s values' };
 
 /**
  * The public site runtime (no authentication): published content, form submissions and knowledge
@@ -26,6 +28,8 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
         offset: { type: 'integer', minimum: 0, maximum: 10000, default: 0 },
         sort: { type: 'string', enum: ['createdAt', '-createdAt', 'publishedAt', '-publishedAt', 'title', '-title'] },
+        locale: LOCALE_QUERY,
+        fallback: { type: 'boolean', default: true, description: 'false: a field without a value in the locale is null instead of the default locale\'s' },
       },
     },
     response: contentListResponse, errors: ['tenant_not_found', 'schema_not_found', 'validation_failed', 'invalid_identifier', 'invalid_filter'],
@@ -34,10 +38,11 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
     assertIdentifier('contentType', ctx.params.contentType);
     const type = ctx.params.contentType;
     if (NON_CONTENT_TYPES.has(type)) throw SchemaNotFound({ ns: 'cms', name: type });
-    const q = ctx.state.query as { slug?: string; fields?: string; limit: number; offset: number; sort?: string };
+    const q = ctx.state.query as { slug?: string; fields?: string; limit: number; offset: number; sort?: string; locale?: string; fallback: boolean };
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: q.locale, fallback: q.fallback });
     const query = queryFromString({ sort: q.sort ?? '-publishedAt', fields: q.fields });
     const filter = [{ field: 'status', value: 'published' }, ...(q.slug !== undefined ? [{ field: 'slug', value: q.slug }] : [])];
-    const page = await pack.records.list(ctx.state.rc, 'cms', type, { ...query, filter, limit: q.limit, offset: q.offset });
+    const page = await pack.records.list(ctx.state.rc, 'cms', type, { ...query, filter, limit: q.limit, offset: q.offset }, { locale });
     page.pagination.nextCursor = null;
     sendCacheable(ctx, page, PUBLIC_MAX_AGE);
   });
@@ -82,14 +87,24 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
         q: { type: 'string', minLength: 1, maxLength: 200 },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
         offset: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
+        locale: { type: 'string', minLength: 1, maxLength: 35, description: 'Only entries of this locale of the site; without it every locale\'s' },
       },
     },
     response: knowledgeSearchResponse, errors: ['tenant_not_found', 'validation_failed'],
   }, async (ctx) => {
-    const q = ctx.state.query as { q: string; limit: number; offset: number };
-    const page = await pack.knowledge.search(ctx.state.rc, q.q, { limit: q.limit, offset: q.offset });
+    const q = ctx.state.query as { q: string; limit: number; offset: number; locale?: string };
+    if (q.locale !== undefined) await requireLocale(pack, ctx.state.rc, q.locale);
+    const page = await pack.knowledge.search(ctx.state.rc, q.q, { limit: q.limit, offset: q.offset, locale: q.locale });
     sendCacheable(ctx, page, PUBLIC_MAX_AGE);
   });
+}
+
+/** 400 validation_failed at /locale unless `locale` is one of the site's locales. */
+async function requireLocale(pack: PackContext, rc: RequestContext, locale: string): Promise<void> {
+  const { locales } = await pack.locales.localesOf(rc, rc.tenantId!);
+  if (!locales.includes(locale)) {
+    throw ValidationFailed(`The site has no locale "${locale}"`, [{ path: '/locale', message: `must be one of the site's locales: ${locales.join(', ')}` }]);
+  }
 }
 
 interface PublishedForm {

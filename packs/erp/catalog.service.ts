@@ -57,6 +57,9 @@ export interface StorefrontAnswer {
   body: string;
 }
 
+/** The locale a storefront answers in (CONTRACT.md 17.2; `records.chooseLocale`): null for the site's default. */
+export type StorefrontLocale = Awaited<ReturnType<PackContext['records']['chooseLocale']>>;
+
 /** A storefront answer kept for the product's id and version it was rendered from. */
 interface KeptAnswer extends StorefrontAnswer {
   id: string;
@@ -230,10 +233,10 @@ export class Catalog {
   }
 
   /** The active product with this sku, its stored fields, id and version; 404 not_found. */
-  async storefrontRecord(rc: RequestContext, sku: string): Promise<StorefrontSource> {
+  async storefrontRecord(rc: RequestContext, sku: string, locale: StorefrontLocale = null): Promise<StorefrontSource> {
     // By the sku alone, the unique index's statement (the status checked here): a bound status beside it let
     // SQLite's planner pick the status index and scan every active product.
-    const product = await this.pack.records.findBy(rc, 'erp', 'product', { sku });
+    const product = await this.pack.records.findBy(rc, 'erp', 'product', { sku }, { locale });
     if (!product || product.status !== 'active') throw NotFound(`No product with the sku "${sku.slice(0, 64)}"`);
     return product;
   }
@@ -246,8 +249,10 @@ export class Catalog {
    * process. Its ETag is known from the version too. A product with images is rendered on every request: the
    * URLs depend on its storage objects, which its version does not follow (its ETag is a hash of the body).
    */
-  async storefrontAnswer(rc: RequestContext, sku: string): Promise<StorefrontAnswer> {
-    const key = `${rc.tenantId}/${sku}`;
+  async storefrontAnswer(rc: RequestContext, sku: string, locale: StorefrontLocale = null): Promise<StorefrontAnswer> {
+    // Each locale's answer is its own (name and description in it), kept and tagged apart.
+    const inLocale = locale ? `.${locale.locale}` : '';
+    const key = `${rc.tenantId}/${sku}${inLocale}`;
     // A preview's drafts (CONTRACT.md 17.3) are rendered for it alone, never kept.
     const kept = rc.preview ? undefined : this.keptAnswers.get(key);
     if (kept) {
@@ -255,23 +260,23 @@ export class Catalog {
       if (now && now.id === kept.id && now.version === kept.version) return kept;
       this.keptAnswers.delete(key);
     }
-    const product = await this.storefrontRecord(rc, sku);
+    const product = await this.storefrontRecord(rc, sku, locale);
     if (product.imageKeys?.length) return { tag: null, body: JSON.stringify(bffSuccess(await this.storefrontView(rc, product))) };
     const answer: KeptAnswer = {
       id: product.id, version: product.version,
-      tag: `${STOREFRONT_VIEW}.${product.number}.${product.version}`,
+      tag: `${STOREFRONT_VIEW}.${product.number}.${product.version}${inLocale}`,
       body: JSON.stringify(bffSuccess(storefrontViewOf(product, []))),
     };
     if (!rc.preview) this.keptAnswers.set(key, answer);
     return answer;
   }
 
-  async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }): Promise<Page<StorefrontProduct>> {
+  async storefrontList(rc: RequestContext, query: { sku?: string; q?: string; limit: number; offset: number }, locale: StorefrontLocale = null): Promise<Page<StorefrontProduct>> {
     const filter: NonNullable<RecordQuery['filter']> = [{ field: 'status', op: 'eq', value: 'active' }];
     if (query.sku !== undefined) filter.push({ field: 'sku', op: 'eq', value: query.sku });
-    // A case-insensitive substring of the name or the sku.
+    // A case-insensitive substring of the name (the default locale's) or the sku.
     const anyOf = query.q === undefined ? undefined : [{ field: 'name', op: 'contains' as const, value: query.q }, { field: 'sku', op: 'contains' as const, value: query.q }];
-    const { items, pagination } = await this.pack.records.list(rc, 'erp', 'product', { filter, anyOf, sort: [{ field: 'number' }], limit: query.limit, offset: query.offset });
+    const { items, pagination } = await this.pack.records.list(rc, 'erp', 'product', { filter, anyOf, sort: [{ field: 'number' }], limit: query.limit, offset: query.offset }, { locale });
     const views = await Promise.all(items.map((p) => this.storefrontView(rc, p)));
     return { items: views, pagination: { ...pagination, nextCursor: null } };
   }

@@ -1,5 +1,8 @@
 import { pageResponse, sendCacheable, sendCacheableBody, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
+/** `?locale=` (CONTRACT.md 17.2): a locale of the site, default its defaultLocale; unknown: 400 at /locale. */
+const LOCALE_QUERY = { type: 'string', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale): name and description in it' };
+
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;
 
@@ -28,19 +31,24 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
       properties: {
         sku: { type: 'string', maxLength: 64 }, q: { type: 'string', minLength: 1, maxLength: 200 },
         limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 }, offset: { type: 'integer', minimum: 0, maximum: 100000, default: 0 },
+        locale: LOCALE_QUERY,
       },
     },
-    response: pageResponse(storefrontProduct), errors: ['not_found'],
+    response: pageResponse(storefrontProduct), errors: ['not_found', 'validation_failed'],
   }, async (ctx) => {
-    sendCacheable(ctx, await catalog.storefrontList(ctx.state.rc, ctx.state.query), MAX_AGE);
+    const { locale, ...query } = ctx.state.query as { sku?: string; q?: string; limit: number; offset: number; locale?: string };
+    const chosen = await pack.records.chooseLocale(ctx.state.rc, { locale }, { all: false });
+    sendCacheable(ctx, await catalog.storefrontList(ctx.state.rc, query, chosen), MAX_AGE);
   });
 
   router.get('/public/tenant/:tenantId/products/:sku', {
     summary: 'One active product of a storefront by sku, with gross price and stock (ETag; If-None-Match answers 304)',
-    tags, ...gate, response: storefrontProduct, errors: ['not_found'],
+    tags, ...gate, response: storefrontProduct, errors: ['not_found', 'validation_failed'],
+    query: { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY } },
     answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
-    const answer = await catalog.storefrontAnswer(ctx.state.rc, ctx.params.sku);
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: (ctx.state.query as { locale?: string }).locale }, { all: false });
+    const answer = await catalog.storefrontAnswer(ctx.state.rc, ctx.params.sku, locale);
     sendCacheableBody(ctx, answer.body, answer.tag, MAX_AGE);
   });
 }

@@ -40,5 +40,8 @@ export default definePack({
       roleOf: (tenantId, principal) => members.activeRole(null, tenantId, principal.userId, principal.email),
       holdsRole: (rc, tenantId, role) => members.holdsRole(rc, tenantId, role, new Date().toISOString()),
     });
+    // The locales of localised records and of the public runtime are the site config's (CONTRACT.md 17.2).
+    const documents = pack.use('tenant-admin.documents');
+    pack.locales.use({ localesOf: (rc, tenantId) => documents.localesOf(rc, tenantId) });
   },
 });

@@ -26,7 +26,7 @@ declare module '../../core/pack-api.js' {
 /** The pack's services, built once per app; each reads the others through `pack.use`. */
 export const tenantAdminServices = {
   siteProfile: (pack) => new TenantDocumentsSiteProfile(pack.tenants, pack.use('tenant-admin.documents')),
-  documents: (pack) => new TenantDocumentsService(pack.db),
+  documents: (pack) => new TenantDocumentsService(pack.db, pack.locales),
   features: (pack) => new FeaturesService(pack.db),
   domains: (pack) => new DomainsService(pack.db, pack.config, pack.use('tenant-admin.features')),
   members: (pack) => new MembersRepository(pack.db),

@@ -23,13 +23,18 @@ export type ProfileKind = keyof typeof validators;
 export class TenantDocumentsService {
   readonly repository: TenantDocumentsRepository;
 
-  constructor(private readonly db: PackContext['db']) {
+  constructor(private readonly db: PackContext['db'], private readonly locales?: PackContext['locales']) {
     this.repository = new TenantDocumentsRepository(db);
   }
 
   private defaults(kind: ProfileKind, tenant: TenantRecord): Record<string, unknown> {
     if (kind === 'branding') return {};
     return { siteName: tenant.name, defaultLocale: 'en', locales: ['en'], timezone: 'UTC', navigation: [] };
+  }
+
+  /** The tenant's locales (CONTRACT.md 17.2): its site config's, English alone without one. */
+  async localesOf(rc: RequestContext | null, tenantId: string): Promise<{ defaultLocale: string; locales: string[] }> {
+    return localesIn((await this.repository.get(rc, tenantId, 'site_config')) ?? {});
   }
 
   async get(rc: RequestContext | null, tenant: TenantRecord, kind: ProfileKind): Promise<Record<string, unknown>> {
@@ -42,8 +47,25 @@ export class TenantDocumentsService {
       const next = applyMergePatch(await this.get(rc, tenant, kind), patch) as Record<string, unknown>;
       const validate = validators[kind];
       if (!validate(next)) throw ValidationFailed(`Invalid ${kind === 'branding' ? 'branding' : 'site config'}`, toIssues(validate.errors));
+      if (kind === 'site_config') checkLocales(next);
       await this.repository.put(rc, tenant.id, kind, next, nowIso());
+      if (kind === 'site_config') await this.locales?.changed(rc, tenant.id);
       return next;
     });
+  }
+}
+
+/** A site config's locales: `defaultLocale` (English when unset) and `locales` (the default alone when unset). */
+function localesIn(config: Record<string, unknown>): { defaultLocale: string; locales: string[] } {
+  const defaultLocale = typeof config.defaultLocale === 'string' ? config.defaultLocale : 'en';
+  const locales = Array.isArray(config.locales) && config.locales.length ? (config.locales as string[]) : [defaultLocale];
+  return { defaultLocale, locales };
+}
+
+/** `defaultLocale` must be one of `locales` (CONTRACT.md 17.2): 400 validation_failed at `/defaultLocale`. */
+function checkLocales(config: Record<string, unknown>): void {
+  const { defaultLocale, locales } = localesIn(config);
+  if (!locales.includes(defaultLocale)) {
+    throw ValidationFailed('Invalid site config', [{ path: '/defaultLocale', message: `must be one of locales (${locales.join(', ')})` }]);
   }
 }

@@ -113,7 +113,9 @@ export const dataProvider: DataProvider = {
       return { data: endpoint.item ? endpoint.item(data) : data };
     }
     const [ns, name] = resource.split('.');
-    return { data: (await api<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}`)).item };
+    // In a locale (the form's locale switcher): that locale's own values, empty where it has none.
+    const inLocale = params.meta?.locale ? query({ locale: params.meta.locale, fallback: 'false' }) : '';
+    return { data: (await api<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}${inLocale}`)).item };
   },
   async getMany(resource, params) {
     const results = await Promise.all(params.ids.map((id) => dataProvider.getOne(resource, { id })));
@@ -139,7 +141,8 @@ export const dataProvider: DataProvider = {
     }
     const [ns, name] = resource.split('.');
     // If-Match: the version the form was loaded with; a change made meanwhile answers 412.
-    const result = await call<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}`, {
+    const inLocale = params.meta?.locale ? query({ locale: params.meta.locale, fallback: 'false' }) : '';
+    const result = await call<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}${inLocale}`, {
       method: 'PATCH', body: mergePatch(params.data, params.previousData), headers: { 'If-Match': `"${params.previousData.version}"` },
     });
     return { data: result.data.item } as any;

@@ -33,6 +33,8 @@ export interface SchemaItem {
   unique: string[][];
   /** Only its pack writes its records (its own screens do): no create or edit form here. */
   sealed: boolean;
+  /** The content workflow (CONTRACT 17): with `locales`, its `x-localized` properties hold one value per locale. */
+  workflow?: { drafts?: boolean; locales?: boolean } | null;
   createdAt: string;
   updatedAt: string;
 }

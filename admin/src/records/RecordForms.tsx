@@ -3,9 +3,12 @@ import {
   Create, DeleteWithConfirmButton, Edit, SaveButton, Show, SimpleForm, SimpleShowLayout, Toolbar,
   useEditContext, useNotify, useRecordContext,
 } from 'react-admin';
-import { Alert, Box, Button, Typography } from '@mui/material';
+import { Alert, Box, Button, MenuItem, TextField, Typography } from '@mui/material';
 import { useFormContext } from 'react-hook-form';
 import type { SchemaItem } from '../api/schemas.js';
+import { session } from '../api/session.js';
+import { useApi } from '../common/hooks.js';
+import { isLocalized } from './json-schema.js';
 import { PackPanels } from '../packs/PackPanels.js';
 import { formatDateTime } from './cells.js';
 import { displayField, properties, resourceName, title, useSchema } from './Records.js';
@@ -14,9 +17,29 @@ import { fieldFor, inputFor } from './schema-inputs.js';
 
 /** A record's create and edit forms and its page, generated from its JSON Schema (loaded on demand). */
 
-function RecordInputs({ schema }: { schema: SchemaItem }) {
+/** `translating`: a locale other than the default's, whose localised values may be left empty (they fall back). */
+function RecordInputs({ schema, translating = false }: { schema: SchemaItem; translating?: boolean }) {
   const required = schema.schema.required ?? [];
-  return <>{Object.entries(properties(schema)).map(([name, s]) => inputFor(name, s, schema.namespace, name, required.includes(name)))}</>;
+  return <>{Object.entries(properties(schema)).map(([name, s]) => inputFor(name, s, schema.namespace, name, required.includes(name) && !(translating && isLocalized(s))))}</>;
+}
+
+interface SiteLocales { defaultLocale?: string; locales?: string[] }
+
+/**
+ * The locale a form of a localised schema edits (CONTRACT 17.2): the site's locales from its config. In another
+ * locale than the default, the form shows and saves that locale's own values (`?locale=`); empty ones fall back.
+ */
+function LocaleSwitcher({ site, locale, onChange }: { site: SiteLocales; locale: string; onChange: (locale: string) => void }) {
+  const locales = site.locales?.length ? site.locales : [site.defaultLocale ?? 'en'];
+  return (
+    <TextField
+      select size="small" label="Locale" id="record-locale" value={locale} onChange={(e) => onChange(e.target.value)}
+      helperText={locale === (site.defaultLocale ?? 'en') ? 'The default locale' : 'Empty fields show the default locale\'s values'}
+      sx={{ mb: 2, minWidth: 200 }}
+    >
+      {locales.map((l) => <MenuItem key={l} value={l}>{l}{l === site.defaultLocale ? ' (default)' : ''}</MenuItem>)}
+    </TextField>
+  );
 }
 
 export function RecordCreate() {
@@ -78,11 +101,19 @@ export function RecordEdit() {
   const schema = useSchema();
   const notify = useNotify();
   const [conflict, setConflict] = useState(false);
+  const localized = schema?.workflow?.locales === true;
+  const site = useApi<SiteLocales>(localized && session.tenant ? `/tenants/${session.tenant}/site-config` : null).data;
+  const [chosen, setLocale] = useState<string | null>(null);
   if (!schema) return null;
+  const defaultLocale = site?.defaultLocale ?? 'en';
+  const locale = chosen ?? defaultLocale;
+  const meta = locale === defaultLocale ? undefined : { locale };
   return (
     <Edit
-      title={<RecordTitle schema={schema} />} aside={<ServerFields />} mutationMode="pessimistic" redirect="list"
+      key={locale} title={<RecordTitle schema={schema} />} aside={<ServerFields />} mutationMode="pessimistic" redirect="list"
+      queryOptions={{ meta }}
       mutationOptions={{
+        meta,
         onError: (error: any) => {
           if (error?.status === 412) setConflict(true);
           else notify(error?.message ?? 'The record was not saved', { type: 'error' });
@@ -91,7 +122,8 @@ export function RecordEdit() {
     >
       <SimpleForm toolbar={<Toolbar><SaveButton /><DeleteWithConfirmButton sx={{ ml: 'auto' }} /></Toolbar>}>
         {conflict && <ConflictNotice onReloaded={() => setConflict(false)} />}
-        <RecordInputs schema={schema} />
+        {localized && site && <LocaleSwitcher site={site} locale={locale} onChange={setLocale} />}
+        <RecordInputs schema={schema} translating={meta !== undefined} />
       </SimpleForm>
       <PackPanels resource={resourceName(schema)} on="edit" />
     </Edit>

@@ -26,5 +26,8 @@ export const isMoney = (s: JsonSchema) => s['x-money'] === true;
 /** An integer in basis points shown as a percentage (`x-percent-basis-points`). */
 export const isBasisPoints = (s: JsonSchema) => s['x-percent-basis-points'] === true;
 
+/** A property holding one value per locale of the site (CONTRACT 17.2, `x-localized`). */
+export const isLocalized = (s: JsonSchema) => s['x-localized'] === true;
+
 /** Properties shown as table columns and filters: scalar ones. */
 export const isScalar = (s: JsonSchema) => ['string', 'integer', 'number', 'boolean'].includes(typeOf(s));

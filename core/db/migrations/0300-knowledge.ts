@@ -19,6 +19,8 @@ export const knowledgeMigration: Migration = {
       t.integer('chunk_no').notNullable();
       t.string('created_at', 30).notNullable();
       t.string('updated_at', 30).notNullable();
+      // The entry's locale (CONTRACT.md 17.2); on databases made before it, 0018 adds the column.
+      t.string('locale', 35).nullable();
       t.primary(['tenant_id', 'id']);
       t.index(['tenant_id', 'source_module', 'source_ref', 'chunk_no'], 'knowledge_entries_source_idx');
     });
