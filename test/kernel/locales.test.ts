@@ -214,7 +214,7 @@ describe('Locales: localised fields of /data (CONTRACT.md 17.2)', () => {
       const read = await t.http.get(`/api/v1/data/shop/banner/${id}`).query({ locale: '*' }).set(as(tenant, 'viewer'));
       expect(read.body.data.item).to.deep.include({ headline: { en: 'Sale', es: null, de: 'Ausverkauf' }, cta: { en: { label: 'Buy' }, es: null, de: { label: 'Kaufen' } }, priority: 2 });
       const pageSchema = await t.http.get('/api/v1/metadata/schemas/cms/page').set(as(tenant, 'viewer'));
-      expect(pageSchema.body.data.item.workflow).to.deep.equal({ locales: true });
+      expect(pageSchema.body.data.item.workflow).to.deep.equal({ drafts: true, locales: true });
     });
 
     it('answers 400 for x-localized without workflow.locales, on a number, and for an unknown workflow option', async () => {
