@@ -71,7 +71,9 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
     tags, auth: 'tenant', role: 'admin', status: 201, idempotent: true, body: adjustmentBody,
     response: { type: 'object', properties: { product, movement } }, errors: ['not_found', InsufficientStock],
   }, async (ctx) => {
-    const { product: p, movement: m } = await catalog.adjust(ctx.state.rc, ctx.params.id, ctx.state.body);
+    // The administration's audit entry (CONTRACT 16.4) with the adjustment, whichever way the product was named.
+    const { product: p, movement: m } = await pack.audit.within<Awaited<ReturnType<typeof catalog.adjust>>>(ctx.state.rc, (made) => ({ action: 'stock.adjusted', target: `erp.product/${made.product.id}` }),
+      (rc) => catalog.adjust(rc, ctx.params.id, ctx.state.body));
     const { productId: _p, ...shown } = m;
     return { product: p, movement: shown };
   });

@@ -151,6 +151,8 @@ export class RefundsService {
         return refund.status === 'pending' ? { refunds } : { refunds, ...refundedTotals(current, (current.refundedCents ?? 0) + refund.amountCents) };
       });
       if (refund!.status === 'succeeded') await this.orders.refunded(rc, order, refund!);
+      // The administration's audit entry (CONTRACT 16.4) beside the order's own record.updated.
+      await this.pack.audit.add(rc, { action: 'order.refunded', target: `erp.order/${orderId}` });
       return { order, refund: refund! };
     });
   }

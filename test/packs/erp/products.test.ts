@@ -146,6 +146,9 @@ describe('ERP products and the stock ledger', () => {
       const down = await t.http.post(`${PRODUCTS}/${p.id}/stock-adjustments`).set(as(tenant, 'admin')).send({ delta: -3, reason: 'damage' });
       expect(down.body.data.product.physicalStock).to.equal(7);
       expect(await shop.expectLedgerConsistent(p.id)).to.equal(7);
+      // Each adjustment is an administration entry of the audit log (CONTRACT 16.4), by number or by id alike.
+      const audit = await t.http.get(`/api/v1/tenants/${tenant}/audit-log?action=stock.adjusted&target=erp.product/${p.id}`).set(as(tenant, 'admin'));
+      expect(audit.body.data.items).to.have.length(2);
     });
 
     it('answers 409 insufficient_stock below 0 and writes nothing', async () => {
@@ -156,6 +159,8 @@ describe('ERP products and the stock ledger', () => {
       expect(res.body.error.details[0]).to.include({ sku: p.sku, available: 2 });
       expect((await shop.get(p.id))).to.include({ physicalStock: 2, version: 1 });
       expect(await shop.movements(p.id)).to.have.length(1);
+      const audit = await t.http.get(`/api/v1/tenants/${tenant}/audit-log?action=stock.adjusted`).set(as(tenant, 'admin'));
+      expect(audit.body.data.items).to.have.length(0);
     });
 
     it('answers 403 to an editor, 400 for a zero delta or an unknown reason, 404 for an unknown product', async () => {

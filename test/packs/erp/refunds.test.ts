@@ -107,6 +107,10 @@ describe('Refunds and the cancellation of paid orders (CONTRACT 15.4)', function
       // …and entries of the audit log, with the request that made them.
       const audit = dataOf(await t.http.get(`/api/v1/tenants/${shop.tenant}/audit-log?target=erp.order/${order.id}&action=record.updated`).set(as(shop.tenant, 'admin')), 200);
       expect(audit.items.map((e: Json) => e.requestId)).to.include(`refund-${order.id}`);
+      // The administration's entry of each refund (CONTRACT 16.4), with its actor.
+      const refunded = dataOf(await t.http.get(`/api/v1/tenants/${shop.tenant}/audit-log?target=erp.order/${order.id}&action=order.refunded`).set(as(shop.tenant, 'admin')), 200);
+      expect(refunded.items).to.have.length(2);
+      expect(refunded.items[0].actor).to.include({ type: 'user' });
     });
 
     it('by items: each line\'s units at round_half_up(totalCents × units ÷ quantity), its last unit what is left; a unit is refunded once (409 conflict)', async () => {
