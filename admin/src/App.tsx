@@ -25,6 +25,8 @@ const SchemaShow = lazy(() => import('./schemas/SchemaShow.js').then((m) => ({ d
 const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaCreate })));
 const Connectors = lazy(() => import('./events/Connectors.js'));
 const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
+const ReleaseList = lazy(() => import('./workflow/Releases.js').then((m) => ({ default: m.ReleaseList })));
+const ReleasePage = lazy(() => import('./workflow/Releases.js').then((m) => ({ default: m.ReleasePage })));
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
 
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
@@ -61,6 +63,8 @@ function ConsoleUI() {
         />
       ))}
       <CustomRoutes>
+        <Route path="/releases" element={<ReleaseList />} />
+        <Route path="/releases/:id" element={<ReleasePage />} />
         {packRoutes.map((route) => {
           const Screen = screenOf(route.screen);
           return <Route key={route.path} path={route.path} element={<Screen />} />;

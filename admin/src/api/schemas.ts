@@ -33,6 +33,8 @@ export interface SchemaItem {
   unique: string[][];
   /** Only its pack writes its records (its own screens do): no create or edit form here. */
   sealed: boolean;
+  /** The content workflow (drafts of its records), null when the schema did not ask for it. */
+  workflow?: { drafts?: boolean; fields?: string[] } | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -72,6 +72,7 @@ function ConsoleMenu() {
       ))}
       <Section title={ADMINISTRATION}>
         {entries.filter((entry) => entry.section === ADMINISTRATION).map(item)}
+        <Item path={path} to="/releases" label="Releases" />
         <Item path={path} to="/connectors" label="Connectors" />
       </Section>
     </Box>

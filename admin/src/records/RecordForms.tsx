@@ -10,6 +10,7 @@ import { PackPanels } from '../packs/PackPanels.js';
 import { formatDateTime } from './cells.js';
 import { displayField, properties, resourceName, title, useSchema } from './Records.js';
 import { fieldFor, inputFor } from './schema-inputs.js';
+import { DraftBar } from '../workflow/DraftBar.js';
 
 /** A record's create and edit forms and its page, generated from its JSON Schema (loaded on demand). */
 
@@ -90,6 +91,7 @@ export function RecordEdit() {
     >
       <SimpleForm toolbar={<Toolbar><SaveButton /><DeleteWithConfirmButton sx={{ ml: 'auto' }} /></Toolbar>}>
         {conflict && <ConflictNotice onReloaded={() => setConflict(false)} />}
+        {schema.workflow?.drafts && <DraftBar schema={schema} />}
         <RecordInputs schema={schema} />
       </SimpleForm>
       <PackPanels resource={resourceName(schema)} on="edit" />
