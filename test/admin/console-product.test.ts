@@ -2,8 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
-import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { openConsole, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/test-app.js';
 import { TEST_KEY, superadmin } from '../helpers/tokens.js';
 import { waitUntil } from '../helpers/wait.js';
 
@@ -35,18 +35,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
 
   before(async function () {
     this.timeout(180_000);
-    ensureConsoleBuilt();
-    t = await startTestApp();
-    tenant = await createTenant(t, 'product');
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 860 } })).newPage();
-    page.setDefaultTimeout(20_000);
-    await go('/');
-    await page.locator('#token').fill(TEST_KEY);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.locator('#tenant-picker').fill(tenant);
-    await page.locator('#tenant-picker').press('Enter');
-    await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+    ({ t, browser, page, tenant } = await openConsole('product'));
   });
 
   afterEach(async function () {
@@ -107,7 +96,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
 
     await price.fill('19.99');
     await page.getByLabel('Tax rate', { exact: true }).fill('7');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/erp.product'));
     const saved = await t.http.get(`/api/v1/data/erp/product/${product.id}`).set(superadmin(tenant)).expect(200);
     expect(saved.body.data.item).to.include({ priceCents: 1999, taxRateBasisPoints: 700 });
@@ -119,7 +108,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
       .send({ sku: 'PEN-1', name: 'Pen', priceCents: 150 }).expect(201);
     await go(`/erp.product/${created.body.data.id}`);
     await page.getByRole('textbox', { name: /^Price\b/ }).fill('twelve');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#priceCents-helper-text').filter({ hasText: 'Enter a number, such as 19.99' }).waitFor();
     const stored = await t.http.get(`/api/v1/data/erp/product/${created.body.data.id}`).set(superadmin(tenant)).expect(200);
     expect(stored.body.data.item.priceCents).to.equal(150);

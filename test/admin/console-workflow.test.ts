@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
-import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
-import { TEST_KEY, superadmin } from '../helpers/tokens.js';
+import { openConsole, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { superadmin } from '../helpers/tokens.js';
 
 /**
  * The content workflow in the console (issue 31, CONTRACT.md 17.1 and 17.3), in headless Chromium against the real
@@ -32,18 +32,7 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
 
   before(async function () {
     this.timeout(180_000);
-    ensureConsoleBuilt();
-    t = await startTestApp();
-    tenant = await createTenant(t, 'workflow');
-    browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    page.setDefaultTimeout(20_000);
-    await go('/');
-    await page.locator('#token').fill(TEST_KEY);
-    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
-    await page.locator('#tenant-picker').fill(tenant);
-    await page.locator('#tenant-picker').press('Enter');
-    await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+    ({ t, browser, page, tenant } = await openConsole('workflow', { width: 1280, height: 900 }));
   });
 
   afterEach(async function () {

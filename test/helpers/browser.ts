@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../core/admin-console/console-files.js';
+import { createTenant, startTestApp, type TestApp } from './test-app.js';
+import { TEST_KEY } from './tokens.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
@@ -53,4 +55,24 @@ export async function waitForRest(page: Page): Promise<void> {
     if (Date.now() > deadline) throw new Error('the page did not come to rest (animations still running after 5 s)');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** A signed-in console in headless Chromium: a test app, a tenant of its own, the test key pasted in, the tenant picked. */
+export interface ConsoleSession { t: TestApp; browser: Browser; page: Page; tenant: string }
+
+export async function openConsole(prefix: string, viewport = { width: 1280, height: 860 }): Promise<ConsoleSession> {
+  ensureConsoleBuilt();
+  const t = await startTestApp();
+  const tenant = await createTenant(t, prefix);
+  const browser = await launchBrowser();
+  const page = await (await browser.newContext({ viewport })).newPage();
+  page.setDefaultTimeout(20_000);
+  await page.goto(`${t.baseUrl}/admin/`);
+  await page.waitForLoadState('networkidle');
+  await page.locator('#token').fill(TEST_KEY);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+  await page.locator('#tenant-picker').fill(tenant);
+  await page.locator('#tenant-picker').press('Enter');
+  await page.getByTestId('dashboard-tenant').filter({ hasText: tenant }).waitFor();
+  return { t, browser, page, tenant };
 }
