@@ -110,8 +110,9 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
 
     await page.getByRole('button', { name: 'Preview link' }).click();
     const token = await page.getByTestId('preview-token').innerText();
+    await page.locator('#preview-base').fill(`${t.baseUrl}/api/v1/public/tenant/${tenant}/content/page`);
     const href = await page.getByTestId('preview-link').getAttribute('href');
-    expect(href).to.contain(`/public/tenant/${tenant}/content/page?preview=${token}`);
+    expect(href).to.equal(`${t.baseUrl}/api/v1/public/tenant/${tenant}/content/page?preview=${token}`);
     const previewed = await t.http.get(new URL(href!).pathname + new URL(href!).search).expect(200);
     expect(previewed.body.data.items.map((i: { content: string }) => i.content)).to.include.members(['Now on.', 'Free shipping.']);
 

@@ -5,7 +5,7 @@ import {
   Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography,
 } from '@mui/material';
 import { Link, useNavigate, useParams } from 'react-router-dom';
-import { API, api, isApiError, type Issue } from '../api/client.js';
+import { api, isApiError, type Issue } from '../api/client.js';
 import { session } from '../api/session.js';
 import { useApi } from '../common/hooks.js';
 import { formatDateTime } from '../records/cells.js';
@@ -126,12 +126,16 @@ function PreviewLink({ release }: { release: Release }) {
       setFailure(messageOf(err));
     }
   };
-  const page = release.items.find((i) => i.namespace === 'cms');
-  const href = preview && `${window.location.origin}${API}/public/tenant/${session.tenant}/content/${page?.schema ?? 'page'}?preview=${preview.token}`;
+  // The public page to open is the editor's to say (the console names no pack's route): the site's root by default.
+  const [base, setBase] = useState(`${window.location.origin}/`);
+  const href = preview && `${base}${base.includes('?') ? '&' : '?'}preview=${encodeURIComponent(preview.token)}`;
   return (
     <Box component="section" aria-label="Preview" sx={{ mt: 2 }}>
       <Button variant="outlined" onClick={() => void create()}>Preview link</Button>
       {failure && <Alert severity="error" role="alert" sx={{ mt: 1 }}>{failure}</Alert>}
+      {preview && (
+        <TextField id="preview-base" label="Public URL to preview" value={base} onChange={(e) => setBase(e.target.value.trim())} fullWidth sx={{ mt: 1 }} />
+      )}
       {preview && href && (
         <Alert severity="info" sx={{ mt: 1 }}>
           Token (shown once, valid until {formatDateTime(preview.expiresAt)}): <code data-testid="preview-token">{preview.token}</code>
