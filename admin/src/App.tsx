@@ -26,6 +26,8 @@ const SchemaCreate = lazy(() => import('./schemas/SchemaCreate.js').then((m) => 
 const SchemaEdit = lazy(() => import('./schemas/SchemaCreate.js').then((m) => ({ default: m.SchemaEdit })));
 const Connectors = lazy(() => import('./events/Connectors.js'));
 const ConnectorCreate = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorCreate })));
+const ReleaseList = lazy(() => import('./workflow/Releases.js').then((m) => ({ default: m.ReleaseList })));
+const ReleasePage = lazy(() => import('./workflow/Releases.js').then((m) => ({ default: m.ReleasePage })));
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
 const AuditLog = lazy(() => import('./access/AuditLog.js'));
 const ApiTokens = lazy(() => import('./access/ApiTokens.js'));
@@ -66,6 +68,8 @@ function ConsoleUI() {
       <CustomRoutes>
         {admin && <Route path="/audit-log" element={<AuditLog />} />}
         {admin && <Route path="/api-tokens" element={<ApiTokens />} />}
+        <Route path="/releases" element={<ReleaseList />} />
+        <Route path="/releases/:id" element={<ReleasePage />} />
         {packRoutes.map((route) => {
           const Screen = screenOf(route.screen);
           return <Route key={route.path} path={route.path} element={<Screen />} />;

@@ -93,7 +93,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
 
     await price.fill('19.99');
     await page.getByLabel('Tax rate', { exact: true }).fill('7');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/erp.product'));
     const saved = await t.http.get(`/api/v1/data/erp/product/${product.id}`).set(superadmin(tenant)).expect(200);
     expect(saved.body.data.item).to.include({ priceCents: 1999, taxRateBasisPoints: 700 });
@@ -105,7 +105,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
       .send({ sku: 'PEN-1', name: 'Pen', priceCents: 150 }).expect(201);
     await go(`/erp.product/${created.body.data.id}`);
     await page.getByRole('textbox', { name: /^Price\b/ }).fill('twelve');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#priceCents-helper-text').filter({ hasText: 'Enter a number, such as 19.99' }).waitFor();
     const stored = await t.http.get(`/api/v1/data/erp/product/${created.body.data.id}`).set(superadmin(tenant)).expect(200);
     expect(stored.body.data.item.priceCents).to.equal(150);

@@ -129,12 +129,12 @@ describe('admin console at /admin (headless Chromium)', function () {
     await page.locator('#sku').fill('LAMP-1');
     await page.locator('#priceCents').fill('-5');
     await checkA11y('record-form');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     // The server's ajv message, at the field it concerns.
     await page.locator('#priceCents-helper-text').filter({ hasText: 'must be >= 0' }).waitFor();
     await screenshot(page, 'record-validation');
     await page.locator('#priceCents').fill('4900');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/shop.product'));
     await page.getByRole('cell', { name: 'LAMP-1' }).waitFor();
     const list = await t.http.get('/api/v1/data/shop/product').set(superadmin(tenant));
@@ -188,14 +188,14 @@ describe('admin console at /admin (headless Chromium)', function () {
     await page.locator('#title').fill('Desk lamp, brass');
     // Someone else saves first.
     await t.http.patch(`/api/v1/data/shop/product/${id}`).set(superadmin(tenant)).send({ title: 'Desk lamp (renamed elsewhere)' }).expect(200);
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     const alert = page.getByRole('alert').filter({ hasText: 'changed by someone else' });
     await alert.waitFor();
     await screenshot(page, 'version-conflict');
     await alert.getByRole('button', { name: 'Reload' }).click();
     await waitUntil('the console', async () => (await page.locator('#title').inputValue()) === 'Desk lamp (renamed elsewhere)', 10_000);
     await page.locator('#title').fill('Desk lamp, brass');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/shop.product'));
     const saved = await t.http.get(`/api/v1/data/shop/product/${id}`).set(superadmin(tenant));
     expect(saved.body.data.item).to.include({ title: 'Desk lamp, brass', version: 3 });
@@ -211,7 +211,7 @@ describe('admin console at /admin (headless Chromium)', function () {
     await page.getByRole('option', { name: 'published' }).click();
     await checkA11y('page-editor');
     await screenshot(page, 'page-editor');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/cms.page'));
     const pub = await t.http.get(`/api/v1/public/tenant/${tenant}/content/page?slug=opening-hours`);
     expect(pub.status).to.equal(200);
@@ -269,7 +269,7 @@ describe('admin console at /admin (headless Chromium)', function () {
     await go('/connectors/create');
     await page.locator('#url').fill(`${receiver.url}/hook`);
     await page.locator('#events').fill('shop.*');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     const secret = await page.getByTestId('connector-secret').innerText();
     expect(secret).to.match(/^[0-9a-f]{48}$/);
     await page.getByRole('button', { name: 'I have copied it' }).click();

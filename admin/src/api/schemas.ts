@@ -33,8 +33,8 @@ export interface SchemaItem {
   unique: string[][];
   /** Only its pack writes its records (its own screens do): no create or edit form here. */
   sealed: boolean;
-  /** The content workflow (CONTRACT 17): with `locales`, its `x-localized` properties hold one value per locale. */
-  workflow?: { drafts?: boolean; locales?: boolean } | null;
+  /** The content workflow (CONTRACT 17): drafts of its records (`fields`: those a draft may change); with `locales`, its `x-localized` properties hold one value per locale. */
+  workflow?: { drafts?: boolean; locales?: boolean; fields?: string[] } | null;
   createdAt: string;
   updatedAt: string;
 }

@@ -72,6 +72,7 @@ function ConsoleMenu() {
       ))}
       <Section title={ADMINISTRATION}>
         {entries.filter((entry) => entry.section === ADMINISTRATION).map(item)}
+        <Item path={path} to="/releases" label="Releases" />
         <Item path={path} to="/connectors" label="Connectors" />
         {session.can('admin') && <Item path={path} to="/api-tokens" label="API tokens" />}
         {session.can('admin') && <Item path={path} to="/audit-log" label="Audit log" />}

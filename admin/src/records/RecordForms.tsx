@@ -14,6 +14,7 @@ import { formatDateTime } from './cells.js';
 import { displayField, properties, resourceName, title, useSchema } from './Records.js';
 import { Revisions } from './Revisions.js';
 import { fieldFor, inputFor } from './schema-inputs.js';
+import { DraftBar } from '../workflow/DraftBar.js';
 
 /** A record's create and edit forms and its page, generated from its JSON Schema (loaded on demand). */
 
@@ -122,6 +123,7 @@ export function RecordEdit() {
     >
       <SimpleForm toolbar={<Toolbar><SaveButton /><DeleteWithConfirmButton sx={{ ml: 'auto' }} /></Toolbar>}>
         {conflict && <ConflictNotice onReloaded={() => setConflict(false)} />}
+        {schema.workflow?.drafts && <DraftBar schema={schema} />}
         {localized && site && <LocaleSwitcher site={site} locale={locale} onChange={setLocale} />}
         <RecordInputs schema={schema} translating={meta !== undefined} />
       </SimpleForm>

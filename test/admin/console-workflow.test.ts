@@ -1,0 +1,145 @@
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { openTenantConsole, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
+import type { TestApp } from '../helpers/test-app.js';
+import { superadmin } from '../helpers/tokens.js';
+
+/**
+ * The content workflow in the console (issue 31, CONTRACT.md 17.1 and 17.3), in headless Chromium against the real
+ * app on TEST_DB's engine: the draft bar of a CMS page (save a draft, see it and its diff, publish, see the live
+ * value) and the Releases screen (two drafts published together), asserted as a person sees them.
+ */
+describe('admin console: drafts and releases (headless Chromium)', function () {
+  this.timeout(120_000);
+  let t: TestApp;
+  let browser: Browser;
+  let page: Page;
+  let tenant: string;
+  const violations: Record<string, string[]> = {};
+
+  const url = (path: string) => `${t.baseUrl}/admin${path}`;
+  const go = async (path: string) => {
+    await page.goto(url(path));
+    await page.waitForLoadState('networkidle');
+  };
+  const checkA11y = async (screen: string) => {
+    await waitForRest(page);
+    violations[screen] = await seriousViolations(page);
+  };
+  const newPage = async (title: string, content: string) =>
+    (await t.http.post('/api/v1/data/cms/page').set(superadmin(tenant))
+      .send({ title, slug: title.toLowerCase().replace(/\W+/g, '-'), status: 'published', content }).expect(201)).body.data.item;
+
+  before(async function () {
+    this.timeout(180_000);
+    ({ t, browser, page, tenant } = await openTenantConsole('workflow'));
+  });
+
+  afterEach(async function () {
+    if (this.currentTest?.state === 'failed' && page) await screenshot(page, `workflow-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it('saves a draft of a page from its form, shows "Draft" and the diff, and publishes it live', async () => {
+    const home = await newPage('Home', 'Welcome.');
+    await go(`/cms.page/${home.id}`);
+    const bar = page.getByRole('region', { name: 'Draft' });
+    await bar.getByTestId('draft-state').filter({ hasText: 'Live' }).waitFor();
+    await page.locator('#content').fill('Winter sale.');
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
+    const change = bar.getByTestId('draft-change');
+    await change.filter({ hasText: 'Winter sale.' }).waitFor();
+    expect((await change.allInnerTexts()).map((row) => row.split('\t').map((cell) => cell.trim()))).to.deep.equal([['Content', 'Welcome.', 'Winter sale.']]);
+    // Nothing is live yet.
+    const live = await t.http.get(`/api/v1/data/cms/page/${home.id}`).set(superadmin(tenant)).expect(200);
+    expect([live.body.data.item.content, live.body.data.item.version]).to.deep.equal(['Welcome.', 1]);
+    await checkA11y('draft-bar');
+    await screenshot(page, 'draft-bar');
+
+    await bar.getByRole('button', { name: 'Publish', exact: true }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Live' }).waitFor();
+    await bar.getByTestId('draft-summary').filter({ hasText: 'Live version 2, no draft' }).waitFor();
+    expect(await page.locator('#content').inputValue()).to.equal('Winter sale.');
+    const published = await t.http.get(`/api/v1/data/cms/page/${home.id}`).set(superadmin(tenant)).expect(200);
+    expect([published.body.data.item.content, published.body.data.item.version]).to.deep.equal(['Winter sale.', 2]);
+  });
+
+  it('schedules a draft\'s publish, unschedules it and discards the draft', async () => {
+    const about = await newPage('About', 'Us.');
+    await t.http.put(`/api/v1/data/cms/page/${about.id}/draft`).set(superadmin(tenant)).send({ content: 'Us, since 1990.' }).expect(200);
+    await go(`/cms.page/${about.id}`);
+    const bar = page.getByRole('region', { name: 'Draft' });
+    await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
+    await bar.getByLabel('Publish at').fill('2099-01-01T09:00');
+    await bar.getByRole('button', { name: 'Schedule' }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Scheduled' }).waitFor();
+    const draft = await t.http.get(`/api/v1/data/cms/page/${about.id}/draft`).set(superadmin(tenant)).expect(200);
+    expect(draft.body.data.draft.scheduledAt).to.match(/^2099-01-01T/);
+    await bar.getByRole('button', { name: 'Unschedule' }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: /^Draft$/ }).waitFor();
+    await bar.getByRole('button', { name: 'Discard draft' }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Live' }).waitFor();
+    await t.http.get(`/api/v1/data/cms/page/${about.id}/draft`).set(superadmin(tenant)).expect(404);
+  });
+
+  it('creates a release, adds two drafts, publishes it from the screen and shows a preview link', async () => {
+    const pages = [await newPage('Sale', 'Soon.'), await newPage('Shipping', 'Five days.')];
+    for (const [p, content] of [[pages[0], 'Now on.'], [pages[1], 'Free shipping.']] as const) {
+      await t.http.put(`/api/v1/data/cms/page/${p.id}/draft`).set(superadmin(tenant)).send({ content }).expect(200);
+    }
+    await go('/');
+    await page.locator('nav[aria-label="Console"] a[href="/admin/releases"]').click();
+    await page.locator('#release-name').fill('Winter sale');
+    await page.getByRole('button', { name: 'Create release' }).click();
+    await page.getByRole('heading', { name: 'Winter sale', exact: true }).waitFor();
+    await page.getByTestId('release-status').filter({ hasText: 'open' }).waitFor();
+    for (const p of pages) {
+      await page.locator('#item-namespace').fill('cms');
+      await page.locator('#item-schema').fill('page');
+      await page.locator('#item-id').fill(p.id);
+      await page.getByRole('button', { name: 'Add item' }).click();
+      await page.getByTestId('release-item').filter({ hasText: p.id }).waitFor();
+    }
+    await checkA11y('release-page');
+    await screenshot(page, 'release-page');
+
+    await page.getByRole('button', { name: 'Preview link' }).click();
+    const token = await page.getByTestId('preview-token').innerText();
+    await page.locator('#preview-base').fill(`${t.baseUrl}/api/v1/public/tenant/${tenant}/content/page`);
+    const href = await page.getByTestId('preview-link').getAttribute('href');
+    expect(href).to.equal(`${t.baseUrl}/api/v1/public/tenant/${tenant}/content/page?preview=${token}`);
+    const previewed = await t.http.get(new URL(href!).pathname + new URL(href!).search).expect(200);
+    expect(previewed.body.data.items.map((i: { content: string }) => i.content)).to.include.members(['Now on.', 'Free shipping.']);
+
+    await page.getByRole('button', { name: 'Publish now' }).click();
+    await page.getByTestId('release-status').filter({ hasText: 'published' }).waitFor();
+    expect(await page.getByTestId('release-item').allInnerTexts()).to.have.length(2);
+    for (const [p, content] of [[pages[0], 'Now on.'], [pages[1], 'Free shipping.']] as const) {
+      const live = await t.http.get(`/api/v1/data/cms/page/${p.id}`).set(superadmin(tenant)).expect(200);
+      expect([live.body.data.item.content, live.body.data.item.version]).to.deep.equal([content, 2]);
+    }
+
+    // An item edited since the publish: the rollback asks to force it.
+    await t.http.patch(`/api/v1/data/cms/page/${pages[0].id}`).set(superadmin(tenant)).send({ content: 'Edited.' }).expect(200);
+    await page.getByRole('button', { name: 'Roll back' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Roll back anyway?' });
+    await dialog.getByText(pages[0].id).waitFor();
+    await dialog.getByRole('button', { name: 'Roll back anyway' }).click();
+    await page.getByTestId('release-status').filter({ hasText: 'rolled back' }).waitFor();
+    const back = await t.http.get(`/api/v1/data/cms/page/${pages[0].id}`).set(superadmin(tenant)).expect(200);
+    expect(back.body.data.item.content).to.equal('Soon.');
+
+    await page.locator('nav[aria-label="Console"] a[href="/admin/releases"]').click();
+    await page.getByTestId('release-row').filter({ hasText: 'Winter sale' }).getByTestId('release-status').filter({ hasText: 'rolled back' }).waitFor();
+    await checkA11y('releases');
+  });
+
+  it('has no serious or critical accessibility violations on the screens it visited', () => {
+    expect(violations).to.deep.equal(Object.fromEntries(Object.keys(violations).map((screen) => [screen, []])));
+  });
+});
