@@ -68,7 +68,7 @@ export interface RouteSpec {
   /** Query schema; values are coerced to the declared types. */
   query?: JsonSchema;
   /**
-   * Schemas of path parameters (strings), checked after auth (400 validation_failed at `path/<name>`) and shown in
+   * Schemas of path parameters (strings), checked after auth (400 validation_failed at `/<name>`, as the handlers' own checks answered) and shown in
    * the OpenAPI document, so that the document says which values the route takes.
    */
   params?: Record<string, JsonSchema>;
@@ -208,7 +208,7 @@ export class PackRouter {
       if (resolving) await resolving;
 
       if (validateParams && !validateParams(ctx.params)) {
-        throw ValidationFailed('Invalid path parameters', prefixIssues('path', toIssues(validateParams.errors)));
+        throw ValidationFailed('Invalid path parameters', toIssues(validateParams.errors));
       }
       if (validateQuery) {
         const query = hasQuery ? { ...ctx.query } : {};
