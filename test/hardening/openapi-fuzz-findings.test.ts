@@ -309,6 +309,18 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(res.body.error.details[0].path).to.equal('/url');
     });
 
+    it('documents the merge patch of branding and site config: unknown keys refused, null removes (#33)', async () => {
+      const body = bodyOf('/api/v1/tenants/{id}/branding', 'patch');
+      expect(body({ colour: 'red' })).to.equal(false);
+      expect(body({ colors: { primary: '#112233', accent: null } })).to.equal(true);
+      const unknown = await t.http.patch(`/api/v1/tenants/${tenant}/branding`).set(as(tenant, 'admin')).send({ colour: 'red' });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.details.map((d: { path: string }) => d.path)).to.include('/colour');
+      const ok = await t.http.patch(`/api/v1/tenants/${tenant}/branding`).set(as(tenant, 'admin')).send({ colors: { primary: '#112233', accent: null } });
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.data.colors.primary).to.equal('#112233');
+    });
+
     it('answers the SMTP test without SMTP_HOST 409 conflict (no server refused anything), and documents it (#33)', () => {
       const responses = doc.paths['/api/v1/platform/settings/smtp/test'].post.responses;
       expect(responses).to.have.property('409');
