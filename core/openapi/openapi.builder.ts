@@ -298,7 +298,11 @@ export function markStorableBodies(doc: OpenApiDocument): OpenApiDocument {
     }
   };
   for (const item of Object.values(doc.paths)) {
-    for (const operation of Object.values(item)) mark((operation as Record<string, any>)?.requestBody?.content?.['application/json']?.schema);
+    for (const operation of Object.values(item)) {
+      // application/json and application/merge-patch+json alike.
+      const content: Record<string, { schema?: unknown }> = (operation as Record<string, any>)?.requestBody?.content ?? {};
+      for (const [type, media] of Object.entries(content)) if (/[/+]json$/.test(type)) mark(media.schema);
+    }
   }
   return doc;
 }

@@ -256,6 +256,13 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       // A body of free JSON (the data API's records, MCP's JSON-RPC) says the same.
       expect(bodyOf('/api/v1/data/{ns}/{schema}', 'post')({ 'a\u0000': 1 })).to.equal(false);
       expect(bodyOf('/api/v1/data/{ns}/{schema}', 'post')({ a: { b: ['\u{1F600}'] } })).to.equal(true);
+      // A merge patch (application/merge-patch+json) too: a schema's PATCH in the tenant's document.
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      const patch = Object.entries<any>(tenantDoc.paths).find(([path, item]) => path.startsWith('/api/v1/data/') && item.patch?.requestBody?.content['application/merge-patch+json']);
+      expect(patch, 'a PATCH of a data path').to.not.equal(undefined);
+      const schema = patch![1].patch.requestBody.content['application/merge-patch+json'].schema;
+      const placed = schema.$ref ? tenantDoc.components.schemas[schema.$ref.split('/').pop()] : schema;
+      expect(JSON.stringify(placed), patch![0]).to.match(/propertyNames|\\ud800/);
     });
 
     it('declares the schemas of path parameters the route checks: a tax region\'s country (#33)', async () => {
