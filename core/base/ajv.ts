@@ -20,6 +20,9 @@ const re2Engine = Object.assign(
   { code: 'require("re2js").RE2JS' },
 );
 
+/** The longest local part (before the @) of an e-mail address, RFC 5321 4.5.3.1.1. */
+export const MAX_EMAIL_LOCAL_PART = 64;
+
 export interface AjvFactoryOptions {
   /** Only for the query-string instance: read "5" as 5 and "true" as true. */
   coerceTypes?: boolean;
@@ -45,6 +48,10 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   };
   const ajv = new Ajv2020(opts);
   addFormats(ajv);
+  // An address whose local part is over 64 characters (RFC 5321 4.5.3.1.1) is no address, whatever ajv-formats says;
+  // the OpenAPI documents write the same rule beside the format (core/openapi/openapi-schema.ts, EMAIL_PATTERN).
+  const email = ajv.formats.email as RegExp;
+  ajv.addFormat('email', (value: string) => value.indexOf('@') <= MAX_EMAIL_LOCAL_PART && email.test(value));
   // Relations (CONTRACT.md 12.2) are annotations to ajv; core/data/relations.ts reads them.
   ajv.addVocabulary(['x-ref', 'x-on-delete']);
   // A route's own error code for a value that fails its pattern (core/http/route.ts), an annotation to ajv.

@@ -57,6 +57,13 @@ export type KeyOutcome = { replay: { status: number; answer: StoredAnswer } } | 
  * `claimKey` is the same without an HTTP request, for the MCP tools (`idempotencyKey`), which share the
  * keys of the route they stand for.
  */
+/** 400 validation_failed (naming `keyPath`) for a key over 255 characters; an absent key passes. */
+export function assertIdempotencyKey(key: string | undefined, keyPath: string): void {
+  if (key && key.length > MAX_KEY_LENGTH) {
+    throw ValidationFailed('Invalid Idempotency-Key', [{ path: keyPath, message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
+  }
+}
+
 export class IdempotencyKeys {
   private readonly repository: IdempotencyRepository;
 
@@ -121,9 +128,7 @@ export class IdempotencyKeys {
   async claimKey(
     rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey', cartToken?: string,
   ): Promise<KeyOutcome | null> {
-    if (key.length > MAX_KEY_LENGTH) {
-      throw ValidationFailed('Invalid Idempotency-Key', [{ path: keyPath, message: `must be at most ${MAX_KEY_LENGTH} characters` }]);
-    }
+    assertIdempotencyKey(key, keyPath);
     const scope = rc.tenantId ?? (rc.principal ? `caller:${rc.principal.userId}` : null);
     if (!scope) return null;
     const keyHash = sha256(`${method} ${path}\n${callerOf(rc, cartToken)}\n${key}`);

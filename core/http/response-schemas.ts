@@ -48,6 +48,12 @@ export function pageResponse(item: JsonSchema): JsonSchema {
  */
 export const OFFSET_QUERY = { type: 'integer', minimum: 0, maximum: LIST_LIMITS.maxOffset, default: 0 } as const;
 
+/**
+ * An http or https URL as a body field: what the service fetches or links to (core/fetch refuses other schemes), said
+ * in the schema so that the document does not offer `0` as a URL.
+ */
+export const HTTP_URL = { type: 'string', format: 'uri', pattern: '^https?://', maxLength: 2000 } as const;
+
 /** The paging of a list that is not a record list (revisions, the audit log): limit, offset, cursor, count. */
 export const PAGE_QUERY_PROPERTIES = {
   limit: { type: 'integer', minimum: 1, maximum: LIST_LIMITS.maxLimit, default: LIST_LIMITS.defaultLimit },

@@ -14,7 +14,7 @@ import type { MembershipResolver } from '../tenants/memberships.js';
 import { ROLE_RANK, type PreviewOverlay, type Principal, type RequestContext, type TenantRole } from '../base/request-context.js';
 import { createAjv, toIssues } from '../base/ajv.js';
 import type { Logger } from 'pino';
-import type { IdempotencyKeys } from './idempotency.js';
+import { assertIdempotencyKey, type IdempotencyKeys } from './idempotency.js';
 
 import type * as catalogue from '../base/errors.js';
 import type { ErrorFactory } from '../base/errors.js';
@@ -73,6 +73,11 @@ export interface RouteSpec {
   bodyLimit?: number;
   /** Query schema; values are coerced to the declared types. */
   query?: JsonSchema;
+  /**
+   * Schemas of path parameters (strings), checked after auth (400 validation_failed at `/<name>`, as the handlers' own checks answered) and shown in
+   * the OpenAPI document, so that the document says which values the route takes.
+   */
+  params?: Record<string, JsonSchema>;
   /** Path parameters the handler checks itself (the hygiene check of input-hygiene.ts leaves them alone). */
   ownParamChecks?: string[];
   /**
@@ -191,6 +196,8 @@ export class PackRouter {
     }
     const fullPath = `${this.basePath}${path}`;
     const validateBody = spec.body && spec.body !== 'raw' ? compile(bodyAjv, spec.body, `${method} ${path} body`) : null;
+    const validateParams = spec.params
+      ? compile(queryAjv, { type: 'object', properties: spec.params }, `${method} ${path} params`) : null;
     const validateQuery = spec.query ? compile(queryAjv, closedQuery(spec.query, `${method.toUpperCase()} ${path}`), `${method} ${path} query`) : null;
     const module = spec.module === undefined ? this.defaultModule : spec.module;
     const deps = this.deps;
@@ -223,6 +230,9 @@ export class PackRouter {
       const previewing = previewable && deps.previews && state.rc.tenantId && (hasQuery || ctx.get('X-Preview-Token'))
         ? await usePreview(ctx, deps.previews) : false;
 
+      if (validateParams && !validateParams(ctx.params)) {
+        throw ValidationFailed('Invalid path parameters', toIssues(validateParams.errors));
+      }
       if (validateQuery) {
         const query = hasQuery ? { ...ctx.query } : {};
         if (!validateQuery(query)) {
@@ -233,6 +243,8 @@ export class PackRouter {
       } else {
         state.query = hasQuery ? ctx.query : {};
       }
+      // A key the store would refuse is refused before the body is read (a body over the limit would answer 413 first).
+      if (idempotent) assertIdempotencyKey(ctx.get('Idempotency-Key'), 'header/Idempotency-Key');
       const body = run.readsJson ? await readJsonBody(ctx, spec.bodyLimit ?? JSON_BODY_LIMIT) : undefined;
       // Awaited, not returned: an async function that returns a promise settles two microtasks later.
       if (idempotent) await runIdempotent(ctx, run, family, body, spec, deps.idempotency!, deps.logger);

@@ -26,10 +26,11 @@ export function componentRef(name: string): string {
 }
 
 /**
- * What `format: email` admits in the service (ajv-formats' full email, case-insensitive), written beside the format:
+ * What `format: email` admits in the service (ajv-formats' full email, case-insensitive, a local part of at most 64
+ * characters: core/base/ajv.ts), written beside the format:
  * formats differ between validators (another one takes `a@localhost`), a pattern reads the same everywhere.
  */
-export const EMAIL_PATTERN = "^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$";
+export const EMAIL_PATTERN = "^(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?\\.)+[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?$";
 
 const REF_KEYS = new Set(['$ref', '$dynamicRef']);
 /** Keywords whose value is a map of name → schema. */

@@ -115,7 +115,8 @@ function buildOperation(
   const label = operationIdOf(method, entry.path);
 
   const parameters: Array<Record<string, unknown>> = pathParams.map(({ name, wildcard }) => ({
-    name, in: 'path', required: true, schema: IDENTIFIER_PARAMS.has(name) ? { type: 'string', pattern: IDENTIFIER.source } : { type: 'string' },
+    name, in: 'path', required: true,
+    schema: spec.params?.[name] ? place(spec.params[name], `${label}.path.${name}`) : IDENTIFIER_PARAMS.has(name) ? { type: 'string', pattern: IDENTIFIER.source } : { type: 'string' },
     ...(name === spec.tenantParam ? { description: 'The tenant id' } : {}),
     ...(wildcard ? { description: 'The rest of the path; may contain slashes', 'x-wildcard': true } : {}),
   }));
@@ -255,6 +256,66 @@ export function markStorableParameters(doc: OpenApiDocument): OpenApiDocument {
     }
   }
   return doc;
+}
+
+/** A string without a NUL character or a lone surrogate: what the service stores from a JSON body. */
+export const STORABLE_STRING = '^[^\\x00\\ud800-\\udfff]*$';
+/** How deep the document spells out that free JSON (metadata, payloads) holds only storable strings and keys. */
+const STORABLE_DEPTH = 4;
+
+/**
+ * Says of the request bodies what core/http/input-hygiene.ts holds them to (400 validation_failed): no string and no
+ * key holds a NUL or a lone surrogate. Free strings gain the pattern, open objects `propertyNames`, and free JSON
+ * (an object's other properties, an array's items, a schema without a type) the `StorableJson` components, nested
+ * to STORABLE_DEPTH levels. Idempotent; run when every path is in the document.
+ */
+export function markStorableBodies(doc: OpenApiDocument): OpenApiDocument {
+  for (let level = 1; level <= STORABLE_DEPTH; level += 1) {
+    const deeper = level < STORABLE_DEPTH ? { $ref: componentRef(`StorableJson${level + 1}`) } : {};
+    doc.components.schemas[`StorableJson${level}`] ??= {
+      description: 'Any JSON value whose strings and keys hold no NUL character and no lone surrogate',
+      pattern: STORABLE_STRING, propertyNames: { pattern: STORABLE_STRING }, items: deeper, additionalProperties: deeper,
+    };
+  }
+  const seen = new Set<object>();
+  const mark = (schema: unknown): void => {
+    if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+    seen.add(schema);
+    const s = schema as Record<string, any>;
+    if (typeof s.$ref === 'string') {
+      const name = s.$ref.split('/').pop()!;
+      if (!name.startsWith('StorableJson')) mark(doc.components.schemas[name]);
+      return;
+    }
+    for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) if (Array.isArray(s[key])) s[key].forEach(mark);
+    for (const key of ['properties', 'patternProperties']) if (s[key]) Object.values(s[key]).forEach(mark);
+    if (s.enum !== undefined || s.const !== undefined || s.not !== undefined) return;
+    const types = ([] as string[]).concat(s.type ?? []);
+    const any = types.length === 0 && !s.anyOf && !s.oneOf && !s.allOf;
+    if ((any || types.includes('string')) && s.pattern === undefined && s.format === undefined && s.contentMediaType === undefined) s.pattern = STORABLE_STRING;
+    if (any || types.includes('object')) {
+      if (s.additionalProperties !== false) s.propertyNames ??= { pattern: STORABLE_STRING };
+      if (s.additionalProperties === undefined || s.additionalProperties === true) s.additionalProperties = { $ref: componentRef('StorableJson1') };
+      else mark(s.additionalProperties);
+    }
+    if (any || types.includes('array')) {
+      if (s.items === undefined || s.items === true) s.items = { $ref: componentRef('StorableJson1') };
+      else mark(s.items);
+    }
+  };
+  for (const item of Object.values(doc.paths)) {
+    for (const operation of Object.values(item)) {
+      // application/json and application/merge-patch+json alike.
+      const content: Record<string, { schema?: unknown }> = (operation as Record<string, any>)?.requestBody?.content ?? {};
+      for (const [type, media] of Object.entries(content)) if (/[/+]json$/.test(type)) mark(media.schema);
+    }
+  }
+  return doc;
+}
+
+/** markStorableParameters and markStorableBodies: what the service refuses as unstorable, said in the document. */
+export function markStorableInput(doc: OpenApiDocument): OpenApiDocument {
+  return markStorableBodies(markStorableParameters(doc));
 }
 
 /** How many operations (method and path pairs) a document lists. */

@@ -4,7 +4,7 @@ import type { RequestContext } from '../base/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
 import { addSchemaPaths, describeDataPaths } from './data-paths.js';
-import { buildPlatformDocument, markStorableParameters, type OpenApiDocument } from './openapi.builder.js';
+import { buildPlatformDocument, markStorableInput, type OpenApiDocument } from './openapi.builder.js';
 
 export interface OpenApiSources {
   /** The app's route table; read on first use, once every router has declared its routes. */
@@ -44,14 +44,14 @@ export class OpenApiService {
     }
     const doc = this.platformDocument();
     doc.info.description += `\n\nThis document is for the tenant \`${rc.tenantId}\`.`;
-    return markStorableParameters(addSchemaPaths(doc, usable));
+    return markStorableInput(addSchemaPaths(doc, usable));
   }
 
   private platformCached(): { doc: OpenApiDocument; json: string } {
     if (!this.platform) {
       const doc = buildPlatformDocument(this.sources.routes, this.sources.config, this.sources.packModules);
       describeDataPaths(doc);
-      markStorableParameters(doc);
+      markStorableInput(doc);
       this.platform = { doc, json: JSON.stringify(doc) };
     }
     return this.platform;

@@ -1,9 +1,9 @@
-import { type ErrorCode, Forbidden, type JsonSchema, type PackContext, type PackRouter, type RequestContext, ROLE_RANK, ValidationFailed } from '../../core/pack-api.js';
+import { type ErrorCode, Forbidden, HTTP_URL, type JsonSchema, type PackContext, type PackRouter, type RequestContext, ROLE_RANK, ValidationFailed } from '../../core/pack-api.js';
 import { importResponse } from './cms-responses.js';
 import { importSite, type ImportOptions, type ImportResult } from './site-import.service.js';
 
 const importFlags = {
-  url: { type: 'string', minLength: 1, maxLength: 2000, description: 'The start page (http or https)' },
+  url: { ...HTTP_URL, description: 'The start page (http or https)' },
   depth: { type: 'integer', minimum: 0, maximum: 3, default: 1, description: 'Links followed from the start page' },
   use_ai: { type: 'boolean', default: false, description: 'Improve titles, descriptions and suggestions with the configured LLM' },
   dry_run: { type: 'boolean', default: false, description: 'Write nothing; return the plan' },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
+import { HTTP_URL, type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
 import { fetchHtmlPage } from './site-crawler.js';
 import { normaliseUrl } from './url-normalise.js';
 
@@ -25,7 +25,7 @@ export function ingestRoutes(router: PackRouter, pack: PackContext): void {
       anyOf: [{ required: ['html'] }, { required: ['url'] }],
       properties: {
         html: { type: 'string', minLength: 1, maxLength: 900_000 },
-        url: { type: 'string', minLength: 1, maxLength: 2000 },
+        url: HTTP_URL,
         title: { type: 'string', minLength: 1, maxLength: 300 },
         use_ai: { type: 'boolean', default: false },
       },

@@ -61,7 +61,14 @@ export const cartResponse = {
 
 const createdCart = { ...cartResponse, required: [...cartResponse.required, 'token'], properties: { ...cartResponse.properties, token: { type: 'string', description: 'The cart\'s secret, shown only here: send it as X-Cart-Token' } } };
 
-const cartToken = [{ name: 'X-Cart-Token', required: true, schema: { type: 'string', maxLength: 200 }, description: 'The token of POST /carts; a missing or wrong one answers 404' }];
+/**
+ * Not required in the document's sense: a request without the token is well formed, and answers as one with a wrong
+ * token does, 404 not_found (CONTRACT 15.2: one answer, so a cart's existence is not revealed).
+ */
+const cartToken = [{
+  name: 'X-Cart-Token', required: false, schema: { type: 'string', maxLength: 200 },
+  description: 'The token of POST /carts; every call on the cart sends it. Without it, or with a wrong one, the cart answers 404 not_found',
+}];
 
 const createBody = {
   type: 'object', additionalProperties: false,

@@ -28,6 +28,8 @@ const putBody = {
 
 /** A path's country: ISO 3166-1 alpha-2 in upper case, else 400 at /country. */
 const countryParam = { name: 'country', pattern: /^[A-Z]{2}$/ };
+/** The path's country as the router checks it and the document shows it. */
+const params = { country: { type: 'string', pattern: countryParam.pattern.source } } as const;
 
 /** /erp/tax-regions: the only way `erp.tax_region` records are written (admin); viewers read. */
 export function taxRegionsRoutes(router: PackRouter, pack: PackContext): void {
@@ -41,18 +43,18 @@ export function taxRegionsRoutes(router: PackRouter, pack: PackContext): void {
   }, async (ctx) => ({ items: await regions.list(ctx.state.rc) }));
 
   router.get('/erp/tax-regions/:country', {
-    summary: 'The tax region of a country (ISO 3166-1 alpha-2, upper case)', tags, auth: 'tenant',
+    summary: 'The tax region of a country (ISO 3166-1 alpha-2, upper case)', tags, auth: 'tenant', params,
     response: taxRegionResponse, errors: ['validation_failed', 'not_found'],
   }, async (ctx) => regions.get(ctx.state.rc, country(ctx.params.country)));
 
   router.put('/erp/tax-regions/:country', {
     summary: 'Create or replace the tax region of a country (admin): standard and reduced rates in basis points',
-    tags, auth: 'tenant', role: 'admin', body: putBody, response: taxRegionResponse, errors: ['validation_failed'],
+    tags, auth: 'tenant', role: 'admin', params, body: putBody, response: taxRegionResponse, errors: ['validation_failed'],
   }, async (ctx) => regions.put(ctx.state.rc, country(ctx.params.country), ctx.state.body));
 
   router.delete('/erp/tax-regions/:country', {
     summary: 'Delete the tax region of a country (admin): its lines are taxed at the products\' own rates again',
-    tags, auth: 'tenant', role: 'admin', response: { type: 'null' }, errors: ['validation_failed', 'not_found'],
+    tags, auth: 'tenant', role: 'admin', params, response: { type: 'null' }, errors: ['validation_failed', 'not_found'],
   }, async (ctx) => {
     await regions.remove(ctx.state.rc, country(ctx.params.country));
     return null;

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot, type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
+import { Conflict, fromRoot, type PackContext, type PackRouter, ValidationFailed } from '../../core/pack-api.js';
 import { SmtpFailed } from './tenant-admin.errors.js';
 
 const { $id: _id, ...settingsSchema } = JSON.parse(
@@ -25,16 +25,18 @@ export function platformSettingsRoutes(router: PackRouter, pack: PackContext): v
     (rc) => settings.update(rc, ctx.state.body)));
 
   router.post('/platform/settings/smtp/test', {
-    summary: 'Send a test e-mail', description: 'Sends a real message with the current SMTP settings; 502 smtp_failed carries the server\'s reason.',
+    summary: 'Send a test e-mail',
+    description: 'Sends a real message with the current SMTP settings; 502 smtp_failed carries the server\'s reason. '
+      + 'Without SMTP_HOST there is no server to ask: 409 conflict.',
     tags: ['platform'], auth: 'superadmin',
     body: { type: 'object', additionalProperties: false, properties: { to: { type: 'string', format: 'email', maxLength: 254 } } },
     response: { type: 'object', properties: { delivered: { type: 'boolean' }, messageId: { type: 'string' } } },
-    errors: ['validation_failed', 'unauthenticated', 'superadmin_required', SmtpFailed],
+    errors: ['validation_failed', 'conflict', 'unauthenticated', 'superadmin_required', SmtpFailed],
   }, async (ctx) => {
     const smtp = await settings.getSmtp();
     const to = (ctx.state.body.to as string | undefined) ?? ctx.state.principal?.email ?? smtp.from;
     if (!to) throw ValidationFailed('No recipient', [{ path: '/to', message: 'is required when SMTP_FROM is not set' }]);
-    if (!smtp.host) throw SmtpFailed('SMTP_HOST is not configured');
+    if (!smtp.host) throw Conflict('SMTP_HOST is not configured: set it with PATCH /platform/settings');
     try {
       const { messageId } = await pack.mail.send({
         to, subject: 'SMTP test', text: 'This is a test message from the platform settings. Your SMTP settings work.',

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { fromRoot, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { fromRoot, mergePatchSchema, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import type { ProfileKind } from './tenant-documents.service.js';
 
 function documentSchema(file: string): Record<string, unknown> {
@@ -25,7 +25,7 @@ export function siteProfileRoutes(router: PackRouter, pack: PackContext): void {
     router.patch(`/tenants/:id/${path}`, {
       summary: `Change the ${label}`,
       description: `A JSON merge patch (RFC 7396; null removes a key), validated after merging against schemas/tenant-admin/${file}. Unknown keys answer 400.`,
-      tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin', body: { type: 'object' }, response: schema,
+      tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin', body: mergePatchSchema(schema), response: schema,
       errors: ['validation_failed', 'invalid_json', 'unauthenticated', 'forbidden', 'tenant_not_found'],
     }, (ctx) => pack.audit.within(ctx.state.rc, { action: `${kind}.updated`, target: kind }, (rc) => documents.patch(rc, ctx.state.tenant!, kind, ctx.state.body)));
   }

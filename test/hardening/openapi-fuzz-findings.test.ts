@@ -1,6 +1,10 @@
 import { expect } from 'chai';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
 import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
+
+const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
 
 /**
  * What Schemathesis found in the published documents (#33): each class, checked through HTTP against the document
@@ -218,6 +222,117 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     const res = await t.http.get(`/api/v1/public/tenant/${tenant}/knowledge?q=a%00b`);
     expect(res.status).to.equal(400);
     expect(res.body.error.code).to.equal('validation_failed');
+  });
+
+  describe('the second round (#33)', () => {
+    let tenant: string;
+    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }));
+    /** A validator of the request body of `method path` in the document, its components resolvable. */
+    const bodyOf = (path: string, method: string) => {
+      ajv.removeSchema('doc');
+      ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
+      const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
+      return ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
+    };
+    before(async () => {
+      tenant = await createTenant(t, 'fz');
+    });
+
+    it('says of every request body that no string and no key holds a NUL or a lone surrogate, as the service answers (#33)', async () => {
+      const body = bodyOf('/api/v1/cms/posts', 'post');
+      const clean = { title: 'Hello \u{1F600}', slug: 'hello', content: 'x', metadata: { 'k\u{1F600}': [{ deep: 'v' }] } };
+      expect(body(clean), JSON.stringify(body.errors)).to.equal(true);
+      const nulKey = { ...clean, slug: 'nul-key', metadata: { 'a\u0000b': 1 } };
+      const nulDeep = { ...clean, slug: 'nul-deep', metadata: { a: [{ b: 'c\u0000' }] } };
+      const loneSurrogate = { ...clean, slug: 'lone', title: 'x\uD800' };
+      for (const bad of [nulKey, nulDeep, loneSurrogate]) {
+        expect(body(bad), JSON.stringify(bad)).to.equal(false);
+        const res = await t.http.post('/api/v1/cms/posts').set(as(tenant, 'editor')).set('Content-Type', 'application/json').send(JSON.stringify(bad));
+        expect(res.status, JSON.stringify(bad)).to.equal(400);
+        expect(res.body.error.code).to.equal('validation_failed');
+      }
+      const created = await t.http.post('/api/v1/cms/posts').set(as(tenant, 'editor')).send(clean);
+      expect(created.status, created.text).to.equal(201);
+      // A body of free JSON (the data API's records, MCP's JSON-RPC) says the same.
+      expect(bodyOf('/api/v1/data/{ns}/{schema}', 'post')({ 'a\u0000': 1 })).to.equal(false);
+      expect(bodyOf('/api/v1/data/{ns}/{schema}', 'post')({ a: { b: ['\u{1F600}'] } })).to.equal(true);
+      // A merge patch (application/merge-patch+json) too: a schema's PATCH in the tenant's document.
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      const patch = Object.entries<any>(tenantDoc.paths).find(([path, item]) => path.startsWith('/api/v1/data/') && item.patch?.requestBody?.content['application/merge-patch+json']);
+      expect(patch, 'a PATCH of a data path').to.not.equal(undefined);
+      const schema = patch![1].patch.requestBody.content['application/merge-patch+json'].schema;
+      const placed = schema.$ref ? tenantDoc.components.schemas[schema.$ref.split('/').pop()] : schema;
+      expect(JSON.stringify(placed), patch![0]).to.match(/propertyNames|\\ud800/);
+    });
+
+    it('declares the schemas of path parameters the route checks: a tax region\'s country (#33)', async () => {
+      const country = doc.paths['/api/v1/erp/tax-regions/{country}'];
+      for (const method of ['get', 'put', 'delete']) expect(resolve(param(country[method], 'country').schema).pattern).to.equal('^[A-Z]{2}$');
+      const res = await t.http.get('/api/v1/erp/tax-regions/0').set(as(tenant, 'admin'));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('/country');
+      expect((await t.http.get('/api/v1/erp/tax-regions/DE').set(as(tenant, 'admin'))).status).to.equal(404);
+    });
+
+    it('documents X-Cart-Token as optional, a cart without it answering 404 as with a wrong one (#33)', async () => {
+      const cart = doc.paths['/api/v1/public/tenant/{tenantId}/carts/{cartId}'].get;
+      expect(param(cart, 'X-Cart-Token').required).to.equal(false);
+      expect(cart.responses).to.have.property('404');
+      const created = await t.http.post(`/api/v1/public/tenant/${tenant}/carts`).send({});
+      expect(created.status, created.text).to.equal(201);
+      const without = await t.http.get(`/api/v1/public/tenant/${tenant}/carts/${created.body.data.id}`);
+      const wrong = await t.http.get(`/api/v1/public/tenant/${tenant}/carts/${created.body.data.id}`).set('X-Cart-Token', 'wrong');
+      expect([without.status, without.body.error.code]).to.deep.equal([404, 'not_found']);
+      expect([wrong.status, wrong.body.error.code]).to.deep.equal([404, 'not_found']);
+    });
+
+    it('answers 400 for an Idempotency-Key over 255 characters before reading the body, even one over the limit (#33)', async () => {
+      expect(doc.components.parameters.IdempotencyKey.schema.maxLength).to.equal(255);
+      const res = await t.http.post('/api/v1/cms/posts').set(as(tenant, 'editor')).set('Idempotency-Key', 'k'.repeat(256))
+        .set('Content-Type', 'application/json').send(JSON.stringify({ title: 'x', slug: 'big', content: 'x'.repeat(1_100_000) }));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('header/Idempotency-Key');
+    });
+
+    it('holds an e-mail address\'s local part to 64 characters, in the document and the service (#33)', async () => {
+      const long = `${'a'.repeat(65)}@example.com`;
+      const pattern = new RegExp(resolve(doc.paths['/api/v1/crm/customers/{customerRef}/contact'].put.requestBody.content['application/json'].schema).properties.email.pattern, 'u');
+      expect(pattern.test(long)).to.equal(false);
+      expect(pattern.test(`${'a'.repeat(64)}@example.com`)).to.equal(true);
+      const res = await t.http.put('/api/v1/crm/customers/c1/contact').set(as(tenant, 'editor')).send({ email: long, cartReminders: true });
+      expect(res.status).to.equal(400);
+      const ok = await t.http.put('/api/v1/crm/customers/c1/contact').set(as(tenant, 'editor')).send({ email: `${'a'.repeat(64)}@example.com`, cartReminders: true });
+      expect(ok.status, ok.text).to.equal(200);
+    });
+
+    it('declares the URLs the service fetches as http or https URLs (#33)', async () => {
+      for (const path of ['/api/v1/cms/import-url', '/api/v1/migration/competitor-import', '/api/v1/ai/ingest-web']) {
+        const url = resolve(doc.paths[path].post.requestBody.content['application/json'].schema).properties.url;
+        expect(url.pattern, path).to.equal('^https?://');
+        expect(url.format, path).to.equal('uri');
+      }
+      const res = await t.http.post('/api/v1/cms/import-url').set(as(tenant, 'admin')).send({ url: '0' });
+      expect(res.status).to.equal(400);
+      expect(res.body.error.details[0].path).to.equal('/url');
+    });
+
+    it('documents the merge patch of branding and site config: unknown keys refused, null removes (#33)', async () => {
+      const body = bodyOf('/api/v1/tenants/{id}/branding', 'patch');
+      expect(body({ colour: 'red' })).to.equal(false);
+      expect(body({ colors: { primary: '#112233', accent: null } })).to.equal(true);
+      const unknown = await t.http.patch(`/api/v1/tenants/${tenant}/branding`).set(as(tenant, 'admin')).send({ colour: 'red' });
+      expect(unknown.status).to.equal(400);
+      expect(unknown.body.error.details.map((d: { path: string }) => d.path)).to.include('/colour');
+      const ok = await t.http.patch(`/api/v1/tenants/${tenant}/branding`).set(as(tenant, 'admin')).send({ colors: { primary: '#112233', accent: null } });
+      expect(ok.status, ok.text).to.equal(200);
+      expect(ok.body.data.colors.primary).to.equal('#112233');
+    });
+
+    it('answers the SMTP test without SMTP_HOST 409 conflict (no server refused anything), and documents it (#33)', () => {
+      const responses = doc.paths['/api/v1/platform/settings/smtp/test'].post.responses;
+      expect(responses).to.have.property('409');
+      expect(responses).to.have.property('502');
+    });
   });
 
   it('documents the console page of a build without it as 404 text/html', () => {
