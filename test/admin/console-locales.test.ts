@@ -60,7 +60,7 @@ describe('admin console: the locale switcher of localised records (headless Chro
     expect(await page.getByRole('textbox', { name: /^SKU\b/ }).inputValue()).to.equal('MUG-DE');
     await screenshot(page, 'product-edit-locale-de');
     await name.fill('Blauer Becher');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/erp.product'));
 
     const german = await t.http.get(`/api/v1/data/erp/product/${id}`).query({ locale: 'de', fallback: 'false' }).set(superadmin(tenant)).expect(200);

@@ -121,7 +121,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
 
     await go('/shop.member/create');
     await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
     expect(await page.getByRole('textbox', { name: /^E-mail/ }).getAttribute('aria-invalid')).to.equal('true');
     await checkA11y('unique-conflict-create');
@@ -129,7 +129,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
 
     await go(`/shop.member/${other.id}`);
     await page.getByRole('textbox', { name: /^E-mail/ }).fill('ana@example.com');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.locator('#email-helper-text').filter({ hasText: 'is taken by another record' }).waitFor();
     const stored = await t.http.get(`/api/v1/data/shop/member/${other.id}`).set(superadmin(tenant)).expect(200);
     expect(stored.body.data.item.email).to.equal('bob@example.com');
@@ -155,7 +155,7 @@ describe('admin console: labels, formats and errors from metadata (headless Chro
     await supplier.fill('Acme');
     await page.getByRole('option', { name: 'Acme Tools' }).click();
     await checkA11y('reference-picker');
-    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
     await page.waitForURL(url('/shop.part'));
     const listed = await t.http.get('/api/v1/data/shop/part').set(admin).expect(200);
     const hinge = listed.body.data.items[0];
