@@ -4,6 +4,7 @@ import { featuresRoutes } from './features.routes.js';
 import { membersRoutes } from './members.routes.js';
 import { tenantAdminMigration } from './migrations/0200-tenant-admin.js';
 import { dropProvisioningKeysMigration } from './migrations/0201-drop-provisioning-keys.js';
+import { widerMemberRolesMigration } from './migrations/0202-wider-member-roles.js';
 import { modulesRoutes } from './modules.routes.js';
 import { organizationsRoutes } from './organizations.routes.js';
 import { platformSettingsRoutes } from './platform-settings.routes.js';
@@ -20,7 +21,7 @@ export default definePack({
   name: 'tenant-admin',
   description: 'Tenants and their administration',
   admin: 'admin/screens.ts',
-  migrations: [tenantAdminMigration, dropProvisioningKeysMigration],
+  migrations: [tenantAdminMigration, dropProvisioningKeysMigration, widerMemberRolesMigration],
   provides: tenantAdminServices,
   routes(router, pack) {
     tenantsRoutes(router, pack);

@@ -179,6 +179,12 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
       const log = (await t.http.get(`/api/v1/tenants/${tenant}/audit-log?action=member.invited`).set(admin()).expect(200)).body.data.items;
       expect(log).to.have.length(1);
       expect(log[0].target).to.equal(`invitation/${invited.body.data.id}`);
+      // A role name of the longest kind (40 characters) fits a membership's and an invitation's role on both engines.
+      const long = `a${'b'.repeat(39)}`;
+      await createRole({ name: long, policies: [ownPosts] });
+      const longInvite = await t.http.post(`/api/v1/tenants/${tenant}/invitations`).set(admin()).send({ email: 'long@example.com', role: long });
+      expect(longInvite.status, JSON.stringify(longInvite.body)).to.equal(201);
+      expect(longInvite.body.data.role).to.equal(long);
     });
   });
 
