@@ -287,7 +287,10 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
       const csv = await t.http.get('/api/v1/data/rb/product/export?format=csv').set(bearer((await tokenOf('partner')).token)).buffer(true).parse(text).expect(200);
       const [header, row] = String(csv.body).trim().split('\n');
       expect(header).to.equal('id,name,priceCents,createdAt,updatedAt,version');
-      expect(row).to.include('Mug').and.not.include('300');
+      // The row's cells: the name and price, never the cost (a substring test would trip on a timestamp's .300).
+      const cells = row.split(',');
+      expect(cells.slice(1, 3)).to.deep.equal(['Mug', '900']);
+      expect(cells).to.have.length(6).and.not.include('300');
       expect((await t.http.get('/api/v1/data/rb/product/export?filter[costCents][gt]=1').set(bearer((await tokenOf('partner')).token))).status).to.equal(400);
     });
   });
