@@ -1,8 +1,8 @@
 import { expect } from 'chai';
-import type { Browser, Page } from 'playwright-core';
-import { openTenantConsole, screenshot, seriousViolations, waitForRest } from '../helpers/browser.js';
-import type { TestApp } from '../helpers/test-app.js';
-import { superadmin } from '../helpers/tokens.js';
+import type { Page } from 'playwright-core';
+import { consoleSuite, screenshot } from '../helpers/browser.js';
+import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
+import { superadmin, TEST_KEY } from '../helpers/tokens.js';
 
 /**
  * The content workflow in the console (issue 31, CONTRACT.md 17.1 and 17.3), in headless Chromium against the real
@@ -11,37 +11,23 @@ import { superadmin } from '../helpers/tokens.js';
  */
 describe('admin console: drafts and releases (headless Chromium)', function () {
   this.timeout(120_000);
+  const suite = consoleSuite('workflow', TEST_KEY, async () => {
+    const app = await startTestApp();
+    return { app, tenant: await createTenant(app, 'workflow') };
+  });
   let t: TestApp;
-  let browser: Browser;
   let page: Page;
   let tenant: string;
-  const violations: Record<string, string[]> = {};
-
-  const url = (path: string) => `${t.baseUrl}/admin${path}`;
-  const go = async (path: string) => {
-    await page.goto(url(path));
-    await page.waitForLoadState('networkidle');
-  };
-  const checkA11y = async (screen: string) => {
-    await waitForRest(page);
-    violations[screen] = await seriousViolations(page);
-  };
+  let violations: Record<string, string[]>;
+  const go = (path: string) => suite.c.go(path);
+  const checkA11y = (screen: string) => suite.c.checkA11y(screen);
   const newPage = async (title: string, content: string) =>
     (await t.http.post('/api/v1/data/cms/page').set(superadmin(tenant))
       .send({ title, slug: title.toLowerCase().replace(/\W+/g, '-'), status: 'published', content }).expect(201)).body.data.item;
 
-  before(async function () {
-    this.timeout(180_000);
-    ({ t, browser, page, tenant } = await openTenantConsole('workflow'));
-  });
-
-  afterEach(async function () {
-    if (this.currentTest?.state === 'failed' && page) await screenshot(page, `workflow-failed-${this.currentTest.title.slice(0, 40).replace(/\W+/g, '-')}`);
-  });
-
-  after(async () => {
-    await browser?.close();
-    await t?.close();
+  before(() => {
+    ({ app: t, tenant } = suite);
+    ({ page, violations } = suite.c);
   });
 
   it('saves a draft of a page from its form, shows "Draft" and the diff, and publishes it live', async () => {

@@ -4,8 +4,6 @@ import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../core/admin-console/console-files.js';
-import { createTenant, startTestApp, type TestApp } from './test-app.js';
-import { TEST_KEY } from './tokens.js';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 export const ARTIFACTS = join(process.cwd(), 'test-artifacts');
@@ -137,15 +135,4 @@ export function consoleSuite<App extends { baseUrl: string; close(): Promise<voi
     await suite.app?.close();
   });
   return suite;
-}
-
-/** A test app with a tenant of its own and a console signed in on it with the test key (a suite's own app). */
-export interface ConsoleSession { t: TestApp; browser: Browser; page: Page; tenant: string }
-
-export async function openTenantConsole(prefix: string): Promise<ConsoleSession> {
-  const t = await startTestApp();
-  const tenant = await createTenant(t, prefix);
-  const c = await openConsole(t.baseUrl);
-  await c.signIn(TEST_KEY, tenant);
-  return { t, browser: c.browser, page: c.page, tenant };
 }
