@@ -1,7 +1,6 @@
 import type { PackContext, RequestContext } from '../../core/pack-api.js';
-import type { ShippingOption } from './shipping-options.service.js';
-import { taxRegionView } from './tax-regions.service.js';
-import type { TaxRegion } from './tax-rates.js';
+import type { ShippingOption } from './generated/shipping_option.js';
+import { taxRegionView, type TaxRegion } from './tax-rates.js';
 
 /** The change-feed topic of a tenant's tax regions and shipping options (the key: the tenant). */
 const TOPIC = 'erp.checkout-config';

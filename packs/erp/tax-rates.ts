@@ -13,6 +13,16 @@ export interface TaxRegion {
   reducedRateBasisPoints: number | null;
 }
 
+/** The view of CONTRACT 15.1: the country is the region's key, its record id stays inside. */
+export function taxRegionView(record: Record<string, unknown>): TaxRegion {
+  return {
+    country: record.country as string,
+    name: record.name as string,
+    standardRateBasisPoints: record.standardRateBasisPoints as number,
+    reducedRateBasisPoints: (record.reducedRateBasisPoints as number | null | undefined) ?? null,
+  };
+}
+
 /**
  * The rate of a line (CONTRACT 15.1): with a destination that has a region, the region's rate for the
  * product's class (`reduced` without a reduced rate is the standard one); otherwise (no destination, or a

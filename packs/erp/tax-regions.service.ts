@@ -1,22 +1,12 @@
 import { AppError, NotFound } from '../../core/pack-api.js';
 import type { DataRecord, PackContext, RequestContext } from '../../core/pack-api.js';
 import type { CheckoutConfigCache } from './checkout-config.js';
-import type { TaxRegion } from './tax-rates.js';
+import { taxRegionView, type TaxRegion } from './tax-rates.js';
 
 export interface TaxRegionInput {
   name?: string;
   standardRateBasisPoints: number;
   reducedRateBasisPoints?: number | null;
-}
-
-/** The view of CONTRACT 15.1: the country is the region's key, its record id stays inside. */
-export function taxRegionView(record: Record<string, unknown>): TaxRegion {
-  return {
-    country: record.country as string,
-    name: record.name as string,
-    standardRateBasisPoints: record.standardRateBasisPoints as number,
-    reducedRateBasisPoints: (record.reducedRateBasisPoints as number | null | undefined) ?? null,
-  };
 }
 
 /**
