@@ -4,9 +4,12 @@ import { App } from './App.js';
 import { refreshSchemas } from './api/schemas.js';
 import { session } from './api/session.js';
 import { completeOidcSignIn, oidcFailure } from './auth/auth-provider.js';
+import { registerPackScreens } from './packs/pack-screens.js';
+import { packScreens } from '../pack-screens.generated.js';
 
 /** The console itself, loaded by main.ts (which has started the first screen's requests meanwhile). */
 export async function start() {
+  registerPackScreens(packScreens.map((p) => p.screens));
   // The identity provider sends the browser back to /admin/callback with a code: trade it, then open the console.
   if (window.location.pathname === '/admin/callback') {
     try {

@@ -1,30 +1,45 @@
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
-import { packScreens } from '../../pack-screens.generated.js';
 import { session } from '../api/session.js';
-import type { ConsoleFieldInput, ConsoleListAction, ConsoleMenuEntry, ConsolePanel, ConsoleRoute, ConsoleWidget, Role, ScreenLoader } from './console-screens.js';
+import type { ConsoleFieldInput, ConsoleListAction, ConsoleMenuEntry, ConsolePanel, ConsoleRoute, ConsoleScreens, ConsoleWidget, Role, ScreenLoader } from './console-screens.js';
 
 /**
  * The packs' console screens, as their definitions declare them (`admin` in definePack): scripts/build-admin.ts
- * writes admin/pack-screens.generated.ts from config/packs.ts, which imports each declared module. The shell reads
- * them from here only: menu entries, routes, record panels, list actions, dashboard widgets, field inputs and
- * hidden schemas. Nothing here names a pack. (test/admin/console-pack-screens.test.ts checks the declarations: paths
- * that start with / and that no two packs share, schemas of the declaring pack's own namespaces.)
+ * writes admin/pack-screens.generated.ts from config/packs.ts, which imports each declared module, and the console's
+ * start (start.tsx) hands them to `registerPackScreens` before the first render. The shell reads them from here
+ * only: menu entries, routes, record panels, list actions, dashboard widgets, field inputs and hidden schemas.
+ * Nothing here names a pack, and nothing here imports the packs: their screens import the console kit, which
+ * imports the shell, so the shell's modules must not import them back. (test/admin/console-pack-screens.test.ts
+ * checks the declarations: paths that start with / and that no two packs share, schemas of the declaring pack's own
+ * namespaces.)
  */
 
-const declared = packScreens.map((p) => p.screens);
-
-export const packRoutes: ConsoleRoute[] = declared.flatMap((s) => s.routes ?? []);
-export const packMenu: ConsoleMenuEntry[] = declared.flatMap((s) => s.menu ?? []);
-export const packWidgets: ConsoleWidget[] = declared.flatMap((s) => s.widgets ?? []);
-const panels: ConsolePanel[] = declared.flatMap((s) => s.panels ?? []);
-const listActions: ConsoleListAction[] = declared.flatMap((s) => s.listActions ?? []);
-const inputs: ConsoleFieldInput[] = declared.flatMap((s) => s.inputs ?? []);
+export const packRoutes: ConsoleRoute[] = [];
+export const packMenu: ConsoleMenuEntry[] = [];
+export const packWidgets: ConsoleWidget[] = [];
+const panels: ConsolePanel[] = [];
+const listActions: ConsoleListAction[] = [];
+const inputs: ConsoleFieldInput[] = [];
 /** Where the tenant picker lists tenants (superadmins), if a pack says. */
-export const tenantList = declared.find((s) => s.tenantList)?.tenantList ?? null;
+export let tenantList: string | null = null;
 /** Where a superadmin creates a tenant (the dashboard's "create your first tenant"), if a pack says. */
-export const tenantCreate = declared.find((s) => s.tenantCreate)?.tenantCreate ?? null;
+export let tenantCreate: string | null = null;
 /** Schemas the console leaves out (`ns.name`). */
-export const hiddenSchemas = new Set(declared.flatMap((s) => s.hidden ?? []));
+export const hiddenSchemas = new Set<string>();
+
+/** Takes the packs' declarations, once, before the console renders (in config/packs.ts order: the first pack that names a tenant list wins). */
+export function registerPackScreens(declared: ConsoleScreens[]): void {
+  for (const s of declared) {
+    packRoutes.push(...(s.routes ?? []));
+    packMenu.push(...(s.menu ?? []));
+    packWidgets.push(...(s.widgets ?? []));
+    panels.push(...(s.panels ?? []));
+    listActions.push(...(s.listActions ?? []));
+    inputs.push(...(s.inputs ?? []));
+    for (const name of s.hidden ?? []) hiddenSchemas.add(name);
+    tenantList ??= s.tenantList ?? null;
+    tenantCreate ??= s.tenantCreate ?? null;
+  }
+}
 
 /** Whether the session reaches an entry's role (none: everyone signed in). */
 export const allowed = (role: Role | undefined) => (role === 'superadmin' ? session.me?.isSuperadmin === true : session.can(role ?? 'viewer'));
