@@ -199,6 +199,8 @@ function Domains() {
     if (data) setText(data.domains.map((d) => (typeof d === 'string' ? d : d.domain)).join('\n'));
   }, [data]);
   const save = () => saver.run('Domains', () => api(tenantPath('/domains')!, { method: 'PUT', body: { domains: text.split(/\s+/).filter(Boolean) } }));
+  // The field shows once the saved domains are in it: typed earlier, the answer would replace what was typed.
+  if (!data) return <Typography>Loading…</Typography>;
   return (
     <Box component="form" onSubmit={(e) => { e.preventDefault(); void save(); }} sx={{ display: 'flex', flexDirection: 'column', gap: 2, maxWidth: 520 }}>
       <TextField id="domains" label="Domains, one a line" multiline minRows={4} value={text} onChange={(e) => setText(e.target.value)}
