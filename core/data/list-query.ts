@@ -328,7 +328,8 @@ export class SqlParts implements SqlSink {
 export class SqlListQuery {
   /**
    * `plainFields`: fields whose stored values have exactly the filter's type (one JSON type, or it and
-   * null), for which equality may also be asked of the document index (PostgreSQL's GIN index).
+   * null) and that lead no declared index, for which equality may also be asked of the document index
+   * (PostgreSQL's GIN index; see CompiledSchema.plainFields).
    */
   constructor(private readonly dialect: Dialect, private readonly types: Map<string, FieldType>, private readonly plainFields: ReadonlySet<string> = new Set()) {}
 

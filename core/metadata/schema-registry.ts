@@ -24,7 +24,12 @@ const TOKEN_READ_EVERY_MS = 10;
 export interface CompiledSchema extends RegisteredSchema {
   validate: ValidateFunction;
   types: Map<string, FieldType>;
-  /** Fields of exactly one scalar type (see plainScalarFields). */
+  /**
+   * Fields of exactly one scalar type (see plainScalarFields) that no declared index or unique set leads:
+   * equality on them may also be asked of the document index. A field that leads one has its own
+   * expression index; asking the document index as well would add JSON work per row to counts and
+   * mislead the planner (its estimate of the two conditions together is far too low).
+   */
   plainFields: Set<string>;
   /** The localised top-level fields (CONTRACT.md 17.2), empty unless the workflow takes locales. */
   localized: readonly string[];
@@ -274,7 +279,7 @@ export class SchemaRegistry {
   /** Caches a compiled schema; inside a transaction only once it commits, so a rollback leaves no ghost behind. */
   private remember(rc: RequestContext, schema: RegisteredSchema, validate: ValidateFunction, generation = this.generation): CompiledSchema {
     const compiled: CompiledSchema = {
-      ...schema, validate, types: fieldTypes(schema.schema), plainFields: plainScalarFields(schema.schema), localized: localizedFields(schema.schema, schema.workflow),
+      ...schema, validate, types: fieldTypes(schema.schema), plainFields: documentServedFields(schema), localized: localizedFields(schema.schema, schema.workflow),
     };
     // So that a unique violation on its table names the fields (core/db/translate-error.ts).
     for (const fields of schema.unique) rememberUniqueIndex(this.repository.uniqueIndexName(schema.tableName, fields), fields);
@@ -395,4 +400,11 @@ function depthOf(value: unknown, depth = 0): number {
   let max = depth;
   for (const inner of Object.values(value)) max = Math.max(max, depthOf(inner, depth + 1));
   return max;
+}
+
+/** The plain scalar fields that lead no declared index or unique set (CompiledSchema.plainFields). */
+function documentServedFields(schema: RegisteredSchema): Set<string> {
+  const plain = plainScalarFields(schema.schema);
+  for (const fields of [...schema.indexes, ...schema.unique]) plain.delete(fields[0]);
+  return plain;
 }
