@@ -140,7 +140,8 @@ export class ReleasesService {
         continue;
       }
       const schema = await this.drafts.schemaOf(rc, item.namespace, item.schema);
-      const live = await this.records.find(rc, item.namespace, item.schema, item.id);
+      // As stored: the check sees every locale's values the publish will write.
+      const live = await this.records.repository.findById(rc, schema, item.id);
       const moved = draft.baseVersion === 0 ? (live ? 'The record exists already' : null)
         : !live ? 'The live record was deleted since the draft was made'
           : live.version !== draft.baseVersion ? `The live record moved from version ${draft.baseVersion} to ${live.version} since the draft was made` : null;
