@@ -3,7 +3,7 @@ import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
-import { queryFromString } from './list-query.js';
+import { queryFromString, splitLocale } from './list-query.js';
 import { successEnvelope } from '../http/envelope.js';
 import { PAGE_QUERY_PROPERTIES, pageResponse } from '../http/response-schemas.js';
 import type { RevisionQuery } from './records.service.js';
@@ -75,9 +75,10 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     tags, auth: 'tenant', policies: true, module, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'validation_failed', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    const { drafts: mode, locale: _l, fallback: _f, ...query } = ctx.query;
-    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, queryFromString(query), await readLocale(ctx));
-    return records.listJson(ctx.state.rc, ns, schema, queryFromString(query), { locale: await readLocale(ctx) });
+    const { drafts: mode, ...rest } = ctx.query;
+    const query = queryFromString(splitLocale(rest).rest);
+    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, query, await readLocale(ctx));
+    return records.listJson(ctx.state.rc, ns, schema, query, { locale: await readLocale(ctx) });
   });
 
   router.get('/data/:ns/:schema/:id', {
