@@ -189,6 +189,11 @@ export class DraftsService {
    */
   async apply(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
     if (!(await this.repository.take(rc, draft, draft.revision))) throw Conflict('The draft was changed by another request; read it again and retry');
+    return this.write(rc, schema, draft, ifMatch);
+  }
+
+  /** `apply` without removing the draft (a release's publish removes its drafts in one statement). */
+  write(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
     return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch);
   }
 

@@ -105,10 +105,15 @@ export class ReleasesRepository {
     return Number(await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).delete())) === 1;
   }
 
+  /** An item's versions (a publish's, a rollback's): one prepared statement per text, run once per item. */
   async setItem(rc: RequestContext, releaseId: string, recordId: string, versions: { previousVersion?: number; version: number | null }): Promise<void> {
-    await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).update({
-      version: versions.version, ...(versions.previousVersion === undefined ? {} : { previous_version: versions.previousVersion }),
-    }));
+    const key = [rc.tenantId!, releaseId, recordId];
+    if (versions.previousVersion === undefined) {
+      await this.db.sql(rc).rows('UPDATE release_items SET version = ? WHERE tenant_id = ? AND release_id = ? AND record_id = ?', [versions.version, ...key]);
+    } else {
+      await this.db.sql(rc).rows('UPDATE release_items SET version = ?, previous_version = ? WHERE tenant_id = ? AND release_id = ? AND record_id = ?',
+        [versions.version, versions.previousVersion, ...key]);
+    }
   }
 
   async update(rc: RequestContext, id: string, change: { status: ReleaseStatus; scheduledAt?: string | null; publishedAt?: string | null; errors?: ErrorDetail[] }): Promise<void> {

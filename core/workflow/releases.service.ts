@@ -133,8 +133,10 @@ export class ReleasesService {
   private async publishIn(rc: RequestContext, release: Release): Promise<Release> {
     const errors: ErrorDetail[] = [];
     const ready = [];
+    // Every bound draft in one statement, locked: no save can change them until the publish commits.
+    const drafts = await this.drafts.repository.findInRelease(rc, release.id, true);
     for (const [index, item] of release.items.entries()) {
-      const draft = await this.drafts.repository.find(rc, item, true);
+      const draft = drafts.get(`${item.namespace}.${item.schema}.${item.id}`);
       if (!draft || draft.releaseId !== release.id) {
         errors.push(itemError(index, item, 'not_found', 'The record has no draft in this release'));
         continue;
@@ -159,10 +161,12 @@ export class ReleasesService {
       ready.push({ index, item, draft, schema });
     }
     if (errors.length) throw Conflict(`${errors.length} item(s) of the release cannot be published; nothing was published`, errors);
+    // The drafts go in one statement (they are this transaction's, locked), then each is written live.
+    if ((await this.drafts.repository.takeRelease(rc, release.id)) !== ready.length) throw Conflict('The release\'s drafts were changed by another request; publish it again');
     for (const { index, item, draft, schema } of ready) {
       let record: DataRecord;
       try {
-        record = await this.drafts.apply(rc, schema, draft);
+        record = await this.drafts.write(rc, schema, draft);
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         throw Conflict('An item of the release cannot be published; nothing was published', [itemError(index, item, err.code, err.message)]);
