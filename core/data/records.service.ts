@@ -326,12 +326,13 @@ export class RecordsService {
    */
   async publishDocument(
     rc: RequestContext, namespace: string, name: string, id: string, baseVersion: number,
-    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null,
+    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null, locked?: { current: DataRecord | null },
   ): Promise<DataRecord> {
     return this.schemas.writing(rc, namespace, name, (schema) => {
       this.assertMayWrite(schema, null);
       return this.db.transaction(rc, async (rc) => {
-        const current = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
+        // `locked`: the live record as rc's transaction read it locked already (a release's items, read at once).
+        const current = locked ? locked.current : UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
         if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id }, null, true);
         if (!current) throw Conflict(`The live ${namespace}.${name} record was deleted since the draft was made`);
         checkVersion(ifMatch, current.version);

@@ -189,12 +189,15 @@ export class DraftsService {
    */
   async apply(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
     if (!(await this.repository.take(rc, draft, draft.revision))) throw Conflict('The draft was changed by another request; read it again and retry');
-    return this.write(rc, schema, draft, ifMatch);
+    return this.write(rc, schema, draft, undefined, ifMatch);
   }
 
-  /** `apply` without removing the draft (a release's publish removes its drafts in one statement). */
-  write(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
-    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch);
+  /**
+   * `apply` without removing the draft (a release's publish removes its drafts in one statement). `locked`: the
+   * live record as rc's transaction read it locked (a release reads its items' at once).
+   */
+  write(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, locked?: { current: DataRecord | null }, ifMatch: string | null = null): Promise<DataRecord> {
+    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch, locked);
   }
 
   /** POST …/draft/publish `{ at }`: published by the scheduler once `at` has come. */
