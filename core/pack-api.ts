@@ -36,14 +36,15 @@ export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export type { Page } from './http/envelope.js';
 export { sendCacheable, sendCacheableBody } from './http/cacheable.js';
-export { HTTP_URL, OFFSET_QUERY, pageResponse, recordResponse } from './http/response-schemas.js';
+export { HTTP_URL, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, recordResponse } from './http/response-schemas.js';
 export { listQueryOf } from './data/list-query-schema.js';
 export { clientKey } from './http/client-key.js';
 
 // Records, schemas and values.
 export type { DataRecord, RecordQuery } from './data/records.service.js';
-export type { RecordOf, RecordTypes } from './data/pack-records.js';
-export { queryFromString } from './data/list-query.js';
+export type { ReadOptions, RecordOf, RecordTypes } from './data/pack-records.js';
+export type { LocaleChoice } from './data/locales.js';
+export { queryFromString, splitLocale } from './data/list-query.js';
 export { applyMergePatch, mergePatchSchema } from './data/merge-patch.js';
 export type { SchemaInput } from './metadata/schema-definition.js';
 export { assertIdentifier } from './metadata/schema-registry.js';

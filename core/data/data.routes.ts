@@ -3,20 +3,21 @@ import type { ErrorCode, PackRouter } from '../http/route.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import { assertIdentifier } from '../metadata/schema-registry.js';
 import type { RecordsService, DataRecord } from './records.service.js';
-import { queryFromString } from './list-query.js';
+import { queryFromString, splitLocale } from './list-query.js';
 import { successEnvelope } from '../http/envelope.js';
 import { PAGE_QUERY_PROPERTIES, pageResponse } from '../http/response-schemas.js';
 import type { RevisionQuery } from './records.service.js';
 import type { Page } from '../http/envelope.js';
 import type { RecordQuery } from './list-query.js';
+import type { LocaleChoice } from './locales.js';
 
 /**
  * The content workflow's share of the record routes (core/workflow/, CONTRACT.md 17.1): `POST ?draft=true`
  * creates a draft-only record, `GET ?drafts=include|only` lists with drafts.
  */
 export interface RecordDrafts {
-  createDraftOnly(rc: AppContext['state']['rc'], namespace: string, name: string, input: unknown): Promise<unknown>;
-  list(rc: AppContext['state']['rc'], namespace: string, name: string, mode: unknown, query: RecordQuery): Promise<Page<Record<string, unknown>>>;
+  createDraftOnly(rc: AppContext['state']['rc'], namespace: string, name: string, input: unknown, locale: LocaleChoice | null): Promise<unknown>;
+  list(rc: AppContext['state']['rc'], namespace: string, name: string, mode: unknown, query: RecordQuery, locale: LocaleChoice | null): Promise<Page<Record<string, unknown>>>;
 }
 
 /** A revision as GET /data/{ns}/{schema}/{id}/revisions lists it (CONTRACT.md 16.3). */
@@ -65,7 +66,7 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
     errors: [...errors, 'validation_failed', 'conflict', 'forbidden', 'not_found'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    if (drafts && ctx.query.draft === 'true') return drafts.createDraftOnly(ctx.state.rc, ns, schema, ctx.state.body);
+    if (drafts && ctx.query.draft === 'true') return drafts.createDraftOnly(ctx.state.rc, ns, schema, ctx.state.body, await writeLocale(ctx));
     return withEtag(ctx, await records.create(ctx.state.rc, ns, schema, ctx.state.body, { locale: await writeLocale(ctx) }));
   });
 
@@ -75,9 +76,9 @@ export function dataRoutes(router: PackRouter, registry: SchemaRegistry, records
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
     const { drafts: mode, ...rest } = ctx.query;
-    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, queryFromString(rest));
-    const { locale: _l, fallback: _f, ...query } = rest;
-    return records.listJson(ctx.state.rc, ns, schema, queryFromString(query), { locale: await readLocale(ctx) });
+    const query = queryFromString(splitLocale(rest).rest);
+    if (drafts && mode !== undefined) return drafts.list(ctx.state.rc, ns, schema, mode, query, await readLocale(ctx));
+    return records.listJson(ctx.state.rc, ns, schema, query, { locale: await readLocale(ctx) });
   });
 
   router.get('/data/:ns/:schema/:id', {

@@ -139,6 +139,15 @@ export const LIST_PARAMETERS = ['limit', 'offset', 'cursor', 'sort', 'fields', '
  * Reads the query language from a query string (`filter[stage]=won&sort=-createdAt&limit=10`) into a
  * RecordQuery. Only routes call this; code builds RecordQuery objects.
  */
+/**
+ * A query string's `locale` and `fallback` (CONTRACT.md 17.2; records.chooseLocale checks them) and its other
+ * parameters (for queryFromString).
+ */
+export function splitLocale(query: RawQuery): { locale: { locale?: unknown; fallback?: unknown }; rest: RawQuery } {
+  const { locale, fallback, ...rest } = query;
+  return { locale: { locale, fallback }, rest };
+}
+
 export function queryFromString(query: RawQuery): RecordQuery {
   const unknown = Object.keys(query).filter((key) => !LIST_PARAMETERS.includes(key) && !key.startsWith('filter'));
   if (unknown.length) {

@@ -7,20 +7,22 @@ type Condition = NonNullable<RecordQuery['filter']>[number];
  * The record reads of a preview (CONTRACT.md 17.3, `rc.preview`): the records a preview shows stand in for the live
  * ones, and its draft-only records appear as if published. Lists keep the live page's order and paging; a previewed
  * record is checked against the list's conditions in memory (eq, ne, in, nin, contains, exists; the others pass),
- * and previewed records the page did not hold are added after it when they meet them.
+ * and previewed records the page did not hold are added after it when they meet them. `show` turns a draft's
+ * stored document into the list's item (its locale).
  */
 export async function previewList(
   preview: PreviewOverlay, namespace: string, name: string, items: Array<Record<string, unknown>>, query: RecordQuery,
+  show: (draft: Record<string, unknown>) => Record<string, unknown> = (draft) => draft,
 ): Promise<Array<Record<string, unknown>>> {
   const shown = await preview.recordsOf(namespace, name);
   if (!shown.size) return items;
   const meets = (r: Record<string, unknown>) => (query.filter ?? []).every((c) => holds(r, c)) && (!query.anyOf?.length || query.anyOf.some((c) => holds(r, c)));
   const out = items.flatMap((item) => {
     const draft = shown.get(String(item.id));
-    return !draft ? [item] : meets(draft) ? [draft] : [];
+    return !draft ? [item] : meets(draft) ? [show(draft)] : [];
   });
   const held = new Set(items.map((i) => String(i.id)));
-  for (const [id, draft] of shown) if (!held.has(id) && meets(draft)) out.push(draft);
+  for (const [id, draft] of shown) if (!held.has(id) && meets(draft)) out.push(show(draft));
   return out;
 }
 

@@ -203,6 +203,22 @@ export class RecordsRepository {
   }
 
   /**
+   * The records of some ids, by id (a release's items of one schema): one statement per 500 ids; `lock` holds
+   * their rows for rc's transaction.
+   */
+  async findByIds(rc: RequestContext, schema: CompiledSchema, ids: readonly string[], lock = false): Promise<Map<string, DataRecord>> {
+    const found = new Map<string, DataRecord>();
+    for (let i = 0; i < ids.length; i += 500) {
+      const chunk = ids.slice(i, i + 500);
+      const rows = await this.db.sql(rc).rows<RecordRow>(
+        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id IN (${chunk.map(() => '?').join(', ')})${lock ? forUpdateClause(this.db.dialect) : ''}`,
+        [rc.tenantId!, ...chunk]);
+      for (const row of rows) found.set(row.id, this.toRecord(row));
+    }
+    return found;
+  }
+
+  /**
    * The record whose fields equal `match` (on a unique index: one at most), its statement made once per table
    * and fields. `versionOnly`: its id and version alone, read from the index and the row's header.
    */

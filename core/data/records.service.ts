@@ -105,6 +105,7 @@ export class RecordsService {
   /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */
   private async createAs(
     writer: Writer, rc: RequestContext, namespace: string, name: string, input: CreateInput, options: CreateOptions = {}, restored: { version: number } | null = null,
+    asStored = restored !== null,
   ): Promise<DataRecord> {
     const version = restored?.version ?? 1;
     const id = options.id ?? newId();
@@ -117,8 +118,8 @@ export class RecordsService {
       // A field outside every create policy's fields.write is 403 before the body is validated.
       if (access) assertPolicyAllows(access, 'create', null, null, Object.keys(refuseServerFields(input) as object));
       const body = access ? fillFixedFields(access, input as Record<string, unknown>) : input;
-      // A restored revision brings its stored translations; anything else names a locale's values with `locale`.
-      const stored = (document: unknown) => (restored ? document : storedInput(schema, refuseServerFields(document), options.locale ?? null, true));
+      // A restored revision or a published draft brings its stored translations; anything else names a locale's values with `locale`.
+      const stored = (document: unknown) => (asStored ? document : storedInput(schema, refuseServerFields(document), options.locale ?? null, true));
       const given = built ? null : this.validate(schema, stored(body));
       if (access && given) assertPolicyAllows(access, 'create', null, given, Object.keys(input as object));
       return this.db.transaction(rc, async (rc) => {
@@ -175,7 +176,7 @@ export class RecordsService {
     const expand = await this.relations.parseExpand(rc, schema, options.expand);
     if (rc.preview) {
       const shown = await previewOne(rc.preview, namespace, name, id, null);
-      if (shown) return shown as DataRecord;
+      if (shown) return localize(shown as DataRecord, schema.localized, options.locale ?? null);
     }
     const stored = await this.require(rc, schema, id);
     const readable = access ? readableRecord(access, stored) : stored;
@@ -325,13 +326,14 @@ export class RecordsService {
    */
   async publishDocument(
     rc: RequestContext, namespace: string, name: string, id: string, baseVersion: number,
-    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null,
+    document: (live: DataRecord | null) => Record<string, unknown>, ifMatch?: string | null, locked?: { current: DataRecord | null },
   ): Promise<DataRecord> {
     return this.schemas.writing(rc, namespace, name, (schema) => {
       this.assertMayWrite(schema, null);
       return this.db.transaction(rc, async (rc) => {
-        const current = UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
-        if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id });
+        // `locked`: the live record as rc's transaction read it locked already (a release's items, read at once).
+        const current = locked ? locked.current : UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
+        if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id }, null, true);
         if (!current) throw Conflict(`The live ${namespace}.${name} record was deleted since the draft was made`);
         checkVersion(ifMatch, current.version);
         if (current.version !== baseVersion) {
@@ -477,7 +479,8 @@ export class RecordsService {
     const { parsed, rows, pagination, schema, expand, read, access } = await this.page(rc, namespace, name, query);
     const locale = options.locale ?? null;
     if (rc.preview) {
-      const items = await previewList(rc.preview, namespace, name, await this.items(rc, schema, rows, null, expand, read, access, locale), query);
+      const live = await this.items(rc, schema, rows, null, expand, read, access, locale);
+      const items = await previewList(rc.preview, namespace, name, live, query, (draft) => localize(draft, schema.localized, locale));
       return { items: parsed.fields ? items.map((r) => project(r, parsed.fields!)) : items, pagination };
     }
     return { items: await this.items(rc, schema, rows, parsed.fields, expand, read, access, locale), pagination };

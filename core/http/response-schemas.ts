@@ -15,10 +15,23 @@ const SERVER_FIELD_SCHEMAS = {
   version: { type: 'integer', minimum: 1 },
 };
 
-/** A record as the API returns it: the schema's properties, flat, beside the server-managed fields. */
+/**
+ * A record as the API returns it: the schema's properties, flat, beside the server-managed fields. A localised
+ * property (`x-localized`, CONTRACT.md 17.2) is also null (`?fallback=false`) or `{ "<locale>": value }` (`?locale=*`).
+ */
 export function recordResponse(definition: { schema: { properties: Record<string, unknown> } }): JsonSchema {
-  return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...definition.schema.properties } };
+  const properties = Object.fromEntries(Object.entries(definition.schema.properties).map(([name, prop]) => {
+    if ((prop as JsonSchema | null)?.['x-localized'] !== true) return [name, prop];
+    return [name, { anyOf: [prop, { type: 'null' }, { type: 'object', description: '?locale=*: each locale\'s value', additionalProperties: { anyOf: [prop, { type: 'null' }] } }] }];
+  }));
+  return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...properties } };
 }
+
+/** `?locale=` and `?fallback=` of the routes that read or write localised fields (CONTRACT.md 17.2). */
+export const LOCALE_QUERY_PROPERTIES = {
+  locale: { type: 'string', description: 'A locale of the site (its localised fields\' values; reads also * for every locale\'s)' },
+  fallback: { type: 'string', enum: ['true', 'false'], description: 'false: a localised field without a value of its own in the locale is null' },
+} as const;
 
 /**
  * `{ items, pagination }` as CONTRACT.md section 1 fixes it. The items' `required` is left out: `fields=`

@@ -79,6 +79,22 @@ export class DraftsRepository {
     return row ? toDraft(row) : null;
   }
 
+  /**
+   * The drafts bound to a release, keyed `namespace.schema.id`, in one statement (a release's publish); `lock`
+   * holds their rows for rc's transaction (PostgreSQL; SQLite's write transaction is the database's alone).
+   */
+  async findInRelease(rc: RequestContext, releaseId: string, lock = false): Promise<Map<string, StoredDraft>> {
+    const query = this.db.query<DraftRow>('record_drafts').where({ tenant_id: rc.tenantId!, release_id: releaseId });
+    if (lock && this.db.dialect.name === 'postgres') query.forUpdate();
+    const rows = (await this.db.sql(rc).run(query)) as DraftRow[];
+    return new Map(rows.map((r) => [`${r.namespace}.${r.schema_name}.${r.record_id}`, toDraft(r)]));
+  }
+
+  /** Removes the drafts bound to a release (its publish, in the transaction that read them locked); how many. */
+  async takeRelease(rc: RequestContext, releaseId: string): Promise<number> {
+    return Number(await this.db.sql(rc).run(this.db.query('record_drafts').where({ tenant_id: rc.tenantId!, release_id: releaseId }).delete()));
+  }
+
   /** The drafts of some records of one schema (a list page's), by id. */
   async findMany(rc: RequestContext, namespace: string, schema: string, ids: string[]): Promise<Map<string, StoredDraft>> {
     if (!ids.length) return new Map();

@@ -46,18 +46,28 @@ export function draftRoutes(router: PackRouter, registry: SchemaRegistry, drafts
     summary: 'Save a record\'s draft: a JSON merge patch over the current draft, else over the live record (?rebase=true: based on the current live version)',
     description: 'Validated like a write; nothing live changes (no revision, no live-change event, the live ETag stays). Emits `{ns}.{schema}.draft_updated`.',
     tags, auth: 'tenant', role: 'editor', module, response: draftViewSchema,
-    query: { type: 'object', additionalProperties: false, properties: { rebase: { type: 'boolean' } } },
+    query: {
+      type: 'object', additionalProperties: false,
+      properties: { rebase: { type: 'boolean' }, locale: { type: 'string', description: 'The locale whose values of the localised fields the patch sets (not *)' } },
+    },
     errors: [...errors, 'validation_failed', 'conflict'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return drafts.save(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { rebase: ctx.state.query.rebase === true });
+    const locale = await drafts.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+    return drafts.save(ctx.state.rc, ns, schema, ctx.params.id, ctx.state.body, { rebase: ctx.state.query.rebase === true, locale });
   });
 
   router.get(DRAFT, {
-    summary: 'Read a record\'s draft', tags, auth: 'tenant', module, response: draftViewSchema, errors,
+    summary: 'Read a record\'s draft (?locale=, * for every locale, fallback=false)', tags, auth: 'tenant', module, response: draftViewSchema,
+    query: {
+      type: 'object', additionalProperties: false,
+      properties: { locale: { type: 'string', description: 'A locale of the tenant, or * for every locale\'s values' }, fallback: { type: 'string', enum: ['true', 'false'] } },
+    },
+    errors: [...errors, 'validation_failed'],
   }, async (ctx) => {
     const [ns, schema] = target(ctx);
-    return drafts.get(ctx.state.rc, ns, schema, ctx.params.id);
+    const locale = await drafts.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
+    return drafts.get(ctx.state.rc, ns, schema, ctx.params.id, locale);
   });
 
   router.delete(DRAFT, {

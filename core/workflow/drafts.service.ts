@@ -10,6 +10,7 @@ import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry
 import { hasDrafts } from '../metadata/workflow-option.js';
 import { applyMergePatch, isPlainObject } from '../data/merge-patch.js';
 import { refuseServerFields, stripServerFields, type DataRecord, type RecordQuery, type RecordsService } from '../data/records.service.js';
+import { LOCALES_KEY, localize, storedInput, type LocaleChoice } from '../data/locales.js';
 import { DraftsRepository, type DraftError, type DraftKey, type StoredDraft } from './drafts.repository.js';
 
 /** A draft as the API shows it beside its record (CONTRACT.md 17.1). */
@@ -73,6 +74,11 @@ export class DraftsService {
     this.repository = new DraftsRepository(db);
   }
 
+  /** `?locale=` and `?fallback=` of a draft's read or save (RecordsService.chooseLocale). */
+  chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options: { all?: boolean } = {}): Promise<LocaleChoice | null> {
+    return this.records.chooseLocale(rc, raw, options);
+  }
+
   /** The schema, which must have drafts (404 not_found otherwise). */
   async schemaOf(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
     const schema = await this.schemas.resolve(rc, namespace, name);
@@ -80,19 +86,24 @@ export class DraftsService {
     return schema;
   }
 
-  /** PUT …/draft: a merge patch over the current draft, else over the live record. */
-  async save(rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: { rebase?: boolean } = {}): Promise<DraftView> {
+  /**
+   * PUT …/draft: a merge patch over the current draft, else over the live record (its every locale's values).
+   * `locale`: the locale whose values of the localised fields the patch sets (CONTRACT.md 17.2); the answer is in it.
+   */
+  async save(
+    rc: RequestContext, namespace: string, name: string, id: string, patch: unknown, options: { rebase?: boolean; locale?: LocaleChoice | null } = {},
+  ): Promise<DraftView> {
     const schema = await this.schemaOf(rc, namespace, name);
     if (!isPlainObject(patch)) throw ValidationFailed('The body must be a JSON object (a merge patch)', [{ path: '/', message: 'must be object' }]);
-    refuseServerFields(patch);
+    const stored = storedInput(schema, refuseServerFields(patch), options.locale ?? null, false);
     const key = { namespace, schema: name, id };
     return this.db.transaction(rc, async (rc) => {
       const draft = UUID_PATTERN.test(id) ? await this.repository.find(rc, key, true) : null;
-      const live = await this.records.find(rc, namespace, name, id);
+      const live = await this.liveOf(rc, schema, id);
       if (!draft && !live) throw NotFound(`No ${namespace}.${name} record "${id.slice(0, 40)}"`);
       // The fields a draft may not change follow the live record (a product's stock as it is now).
       const base = draft ? (live ? overLive(schema, live, draft.data) : draft.data) : stripServerFields(live!);
-      const merged = applyMergePatch(base, patch) as Record<string, unknown>;
+      const merged = applyMergePatch(base, stored) as Record<string, unknown>;
       if (live) checkDraftFields(schema, merged, stripServerFields(live));
       const data = this.records.validate(schema, merged);
       const now = nowIso();
@@ -103,14 +114,19 @@ export class DraftsService {
       };
       if (!draft) await this.repository.insert(rc, next);
       else if (!(await this.repository.save(rc, next))) throw Conflict('The draft was saved by another request; read it again and retry');
-      return this.saved(rc, next, live);
+      return this.saved(rc, schema, next, live, options.locale ?? null);
     });
   }
 
+  /** The live record as stored (every locale's values), or null (a draft-only record, an id that is no UUID). */
+  private liveOf(rc: RequestContext, schema: CompiledSchema, id: string): Promise<DataRecord | null> {
+    return UUID_PATTERN.test(id) ? this.records.repository.findById(rc, schema, id) : Promise.resolve(null);
+  }
+
   /** POST /data/{ns}/{schema}?draft=true: a record that exists only as a draft until its first publish. */
-  async createDraftOnly(rc: RequestContext, namespace: string, name: string, input: unknown): Promise<DraftView> {
+  async createDraftOnly(rc: RequestContext, namespace: string, name: string, input: unknown, locale: LocaleChoice | null = null): Promise<DraftView> {
     const schema = await this.schemaOf(rc, namespace, name);
-    const data = this.records.validate(schema, refuseServerFields(input));
+    const data = this.records.validate(schema, storedInput(schema, refuseServerFields(input), locale, true));
     const now = nowIso();
     const draft: StoredDraft = {
       namespace, schema: name, id: newId(), data, baseVersion: 0, revision: 1, createdAt: now, updatedAt: now,
@@ -118,25 +134,29 @@ export class DraftsService {
     };
     return this.db.transaction(rc, async (rc) => {
       await this.repository.insert(rc, draft);
-      return this.saved(rc, draft, null);
+      return this.saved(rc, schema, draft, null, locale);
     });
   }
 
-  /** The saved draft's event (`{ns}.{schema}.draft_updated`, in its transaction) and view. */
-  private async saved(rc: RequestContext, draft: StoredDraft, live: DataRecord | null): Promise<DraftView> {
-    const view = { item: itemOf(draft, live), draft: metaOf(draft) };
+  /**
+   * The saved draft's event (`{ns}.{schema}.draft_updated`, in its transaction: its item as stored, every
+   * locale's values, as record events carry them) and view (in `locale`).
+   */
+  private async saved(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, live: DataRecord | null, locale: LocaleChoice | null): Promise<DraftView> {
+    const item = itemOf(draft, live);
+    const meta = metaOf(draft);
     await this.events.publish(rc, {
       name: `${draft.namespace}.${draft.schema}.draft_updated`,
-      payload: { namespace: draft.namespace, schema: draft.schema, id: draft.id, draft: view.draft, item: view.item },
+      payload: { namespace: draft.namespace, schema: draft.schema, id: draft.id, draft: meta, item },
     });
-    return view;
+    return { item: localize(item, schema.localized, locale), draft: meta };
   }
 
-  /** GET …/draft: 404 when the record has none. */
-  async get(rc: RequestContext, namespace: string, name: string, id: string): Promise<DraftView> {
-    await this.schemaOf(rc, namespace, name);
+  /** GET …/draft (in `locale`, `*` included): 404 when the record has none. */
+  async get(rc: RequestContext, namespace: string, name: string, id: string, locale: LocaleChoice | null = null): Promise<DraftView> {
+    const schema = await this.schemaOf(rc, namespace, name);
     const draft = await this.require(rc, { namespace, schema: name, id });
-    return { item: itemOf(draft, await this.records.find(rc, namespace, name, id)), draft: metaOf(draft) };
+    return { item: localize(itemOf(draft, await this.liveOf(rc, schema, id)), schema.localized, locale), draft: metaOf(draft) };
   }
 
   /** DELETE …/draft: the draft is discarded (a draft-only record with it). */
@@ -169,7 +189,15 @@ export class DraftsService {
    */
   async apply(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, ifMatch: string | null = null): Promise<DataRecord> {
     if (!(await this.repository.take(rc, draft, draft.revision))) throw Conflict('The draft was changed by another request; read it again and retry');
-    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch);
+    return this.write(rc, schema, draft, undefined, ifMatch);
+  }
+
+  /**
+   * `apply` without removing the draft (a release's publish removes its drafts in one statement). `locked`: the
+   * live record as rc's transaction read it locked (a release reads its items' at once).
+   */
+  write(rc: RequestContext, schema: CompiledSchema, draft: StoredDraft, locked?: { current: DataRecord | null }, ifMatch: string | null = null): Promise<DataRecord> {
+    return this.records.publishDocument(rc, schema.namespace, schema.name, draft.id, draft.baseVersion, (live) => (live ? overLive(schema, live, draft.data) : draft.data), ifMatch, locked);
   }
 
   /** POST …/draft/publish `{ at }`: published by the scheduler once `at` has come. */
@@ -221,17 +249,19 @@ export class DraftsService {
   }
 
   /** GET /data/{ns}/{schema}?drafts=include|only (editors): live records with their drafts, or the drafts alone. */
-  async list(rc: RequestContext, namespace: string, name: string, mode: unknown, query: RecordQuery): Promise<Page<Record<string, unknown>>> {
+  async list(
+    rc: RequestContext, namespace: string, name: string, mode: unknown, query: RecordQuery, locale: LocaleChoice | null = null,
+  ): Promise<Page<Record<string, unknown>>> {
     if (mode !== 'include' && mode !== 'only') throw ValidationFailed('drafts must be include or only', [{ path: 'query/drafts', message: 'must be include or only' }]);
     requireEditor(rc);
-    await this.schemaOf(rc, namespace, name);
+    const schema = await this.schemaOf(rc, namespace, name);
     if (mode === 'include') {
-      const page = await this.records.list(rc, namespace, name, query);
+      const page = await this.records.list(rc, namespace, name, query, { locale });
       const drafts = await this.repository.findMany(rc, namespace, name, page.items.map((i) => String(i.id)));
       const items = page.items.map((item) => {
         const draft = drafts.get(String(item.id));
         if (!draft) return { ...item, hasDraft: false };
-        const merged = itemOf(draft, item as DataRecord);
+        const merged = localize(itemOf(draft, item as DataRecord), schema.localized, locale);
         return { ...(query.fields ? project(merged, ['id', ...query.fields]) : merged), hasDraft: true };
       });
       return { items, pagination: page.pagination };
@@ -246,7 +276,7 @@ export class DraftsService {
     const page = hasMore ? rows.slice(0, limit) : rows;
     const live = await Promise.all(page.map((d) => (d.baseVersion ? this.records.find(rc, namespace, name, d.id) : null)));
     const items = page.map((d, i) => {
-      const merged = itemOf(d, live[i]);
+      const merged = localize(itemOf(d, live[i]), schema.localized, locale);
       return { ...(query.fields ? project(merged, ['id', ...query.fields]) : merged), hasDraft: true, draft: metaOf(d) };
     });
     const total = query.count === false ? null : await this.repository.count(rc, namespace, name);
@@ -267,7 +297,22 @@ export function overLive(schema: CompiledSchema, live: DataRecord, data: Record<
     if (Object.hasOwn(data, field)) document[field] = data[field];
     else delete document[field];
   }
+  // The other locales' values (17.2): the draft's of the fields it may change, the live record's of the others.
+  const translations: Record<string, Record<string, unknown>> = {};
+  for (const [from, fieldsOf] of [[live, (f: string) => !fields.includes(f)], [data, (f: string) => fields.includes(f)]] as const) {
+    for (const [locale, values] of Object.entries(translationsOf(from))) {
+      for (const [field, value] of Object.entries(values)) if (fieldsOf(field)) (translations[locale] ??= {})[field] = value;
+    }
+  }
+  delete document[LOCALES_KEY];
+  if (Object.keys(translations).length) document[LOCALES_KEY] = translations;
   return document;
+}
+
+/** A stored document's other locales' values (`$locales`), {} when none. */
+function translationsOf(document: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const stored = document[LOCALES_KEY];
+  return isPlainObject(stored) ? (stored as Record<string, Record<string, unknown>>) : {};
 }
 
 /** An `at` in the future, else 400 at `/at`. */
@@ -281,10 +326,17 @@ function checkDraftFields(schema: CompiledSchema, draft: Record<string, unknown>
   const allowed = schema.workflow?.fields;
   if (!allowed) return;
   const issues: ErrorDetail[] = [];
+  const changed = new Set<string>();
   for (const field of new Set([...Object.keys(draft), ...Object.keys(live)])) {
-    if (!allowed.includes(field) && JSON.stringify(draft[field]) !== JSON.stringify(live[field])) {
-      issues.push({ path: `/${field}`, message: 'cannot be changed through a draft' });
+    if (field !== LOCALES_KEY && !allowed.includes(field) && JSON.stringify(draft[field]) !== JSON.stringify(live[field])) changed.add(field);
+  }
+  // Another locale's value of a field the draft may not change is that field's change too.
+  const [ours, theirs] = [translationsOf(draft), translationsOf(live)];
+  for (const locale of new Set([...Object.keys(ours), ...Object.keys(theirs)])) {
+    for (const field of new Set([...Object.keys(ours[locale] ?? {}), ...Object.keys(theirs[locale] ?? {})])) {
+      if (!allowed.includes(field) && JSON.stringify(ours[locale]?.[field]) !== JSON.stringify(theirs[locale]?.[field])) changed.add(field);
     }
   }
+  for (const field of changed) issues.push({ path: `/${field}`, message: 'cannot be changed through a draft' });
   if (issues.length) throw ValidationFailed(`A draft of ${schema.namespace}.${schema.name} changes only ${allowed.join(', ')}`, issues);
 }

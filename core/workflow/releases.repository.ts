@@ -105,10 +105,29 @@ export class ReleasesRepository {
     return Number(await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).delete())) === 1;
   }
 
+  /**
+   * The items' versions after a publish, one statement per 300 items (`UPDATE … FROM (VALUES …)`, which both
+   * engines take; a VALUES list's columns are column1, column2, … in both).
+   */
+  async setVersions(rc: RequestContext, releaseId: string, items: ReadonlyArray<{ recordId: string; previousVersion: number; version: number }>): Promise<void> {
+    for (let i = 0; i < items.length; i += 300) {
+      const chunk = items.slice(i, i + 300);
+      await this.db.sql(rc).rows(
+        `UPDATE release_items SET version = v.column2, previous_version = v.column3 FROM (VALUES ${chunk.map(() => '(?, CAST(? AS INTEGER), CAST(? AS INTEGER))').join(', ')}) AS v`
+        + ' WHERE release_items.tenant_id = ? AND release_items.release_id = ? AND release_items.record_id = v.column1',
+        [...chunk.flatMap((item) => [item.recordId, item.version, item.previousVersion]), rc.tenantId!, releaseId]);
+    }
+  }
+
+  /** An item's versions (a publish's, a rollback's): one prepared statement per text, run once per item. */
   async setItem(rc: RequestContext, releaseId: string, recordId: string, versions: { previousVersion?: number; version: number | null }): Promise<void> {
-    await this.db.sql(rc).run(this.db.query('release_items').where({ tenant_id: rc.tenantId!, release_id: releaseId, record_id: recordId }).update({
-      version: versions.version, ...(versions.previousVersion === undefined ? {} : { previous_version: versions.previousVersion }),
-    }));
+    const key = [rc.tenantId!, releaseId, recordId];
+    if (versions.previousVersion === undefined) {
+      await this.db.sql(rc).rows('UPDATE release_items SET version = ? WHERE tenant_id = ? AND release_id = ? AND record_id = ?', [versions.version, ...key]);
+    } else {
+      await this.db.sql(rc).rows('UPDATE release_items SET version = ?, previous_version = ? WHERE tenant_id = ? AND release_id = ? AND record_id = ?',
+        [versions.version, versions.previousVersion, ...key]);
+    }
   }
 
   async update(rc: RequestContext, id: string, change: { status: ReleaseStatus; scheduledAt?: string | null; publishedAt?: string | null; errors?: ErrorDetail[] }): Promise<void> {

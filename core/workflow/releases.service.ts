@@ -133,14 +133,23 @@ export class ReleasesService {
   private async publishIn(rc: RequestContext, release: Release): Promise<Release> {
     const errors: ErrorDetail[] = [];
     const ready = [];
+    // Every bound draft in one statement, locked: no save can change them until the publish commits.
+    const drafts = await this.drafts.repository.findInRelease(rc, release.id, true);
+    // The live records, locked, one statement per schema (per 500 items): as stored, so that the check sees every
+    // locale's values the publish will write, and the writes below need not read them again.
+    const lives = new Map<string, DataRecord>();
+    for (const [key, items] of groupBySchema(release.items)) {
+      const schema = await this.drafts.schemaOf(rc, items[0].namespace, items[0].schema);
+      for (const [id, record] of await this.records.repository.findByIds(rc, schema, items.map((i) => i.id), true)) lives.set(`${key}.${id}`, record);
+    }
     for (const [index, item] of release.items.entries()) {
-      const draft = await this.drafts.repository.find(rc, item, true);
+      const draft = drafts.get(`${item.namespace}.${item.schema}.${item.id}`);
       if (!draft || draft.releaseId !== release.id) {
         errors.push(itemError(index, item, 'not_found', 'The record has no draft in this release'));
         continue;
       }
       const schema = await this.drafts.schemaOf(rc, item.namespace, item.schema);
-      const live = await this.records.find(rc, item.namespace, item.schema, item.id);
+      const live = lives.get(`${item.namespace}.${item.schema}.${item.id}`) ?? null;
       const moved = draft.baseVersion === 0 ? (live ? 'The record exists already' : null)
         : !live ? 'The live record was deleted since the draft was made'
           : live.version !== draft.baseVersion ? `The live record moved from version ${draft.baseVersion} to ${live.version} since the draft was made` : null;
@@ -155,19 +164,23 @@ export class ReleasesService {
         errors.push(itemError(index, item, e.code, `${e.message}${e.details?.length ? `: ${e.details.map((d) => `${d.path} ${d.message}`).join('; ')}` : ''}`));
         continue;
       }
-      ready.push({ index, item, draft, schema });
+      ready.push({ index, item, draft, schema, live });
     }
     if (errors.length) throw Conflict(`${errors.length} item(s) of the release cannot be published; nothing was published`, errors);
-    for (const { index, item, draft, schema } of ready) {
+    // The drafts go in one statement (they are this transaction's, locked), then each is written live.
+    if ((await this.drafts.repository.takeRelease(rc, release.id)) !== ready.length) throw Conflict('The release\'s drafts were changed by another request; publish it again');
+    const versions = [];
+    for (const { index, item, draft, schema, live } of ready) {
       let record: DataRecord;
       try {
-        record = await this.drafts.apply(rc, schema, draft);
+        record = await this.drafts.write(rc, schema, draft, { current: live });
       } catch (err) {
         if (!(err instanceof AppError)) throw err;
         throw Conflict('An item of the release cannot be published; nothing was published', [itemError(index, item, err.code, err.message)]);
       }
-      await this.repository.setItem(rc, release.id, item.id, { previousVersion: draft.baseVersion, version: record.version });
+      versions.push({ recordId: item.id, previousVersion: draft.baseVersion, version: record.version });
     }
+    await this.repository.setVersions(rc, release.id, versions);
     await this.repository.update(rc, release.id, { status: 'published', scheduledAt: null, publishedAt: nowIso(), errors: [] });
     const published = await this.get(rc, release.id);
     await this.announce(rc, 'release.published', published, published.items.map((i) => ({ ...i, version: i.version })));
@@ -245,4 +258,14 @@ export class ReleasesService {
     }
     return published;
   }
+}
+
+/** A release's items by `namespace.schema`. */
+function groupBySchema(items: readonly ReleaseItem[]): Map<string, ReleaseItem[]> {
+  const groups = new Map<string, ReleaseItem[]>();
+  for (const item of items) {
+    const key = `${item.namespace}.${item.schema}`;
+    groups.set(key, [...(groups.get(key) ?? []), item]);
+  }
+  return groups;
 }

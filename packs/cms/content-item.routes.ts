@@ -1,4 +1,4 @@
-import type { JsonSchema, PackContext, PackRouter } from '../../core/pack-api.js';
+import { queryFromString, splitLocale, type AppContext, type JsonSchema, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 const tags = ['cms'];
 
@@ -11,12 +11,12 @@ export function contentItemRoutes(router: PackRouter, pack: PackContext, type: s
   const param = /:(\w+)$/.exec(path)?.[1];
   if (!param) throw new Error(`contentItemRoutes: ${path} does not end with a parameter`);
 
-  // `?locale=` (CONTRACT.md 17.2): the localised fields in a locale of the site (reads also `fallback`).
+  // `?locale=` (CONTRACT.md 17.2): the localised fields in a locale of the site (reads also `fallback` and `*`).
   router.get(path, {
-    summary: `Read a ${type} (?locale=, ?fallback=false: the localised fields in a locale of the site)`, tags, auth: 'tenant', response,
+    summary: `Read a ${type} (?locale=, ?fallback=false: the localised fields in a locale of the site; * in every locale)`, tags, auth: 'tenant', response,
     errors: ['not_found', 'module_disabled', 'validation_failed'],
   }, async (ctx) => {
-    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback }, { all: false });
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
     const item = await pack.records.get(ctx.state.rc, 'cms', type, ctx.params[param], { locale });
     ctx.set('ETag', `"${item.version}"`);
     return item;
@@ -32,4 +32,10 @@ export function contentItemRoutes(router: PackRouter, pack: PackContext, type: s
     ctx.set('ETag', `"${item.version}"`);
     return item;
   });
+}
+
+/** A list of a content type's items with the data API's query language and `?locale=` (`*`, `fallback`; CONTRACT.md 17.2). */
+export async function listContent(pack: PackContext, ctx: AppContext, type: string): Promise<unknown> {
+  const { locale, rest } = splitLocale(ctx.query);
+  return pack.records.list(ctx.state.rc, 'cms', type, queryFromString(rest), { locale: await pack.records.chooseLocale(ctx.state.rc, locale) });
 }

@@ -1,5 +1,6 @@
-import { type AppContext, assertIdentifier, type ErrorCode, type PackContext, type PackRouter, queryFromString } from '../../core/pack-api.js';
+import { type AppContext, assertIdentifier, type ErrorCode, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { contentItemResponse, contentListResponse } from './cms-responses.js';
+import { listContent } from './content-item.routes.js';
 
 const tags = ['cms'];
 const errors: ErrorCode[] = ['invalid_identifier', 'schema_not_found', 'module_disabled', 'forbidden', 'tenant_not_found'];
@@ -15,9 +16,9 @@ function contentType(ctx: AppContext): string {
  */
 export function contentRoutes(router: PackRouter, pack: PackContext): void {
   router.get('/tenant/:tenantId/content/:contentType', {
-    summary: 'List content items of a type (the data API query language)', tags, auth: 'tenant', tenantParam: 'tenantId',
-    response: contentListResponse, errors: [...errors, 'invalid_filter', 'invalid_cursor'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', contentType(ctx), queryFromString(ctx.query)));
+    summary: 'List content items of a type (the data API query language; ?locale=, * for every locale, fallback=false)', tags, auth: 'tenant', tenantParam: 'tenantId',
+    response: contentListResponse, errors: [...errors, 'invalid_filter', 'invalid_cursor', 'validation_failed'],
+  }, (ctx) => listContent(pack, ctx, contentType(ctx)));
 
   router.post('/tenant/:tenantId/content/:contentType', {
     summary: 'Create a content item (slug generated from the title when absent; draft unless status says otherwise)',

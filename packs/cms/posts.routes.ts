@@ -1,7 +1,7 @@
-import { listQueryOf, pageResponse, queryFromString, recordResponse } from '../../core/pack-api.js';
+import { listQueryOf, LOCALE_QUERY_PROPERTIES, pageResponse, recordResponse } from '../../core/pack-api.js';
 import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import postDefinition from '../../schemas/cms/post.schema.json' with { type: 'json' };
-import { contentItemRoutes } from './content-item.routes.js';
+import { contentItemRoutes, listContent } from './content-item.routes.js';
 
 const fields = postDefinition.schema.properties;
 const postResponse = recordResponse(postDefinition);
@@ -27,17 +27,19 @@ export function postsRoutes(router: PackRouter, pack: PackContext): void {
   const tags = ['cms'];
 
   router.get('/cms/posts', {
-    summary: 'List posts, newest first (limit 1..200, default 50; offset default 0; the data API query language)',
-    tags, auth: 'tenant', query: listQueryOf(postResponse), response: pageResponse(postResponse),
+    summary: 'List posts, newest first (limit 1..200, default 50; offset default 0; the data API query language; ?locale=, *, fallback=false)',
+    tags, auth: 'tenant', query: listQueryOf(postResponse, { locales: true }), response: pageResponse(postResponse),
     errors: ['validation_failed', 'invalid_filter', 'invalid_cursor', 'module_disabled', 'tenant_required'],
-  }, async (ctx) => pack.records.list(ctx.state.rc, 'cms', 'post', queryFromString(ctx.query)));
+  }, (ctx) => listContent(pack, ctx, 'post'));
 
   router.post('/cms/posts', {
-    summary: 'Create a post (slug from the title when absent; draft unless status says otherwise)',
+    summary: 'Create a post (slug from the title when absent; draft unless status says otherwise; ?locale=: the values are that locale\'s and the default\'s)',
     tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody, response: postResponse,
+    query: { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY_PROPERTIES.locale } },
     errors: ['validation_failed', 'conflict', 'module_disabled', 'forbidden', 'tenant_required'],
   }, async (ctx) => {
-    const post = await pack.records.create(ctx.state.rc, 'cms', 'post', ctx.state.body);
+    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+    const post = await pack.records.create(ctx.state.rc, 'cms', 'post', ctx.state.body, { locale });
     ctx.set('ETag', `"${post.version}"`);
     return post;
   });

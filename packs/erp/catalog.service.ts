@@ -1,5 +1,5 @@
 import { LRUCache } from 'lru-cache';
-import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type HookPayload, type PackContext, type Page, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
+import { AppError, Forbidden, NotFound, ROLE_RANK, UUID_PATTERN, ValidationFailed, bffSuccess, nowIso, type HookPayload, type LocaleChoice, type PackContext, type Page, type ReadOptions, type RecordQuery, type RecordOf, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import { CatalogRepository, type MovementReason, type StockMovement } from './catalog.repository.js';
 import type { Product } from './generated/product.js';
@@ -90,9 +90,10 @@ export class Catalog {
   }
 
   /** A product by UUID or number; 404 not_found. */
-  async get(rc: RequestContext, ref: string): Promise<Product> {
+  /** A product by UUID or number; `locale`: its localised fields in that locale (CONTRACT.md 17.2). */
+  async get(rc: RequestContext, ref: string, locale: LocaleChoice | null = null): Promise<Product> {
     const parsed = parseRef(ref);
-    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'product', [parsed]);
+    const [found] = parsed === null ? [] : await findByRefs(this.pack.records, rc, 'product', [parsed], { locale });
     if (!found) throw NotFound(`No product "${ref.slice(0, 40)}"`);
     return found;
   }
@@ -108,17 +109,17 @@ export class Catalog {
     return byRef;
   }
 
-  list(rc: RequestContext, query: RecordQuery): Promise<Page<Record<string, unknown>>> {
-    return this.pack.records.list(rc, 'erp', 'product', query);
+  list(rc: RequestContext, query: RecordQuery, locale: LocaleChoice | null = null): Promise<Page<Record<string, unknown>>> {
+    return this.pack.records.list(rc, 'erp', 'product', query, { locale });
   }
 
-  async create(rc: RequestContext, input: unknown): Promise<Product> {
-    return this.pack.records.create(rc, 'erp', 'product', input);
+  async create(rc: RequestContext, input: unknown, locale: LocaleChoice | null = null): Promise<Product> {
+    return this.pack.records.create(rc, 'erp', 'product', input, { locale });
   }
 
-  async update(rc: RequestContext, ref: string, patch: unknown, ifMatch: string | null): Promise<Product> {
+  async update(rc: RequestContext, ref: string, patch: unknown, ifMatch: string | null, locale: LocaleChoice | null = null): Promise<Product> {
     const product = await this.get(rc, ref);
-    return this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch });
+    return this.pack.records.update(rc, 'erp', 'product', product.id, patch, { ifMatch, locale });
   }
 
   /** A stock adjustment by hand: one conditional update and one movement, or 409 insufficient_stock and nothing. */
@@ -308,7 +309,7 @@ const REFS_PER_QUERY = 100;
 
 /** Records of erp.<name> (products, orders) by UUID or number, a list query per hundred of each. */
 export async function findByRefs<S extends 'product' | 'order'>(
-  records: PackContext['records'], rc: RequestContext, name: S, refs: Array<string | number>,
+  records: PackContext['records'], rc: RequestContext, name: S, refs: Array<string | number>, read: ReadOptions = {},
 ): Promise<Array<RecordOf<'erp', S>>> {
   const ids = [...new Set(refs.filter((r): r is string => typeof r === 'string' && UUID_PATTERN.test(r)))];
   const numbers = [...new Set(refs.filter((r): r is number => typeof r === 'number'))];
@@ -316,7 +317,7 @@ export async function findByRefs<S extends 'product' | 'order'>(
   for (const [field, values] of [['id', ids], ['number', numbers]] as const) {
     for (let i = 0; i < values.length; i += REFS_PER_QUERY) {
       const value = values.slice(i, i + REFS_PER_QUERY);
-      const { items } = await records.list(rc, 'erp', name, { filter: [{ field, op: 'in', value }], limit: REFS_PER_QUERY, count: false });
+      const { items } = await records.list(rc, 'erp', name, { filter: [{ field, op: 'in', value }], limit: REFS_PER_QUERY, count: false }, read);
       for (const record of items) found.set(record.id, record);
     }
   }

@@ -1,4 +1,4 @@
-import { listQueryOf, OFFSET_QUERY, pageResponse, queryFromString, recordResponse, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { listQueryOf, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, queryFromString, recordResponse, splitLocale, type AppContext, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
 
@@ -42,29 +42,35 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
     return item;
   };
 
+  // `?locale=` (CONTRACT.md 17.2): name and description in a locale of the site; reads also `*` and `fallback`.
+  const readLocale = (ctx: AppContext) => pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
+  const writeLocale = (ctx: AppContext) => pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
+  const writeQuery = { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY_PROPERTIES.locale } };
+
   router.get('/erp/products', {
-    summary: 'List products (filter[status]=active, filter[sku]=…, sort=-priceCents, limit, offset, cursor, fields, count)',
-    tags, auth: 'tenant', query: listQueryOf(product), response: pageResponse(product),
-    errors: ['invalid_filter', 'invalid_cursor'],
-  }, async (ctx) => catalog.list(ctx.state.rc, queryFromString(ctx.query)));
+    summary: 'List products (filter[status]=active, filter[sku]=…, sort=-priceCents, limit, offset, cursor, fields, count; locale, fallback)',
+    tags, auth: 'tenant', query: listQueryOf(product, { locales: true }), response: pageResponse(product),
+    errors: ['invalid_filter', 'invalid_cursor', 'validation_failed'],
+  }, async (ctx) => catalog.list(ctx.state.rc, queryFromString(splitLocale(ctx.query).rest), await readLocale(ctx)));
 
   router.post('/erp/products', {
-    summary: 'Create a product (the server assigns its number; an initial physicalStock is the first movement of its ledger)',
-    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true,
+    summary: 'Create a product (the server assigns its number; an initial physicalStock is the first movement of its ledger; ?locale=: the name and description are that locale\'s and the default\'s)',
+    tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, query: writeQuery,
     body: { type: 'object', required: productDefinition.schema.required, additionalProperties: false, properties: writable },
-    response: product, errors: ['conflict'],
-  }, async (ctx) => withEtag(ctx, await catalog.create(ctx.state.rc, ctx.state.body)));
+    response: product, errors: ['conflict', 'validation_failed'],
+  }, async (ctx) => withEtag(ctx, await catalog.create(ctx.state.rc, ctx.state.body, await writeLocale(ctx))));
 
   router.get('/erp/products/:id', {
-    summary: 'Read a product by UUID or number', tags, auth: 'tenant', response: product, errors: ['not_found'],
-  }, async (ctx) => withEtag(ctx, await catalog.get(ctx.state.rc, ctx.params.id)));
+    summary: 'Read a product by UUID or number (locale, fallback)', tags, auth: 'tenant', response: product,
+    query: { type: 'object', additionalProperties: false, properties: LOCALE_QUERY_PROPERTIES }, errors: ['not_found', 'validation_failed'],
+  }, async (ctx) => withEtag(ctx, await catalog.get(ctx.state.rc, ctx.params.id, await readLocale(ctx))));
 
   router.patch('/erp/products/:id', {
-    summary: 'Change a product with a JSON merge patch (If-Match optional); changing physicalStock needs admin and is a `patch` movement',
-    tags, auth: 'tenant', role: 'editor',
+    summary: 'Change a product with a JSON merge patch (If-Match optional; ?locale=: the name and description set are that locale\'s); changing physicalStock needs admin and is a `patch` movement',
+    tags, auth: 'tenant', role: 'editor', query: writeQuery,
     body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', properties: patchable },
-    response: product, errors: ['not_found', 'conflict', 'version_mismatch', 'forbidden'],
-  }, async (ctx) => withEtag(ctx, await catalog.update(ctx.state.rc, ctx.params.id, ctx.state.body, ctx.get('If-Match') || null)));
+    response: product, errors: ['not_found', 'conflict', 'version_mismatch', 'forbidden', 'validation_failed'],
+  }, async (ctx) => withEtag(ctx, await catalog.update(ctx.state.rc, ctx.params.id, ctx.state.body, ctx.get('If-Match') || null, await writeLocale(ctx))));
 
   router.post('/erp/products/:id/stock-adjustments', {
     summary: 'Adjust a product\'s stock by hand (admin): one movement; below 0 answers 409 insufficient_stock and writes nothing',

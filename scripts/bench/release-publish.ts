@@ -7,7 +7,10 @@
  *   node --import tsx scripts/bench/release-publish.ts [sqlite|postgres|both] [items=1000]
  *
  * One app (createApp, production logging off) on a scratch database; PostgreSQL from BENCH_POSTGRES_URL.
+ * BENCH_CPU_PROFILE=<dir>: a CPU profile of the publish alone (<dir>/release-<engine>.cpuprofile), for DevTools.
  */
+import { writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
@@ -60,9 +63,20 @@ async function run(engine: Engine) {
     const release = (await send('POST', '/releases', { name: 'Bench' }, 201)).data;
     await over(ids, (id) => send('POST', `/releases/${release.id}/items`, { namespace: 'bench', schema: 'page', id }, 200));
 
+    const profile = process.env.BENCH_CPU_PROFILE ? new Session() : null;
+    if (profile) {
+      profile.connect();
+      await profile.post('Profiler.enable');
+      await profile.post('Profiler.start');
+    }
     const started = performance.now();
     const published = (await send('POST', `/releases/${release.id}/publish`, {}, 200)).data;
     const ms = performance.now() - started;
+    if (profile) {
+      const { profile: taken } = await profile.post('Profiler.stop');
+      await writeFile(`${process.env.BENCH_CPU_PROFILE}/release-${engine}.cpuprofile`, JSON.stringify(taken));
+      profile.disconnect();
+    }
     if (published.status !== 'published' || published.items.length !== ITEMS) throw new Error(`unexpected release: ${published.status}, ${published.items.length} items`);
     console.log(`${engine.padEnd(8)} publish of a release of ${ITEMS} items: ${Math.round(ms)} ms (target < 2000 ms)`);
   } finally {

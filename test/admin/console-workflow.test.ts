@@ -21,6 +21,15 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
   let violations: Record<string, string[]>;
   const go = (path: string) => suite.c.go(path);
   const checkA11y = (screen: string) => suite.c.checkA11y(screen);
+  /** Waits until the record's draft has been saved `revision` times (the console's save is asynchronous). */
+  const waitForRevision = async (id: string, revision: number) => {
+    for (let i = 0; i < 100; i++) {
+      const res = await t.http.get(`/api/v1/data/cms/page/${id}/draft`).set(superadmin(tenant));
+      if (res.body.data?.draft?.revision >= revision) return;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`the draft of ${id} never reached revision ${revision}`);
+  };
   const newPage = async (title: string, content: string) =>
     (await t.http.post('/api/v1/data/cms/page').set(superadmin(tenant))
       .send({ title, slug: title.toLowerCase().replace(/\W+/g, '-'), status: 'published', content }).expect(201)).body.data.item;
@@ -38,6 +47,7 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
     await page.locator('#content').fill('Winter sale.');
     await bar.getByRole('button', { name: 'Save draft' }).click();
     await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
+    await bar.getByRole('button', { name: 'Diff' }).click();
     const change = bar.getByTestId('draft-change');
     await change.filter({ hasText: 'Winter sale.' }).waitFor();
     expect((await change.allInnerTexts()).map((row) => row.split('\t').map((cell) => cell.trim()))).to.deep.equal([['Content', 'Welcome.', 'Winter sale.']]);
@@ -53,6 +63,37 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
     expect(await page.locator('#content').inputValue()).to.equal('Winter sale.');
     const published = await t.http.get(`/api/v1/data/cms/page/${home.id}`).set(superadmin(tenant)).expect(200);
     expect([published.body.data.item.content, published.body.data.item.version]).to.deep.equal(['Winter sale.', 2]);
+  });
+
+  it('loads the draft\'s values into the form, saves the form back to the draft, and shows the live values on Diff', async () => {
+    const news = await newPage('News', 'Live news.');
+    await t.http.put(`/api/v1/data/cms/page/${news.id}/draft`).set(superadmin(tenant)).send({ content: 'Draft news.' }).expect(200);
+    await go(`/cms.page/${news.id}`);
+    const bar = page.getByRole('region', { name: 'Draft' });
+    await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
+    // The form edits the draft: its content, not the live one.
+    const content = page.locator('#content');
+    for (let i = 0; i < 100 && (await content.inputValue()) !== 'Draft news.'; i++) await page.waitForTimeout(100);
+    expect(await content.inputValue()).to.equal('Draft news.');
+    await page.locator('#title').fill('Latest news');
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await waitForRevision(news.id, 2);
+    const draft = (await t.http.get(`/api/v1/data/cms/page/${news.id}/draft`).set(superadmin(tenant)).expect(200)).body.data;
+    expect([draft.item.title, draft.item.content, draft.draft.revision]).to.deep.equal(['Latest news', 'Draft news.', 2]);
+    const live = (await t.http.get(`/api/v1/data/cms/page/${news.id}`).set(superadmin(tenant)).expect(200)).body.data.item;
+    expect([live.title, live.content, live.version]).to.deep.equal(['News', 'Live news.', 1]);
+
+    const diff = bar.getByRole('button', { name: 'Diff' });
+    await diff.click();
+    const change = bar.getByTestId('draft-change');
+    await change.filter({ hasText: 'Latest news' }).waitFor();
+    expect((await change.allInnerTexts()).map((row) => row.split('\t').map((cell) => cell.trim()))).to.deep.equal([
+      ['title', 'News', 'Latest news'], ['Content', 'Live news.', 'Draft news.'],
+    ]);
+    expect(await diff.getAttribute('aria-pressed')).to.equal('true');
+    await checkA11y('draft-form');
+    await diff.click();
+    await change.first().waitFor({ state: 'detached' });
   });
 
   it('schedules a draft\'s publish, unschedules it and discards the draft', async () => {

@@ -123,7 +123,7 @@ export function RecordEdit() {
     >
       <SimpleForm toolbar={<Toolbar><SaveButton /><DeleteWithConfirmButton sx={{ ml: 'auto' }} /></Toolbar>}>
         {conflict && <ConflictNotice onReloaded={() => setConflict(false)} />}
-        {schema.workflow?.drafts && <DraftBar schema={schema} />}
+        {schema.workflow?.drafts && <DraftBar schema={schema} locale={meta?.locale} />}
         {localized && site && <LocaleSwitcher site={site} locale={locale} onChange={setLocale} />}
         <RecordInputs schema={schema} translating={meta !== undefined} />
       </SimpleForm>

@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useNotify, useRecordContext, useRefresh } from 'react-admin';
 import { Alert, Box, Button, Chip, Table, TableBody, TableCell, TableHead, TableRow, TextField, Typography } from '@mui/material';
 import { useFormContext } from 'react-hook-form';
@@ -59,31 +59,42 @@ export function DraftDiff({ schema, live, draft }: { schema: SchemaItem; live: R
 
 /**
  * The draft bar of a record's edit form, for a schema with `workflow.drafts`: the record's state (live only, draft,
- * scheduled, the last error of a scheduled publish, its release), "Save draft" (the form's changes against the live
- * record, as a merge patch over the draft), the draft's changes field by field, Publish, Schedule, Unschedule and
- * Discard. Nothing here changes the live record except Publish.
+ * scheduled, the last error of a scheduled publish, its release), "Save draft" (the form's changes against the
+ * draft, else the live record, as a merge patch over the draft), "Diff" (the draft's changes field by field beside
+ * the live values), Publish, Schedule, Unschedule and Discard. With a draft, the form holds the draft's values;
+ * without, the live record's. Nothing here changes the live record except Publish. `locale`: the form's locale
+ * other than the default (its own values, `?locale=…&fallback=false`; CONTRACT.md 17.2).
  */
-export function DraftBar({ schema }: { schema: SchemaItem }) {
+export function DraftBar({ schema, locale }: { schema: SchemaItem; locale?: string }) {
   const record = useRecordContext();
   const form = useFormContext();
   const notify = useNotify();
   const refresh = useRefresh();
   const [view, setView] = useState<DraftView | null>(null);
   const [loaded, setLoaded] = useState(false);
+  const [diff, setDiff] = useState(false);
   const [at, setAt] = useState('');
   const [error, setError] = useState<string | null>(null);
   const path = record ? `/data/${schema.namespace}/${schema.name}/${record.id}/draft` : null;
+  const query = locale ? `?locale=${encodeURIComponent(locale)}` : '';
+  // What the form was last filled with: the draft's revision, or 0 for the live record.
+  const shown = useRef<number | null>(null);
 
   const load = useCallback(async () => {
     if (!path) return;
+    let next: DraftView | null = null;
     try {
-      setView(await api<DraftView>(path));
+      next = await api<DraftView>(`${path}${query}${query ? '&fallback=false' : ''}`);
     } catch (err) {
       if (!isApiError(err) || err.status !== 404) throw err;
-      setView(null);
     }
+    setView(next);
     setLoaded(true);
-  }, [path]);
+    // The form edits the draft when there is one: its values replace the live record's (once per saved revision).
+    const revision = next?.draft.revision ?? 0;
+    if (shown.current !== revision && (next || shown.current !== null)) form.reset(next ? next.item : record);
+    shown.current = revision;
+  }, [path, query, form, record]);
   useEffect(() => { void load(); }, [load, record?.version]);
 
   if (!record || !path || !loaded) return null;
@@ -97,7 +108,7 @@ export function DraftBar({ schema }: { schema: SchemaItem }) {
     }
     await load();
   };
-  const saveDraft = () => act('Draft saved', () => api(path, { method: 'PUT', body: changesOf(form.getValues(), record) }));
+  const saveDraft = () => act('Draft saved', () => api(`${path}${query}`, { method: 'PUT', body: changesOf(form.getValues(), view?.item ?? record) }));
   const publish = () => act('Draft published', async () => {
     await api(`${path}/publish`, { method: 'POST' });
     refresh();
@@ -125,9 +136,10 @@ export function DraftBar({ schema }: { schema: SchemaItem }) {
         <Alert severity="error" sx={{ mt: 1 }}>The scheduled publish failed: {draft.lastError.message} ({draft.lastError.code})</Alert>
       )}
       {error && <Alert severity="error" role="alert" sx={{ mt: 1 }}>{error}</Alert>}
-      {view && <Box sx={{ mt: 1 }}><DraftDiff schema={schema} live={record} draft={view.item} /></Box>}
+      {view && diff && <Box sx={{ mt: 1 }}><DraftDiff schema={schema} live={record} draft={view.item} /></Box>}
       <Box sx={{ display: 'flex', alignItems: 'center', gap: 1, mt: 1, flexWrap: 'wrap' }}>
         <Button variant="outlined" onClick={() => void saveDraft()}>Save draft</Button>
+        {view && <Button aria-pressed={diff} onClick={() => setDiff(!diff)}>Diff</Button>}
         {draft && !bound && <Button variant="contained" onClick={() => void publish()}>Publish</Button>}
         {draft && !bound && !draft.scheduledAt && (
           <>
