@@ -130,7 +130,7 @@ export const dataProvider: DataProvider = {
       const chunk = ids.slice(i, i + 100);
       pages.push(api<Page>(`/data/${ns}/${name}${query({ 'filter[id][in]': chunk.join(','), limit: chunk.length, count: 'false' })}`));
     }
-    return { data: (await Promise.all(pages)).flatMap((p) => p.items) };
+    return { data: (await Promise.all(pages)).flatMap((p) => p.items) as any[] };
   },
   async getManyReference(resource, params) {
     return dataProvider.getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } });

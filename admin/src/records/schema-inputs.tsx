@@ -66,7 +66,7 @@ export function inputFor(name: string, s: JsonSchema, ns: string, source = name,
   const ref = inIterator ? null : referenceOf(s);
   if (ref) return referenceInput(ref, common);
   const files = inIterator ? null : storageKeyOf(s);
-  if (files) return <StorageKeysInput key={common.key} source={source} label={label} id={source} helperText={common.helperText} {...files} />;
+  if (files) return <StorageKeysInput key={common.key} source={source} label={label} id={source} helperText={s.description ?? false} {...files} />;
   if (s.enum) return <SelectInput {...common} choices={choices(s.enum)} emptyText="(none)" />;
   if (type === 'integer' && (isMoney(s) || isBasisPoints(s))) {
     return <AmountInput {...common} helperText={s.description} kind={isMoney(s) ? 'money' : 'percent'} />;
