@@ -52,6 +52,7 @@ import { outboxRetentionMigration } from './db/migrations/0101-outbox-retention.
 import { outboxEventsByIdMigration } from './db/migrations/0102-outbox-events-by-id.js';
 import { outboxPositionsMigration } from './db/migrations/0103-outbox-positions.js';
 import { outboxHandlersMigration } from './db/migrations/0104-outbox-handlers.js';
+import { attemptResponsesMigration } from './db/migrations/0105-attempt-responses.js';
 import { platformSettingsMigration } from './db/migrations/0200-platform-settings.js';
 import { knowledgeMigration } from './db/migrations/0300-knowledge.js';
 import { storageMigration } from './db/migrations/0400-storage.js';
@@ -139,7 +140,7 @@ const kernelMigrations: Migration[] = [
   schemaMigrationRunsMigration, apiTokensMigration, recordRevisionsMigration, auditLogMigration, rolesMigration, contentWorkflowMigration,
   contentLocalesMigration, releasesMigration,
   eventsMigration, outboxRetentionMigration, outboxEventsByIdMigration, outboxPositionsMigration,
-  outboxHandlersMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
+  outboxHandlersMigration, attemptResponsesMigration, platformSettingsMigration, knowledgeMigration, storageMigration,
 ];
 
 export function allMigrations(packs: PackDefinition[]): Migration[] {

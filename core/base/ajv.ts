@@ -57,7 +57,7 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   // A route's own error code for a value that fails its pattern (core/http/route.ts), an annotation to ajv.
   ajv.addVocabulary(['x-error']);
   // Display keywords (CONTRACT.md 3) are annotations too; metadata/display-keywords.ts checks their form.
-  ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-display-field', 'x-list-columns']);
+  ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-storage-key', 'x-display-field', 'x-list-columns']);
   // Localised properties (CONTRACT.md 17.2), an annotation too; metadata/localized-fields.ts checks its form.
   ajv.addVocabulary(['x-localized']);
   return ajv;

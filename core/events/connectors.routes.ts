@@ -22,11 +22,16 @@ const connectorResponse = {
 };
 const attemptResponse = {
   type: 'object',
-  required: ['attempt', 'statusCode', 'durationMs', 'error', 'at'],
+  required: ['attempt', 'statusCode', 'durationMs', 'error', 'at', 'responseHeaders', 'responseBody'],
   properties: {
     attempt: { type: 'integer', minimum: 1 }, statusCode: { type: ['integer', 'null'], description: 'The answer\'s HTTP status; null: no answer' },
     durationMs: { type: 'integer' }, error: { type: ['string', 'null'], description: 'Why it failed, with the start of the answer\'s body' },
-    at: { type: 'string', format: 'date-time' },
+    at: { type: 'string', format: 'date-time', description: 'When the attempt ended' },
+    responseHeaders: {
+      type: ['object', 'null'], additionalProperties: { type: 'string' },
+      description: 'The answer\'s headers, names in lower case; null: no answer (or an attempt recorded before they were kept)',
+    },
+    responseBody: { type: ['string', 'null'], description: 'The first KiB (1,024 bytes) of the answer\'s body as UTF-8 text; null: no answer' },
   },
 };
 const deliveryResponse = {

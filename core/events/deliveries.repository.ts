@@ -212,6 +212,8 @@ export class DeliveriesRepository {
         duration_ms: outcome.durationMs,
         error: outcome.error,
         at: outcome.at,
+        response_headers: outcome.response ? JSON.stringify(outcome.response.headers) : null,
+        response_body: outcome.response?.body ?? null,
       }));
       return true;
     });
@@ -273,7 +275,9 @@ export class DeliveriesRepository {
     const rows = await this.db.sql(rc).run(this.db.query('outbox_attempts').where({ tenant_id: rc.tenantId }).whereIn('delivery_id', ids).orderBy('attempt', 'asc'));
     for (const a of rows) {
       const list = byDelivery.get(a.delivery_id) ?? [];
-      list.push({ attempt: Number(a.attempt), statusCode: a.status_code == null ? null : Number(a.status_code), durationMs: Number(a.duration_ms), error: a.error ?? null, at: a.at });
+      list.push({ attempt: Number(a.attempt), statusCode: a.status_code == null ? null : Number(a.status_code), durationMs: Number(a.duration_ms), error: a.error ?? null, at: a.at,
+        responseHeaders: a.response_headers ? JSON.parse(a.response_headers) as Record<string, string> : null, responseBody: a.response_body ?? null,
+      });
       byDelivery.set(a.delivery_id, list);
     }
     return byDelivery;

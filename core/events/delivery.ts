@@ -32,7 +32,14 @@ export interface DeliveryAttempt {
   durationMs: number;
   error: string | null;
   at: string;
+  /** The receiver's answer headers (names in lower case), null without an answer (or for mail and handlers). */
+  responseHeaders: Record<string, string> | null;
+  /** The first KiB (1,024 bytes) of the answer's body, as UTF-8 text; null without an answer. */
+  responseBody: string | null;
 }
+
+/** How much of an answer's body an attempt keeps. */
+export const KEPT_RESPONSE_BYTES = 1024;
 
 /** What the dispatcher records after an attempt. */
 export interface AttemptOutcome {
@@ -43,4 +50,6 @@ export interface AttemptOutcome {
   status: DeliveryStatus;
   nextAttemptAt: string;
   at: string;
+  /** A webhook's answer (its headers and the first KiB of its body). */
+  response?: { headers: Record<string, string>; body: string };
 }

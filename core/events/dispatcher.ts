@@ -15,7 +15,7 @@ import type { MailService } from '../mail/mail.service.js';
 import type { ConnectorRow } from './connector.js';
 import type { ConnectorsService } from './connectors.service.js';
 import { deliveryKey } from './deliveries.repository.js';
-import type { AttemptOutcome, Delivery } from './delivery.js';
+import { KEPT_RESPONSE_BYTES, type AttemptOutcome, type Delivery } from './delivery.js';
 import type { PlatformEvent } from './event.js';
 import type { BusHandler } from './event-bus.js';
 import type { EventsRepository } from './events.repository.js';
@@ -329,7 +329,10 @@ export class Dispatcher implements BackgroundTask {
       });
       const ok = res.status >= 200 && res.status < 300;
       return {
-        outcome: { statusCode: res.status, durationMs: res.durationMs, error: ok ? null : `HTTP ${res.status}${snippet(res.body)}`, at: nowIso() },
+        outcome: {
+          statusCode: res.status, durationMs: res.durationMs, error: ok ? null : `HTTP ${res.status}${snippet(res.body)}`, at: nowIso(),
+          response: { headers: res.headers, body: res.body.subarray(0, KEPT_RESPONSE_BYTES).toString('utf8') },
+        },
         result: ok ? 'delivered' : res.status === 410 ? 'gone' : 'retry',
         retryAfterMs: ok ? null : parseRetryAfter(res.headers['retry-after'], Date.now()),
       };

@@ -4,7 +4,9 @@ import { SERVER_FIELDS } from './schema-definition.js';
 /**
  * The display keywords of CONTRACT.md section 3, for the console and generated clients: ajv ignores them
  * (base/ajv.ts adds them as a vocabulary), and their form is checked here at registration and every new version.
- * On a property: `x-money: true` (an integer amount in cents) and `x-percent-basis-points: true` (an integer).
+ * On a property: `x-money: true` (an integer amount in cents) and `x-percent-basis-points: true` (an integer);
+ * `x-storage-key: true | "public" | "private"` on a string (a storage key, docs/storage.md; the console uploads
+ * with that visibility, `true` meaning private).
  * On the schema: `x-display-field` (a top-level property) and `x-list-columns` (top-level properties or server fields).
  */
 const PROPERTY_FLAGS = ['x-money', 'x-percent-basis-points'] as const;
@@ -40,6 +42,11 @@ function walk(node: unknown, path: string, root: boolean): void {
     if (s[flag] === undefined) continue;
     if (s[flag] !== true && s[flag] !== false) throw InvalidSchema(`"${flag}" at ${path || '/'} must be true or false`);
     if (!isInteger(s)) throw InvalidSchema(`"${flag}" at ${path || '/'} may only be declared on an integer property`);
+  }
+  const storage = s['x-storage-key'];
+  if (storage !== undefined) {
+    if (![true, false, 'public', 'private'].includes(storage as never)) throw InvalidSchema(`"x-storage-key" at ${path || '/'} must be true, false, "public" or "private"`);
+    if (s.type !== 'string') throw InvalidSchema(`"x-storage-key" at ${path || '/'} may only be declared on a string property (or an array's items)`);
   }
   if (!root) {
     for (const keyword of SCHEMA_KEYWORDS) {

@@ -263,8 +263,8 @@ describe('admin console at /admin (headless Chromium)', function () {
   it('creates a connector (secret shown once), and retries a failed delivery from its log', async () => {
     let answer = 500;
     receiver.responder = (_req, res) => {
-      res.writeHead(answer, { Connection: 'close' });
-      res.end();
+      res.writeHead(answer, { Connection: 'close', 'X-Receiver-Trace': `trace-${answer}` });
+      res.end(answer === 500 ? 'down for maintenance' : undefined);
     };
     await go('/connectors/create');
     await page.locator('#url').fill(`${receiver.url}/hook`);
@@ -301,6 +301,13 @@ describe('admin console at /admin (headless Chromium)', function () {
     expect(attempts[1]).to.contain('HTTP 204');
     expect(JSON.parse(await details.getByTestId('delivery-body').innerText())).to.deep.equal(JSON.parse(receiver.requests[1].body));
     expect(await details.getByTestId('signature-header').count()).to.equal(4);
+    // Each attempt's answer: its headers and the start of its body.
+    await details.getByText('Answer to attempt 1: HTTP 500', { exact: false }).click();
+    const answer1 = details.getByRole('region', { name: 'Answer to attempt 1' });
+    await answer1.getByRole('row').filter({ hasText: 'x-receiver-trace' }).filter({ hasText: 'trace-500' }).waitFor();
+    expect(await answer1.getByLabel('Body of the answer to attempt 1').innerText()).to.equal('down for maintenance');
+    await details.getByText('Answer to attempt 2: HTTP 204', { exact: false }).click();
+    await details.getByRole('region', { name: 'Answer to attempt 2' }).getByRole('row').filter({ hasText: 'trace-204' }).waitFor();
     await details.getByText('verify with any Standard Webhooks library', { exact: false }).waitFor();
     await checkA11y('delivery-details');
     await screenshot(page, 'delivery-details');

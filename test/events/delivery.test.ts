@@ -138,6 +138,44 @@ describe('event delivery to connectors', () => {
     expect(log.attempts[0].error).to.equal('HTTP 500: boom');
   });
 
+  it('keeps every attempt\'s answer: its time, status, headers and the first KiB of a 3 KiB body', async () => {
+    // 3 KiB of text, the last line of each KiB named so a reader sees where the kept part ends.
+    const body = ['A', 'B', 'C'].map((kib) => `${kib}`.repeat(1023) + '\n').join('');
+    let calls = 0;
+    receiver.responder = (_req, res) => {
+      calls += 1;
+      res.writeHead(calls === 1 ? 503 : 202, { 'Content-Type': 'text/plain; charset=utf-8', 'X-Receiver-Trace': `trace-${calls}`, 'Cache-Control': 'no-store' });
+      res.end(body);
+    };
+    const id = await connector({});
+    const started = new Date().toISOString();
+    await publish('shop.order.paid', { n: 7 });
+    await receiver.waitFor(2);
+    const listed = await waitUntil('delivered', async () => {
+      const d = (await deliveries(id)).items[0];
+      return d?.status === 'delivered' ? d : null;
+    });
+    const res = await t.http.get(`/api/v1/connectors/${id}/deliveries/${listed.id}`).set(as(tenant, 'admin')).expect(200);
+    const { attempts } = res.body.data;
+    expect(attempts.map((a: any) => a.statusCode)).to.deep.equal([503, 202]);
+    attempts.forEach((a: any, i: number) => {
+      // When each attempt ended, in order, after the event was published.
+      expect(a.at >= started, a.at).to.equal(true);
+      if (i) expect(a.at >= attempts[i - 1].at).to.equal(true);
+      expect(a.responseHeaders).to.include({ 'content-type': 'text/plain; charset=utf-8', 'x-receiver-trace': `trace-${i + 1}`, 'cache-control': 'no-store' });
+      expect(a.responseBody).to.equal(body.slice(0, 1024));
+      expect(Buffer.byteLength(a.responseBody)).to.equal(1024);
+    });
+    // The request the attempts sent, byte for byte, beside them.
+    expect(JSON.parse(res.body.data.request.body).payload).to.deep.equal({ n: 7 });
+    // The same answers on the log.
+    expect(listed.attempts[1].responseHeaders['x-receiver-trace']).to.equal('trace-2');
+    // The OpenAPI document describes them.
+    const doc = (await t.http.get('/api/v1/openapi.json').expect(200)).body;
+    const json = JSON.stringify(doc);
+    expect(json).to.contain('responseHeaders').and.contain('responseBody');
+  });
+
   it('delivers once the receiver is up again (receiver down, then up)', async () => {
     const port = receiver.port;
     await receiver.stop();

@@ -118,8 +118,19 @@ export const dataProvider: DataProvider = {
     return { data: (await api<{ item: RaRecord }>(`/data/${ns}/${name}/${params.id}${inLocale}`)).item };
   },
   async getMany(resource, params) {
-    const results = await Promise.all(params.ids.map((id) => dataProvider.getOne(resource, { id })));
-    return { data: results.map((r) => r.data) };
+    if (ENDPOINTS[resource]) {
+      const results = await Promise.all(params.ids.map((id) => dataProvider.getOne(resource, { id })));
+      return { data: results.map((r) => r.data) };
+    }
+    // Records: one request per 100 ids (`filter[id][in]`), however many references a page shows.
+    const [ns, name] = resource.split('.');
+    const ids = [...new Set(params.ids.map(String))];
+    const pages = [];
+    for (let i = 0; i < ids.length; i += 100) {
+      const chunk = ids.slice(i, i + 100);
+      pages.push(api<Page>(`/data/${ns}/${name}${query({ 'filter[id][in]': chunk.join(','), limit: chunk.length, count: 'false' })}`));
+    }
+    return { data: (await Promise.all(pages)).flatMap((p) => p.items) as any[] };
   },
   async getManyReference(resource, params) {
     return dataProvider.getList(resource, { ...params, filter: { ...params.filter, [params.target]: params.id } });

@@ -71,7 +71,10 @@ export function ConnectorCreate() {
   );
 }
 
-interface Attempt { attempt: number; statusCode: number | null; durationMs: number; error: string | null; at: string }
+interface Attempt {
+  attempt: number; statusCode: number | null; durationMs: number; error: string | null; at: string;
+  responseHeaders: Record<string, string> | null; responseBody: string | null;
+}
 interface Delivery {
   id: string; event: string; status: string; attemptCount: number; lastStatusCode: number | null; lastError: string | null;
   nextAttemptAt: string; deliveredAt: string | null; createdAt: string; attempts: Attempt[];
@@ -101,6 +104,30 @@ function pretty(body: string): string {
   }
 }
 
+/** The receiver's answer to one attempt: its status, headers and the first KiB of its body. */
+function AttemptAnswer({ attempt: a }: { attempt: Attempt }) {
+  const name = `Answer to attempt ${a.attempt}`;
+  return (
+    <Box component="details" sx={{ mt: 1 }} data-testid="attempt-answer">
+      <Box component="summary" sx={{ cursor: 'pointer' }}>{name}: HTTP {a.statusCode} at {when(a.at)}, in {a.durationMs} ms</Box>
+      <Box component="section" aria-label={name} sx={{ pl: 2 }}>
+        <Table size="small" aria-label={`Headers of the answer to attempt ${a.attempt}`}>
+          <TableHead><TableRow><TableCell>Header</TableCell><TableCell>Value</TableCell></TableRow></TableHead>
+          <TableBody>
+            {Object.entries(a.responseHeaders ?? {}).map(([header, value]) => (
+              <TableRow key={header}><TableCell sx={{ fontFamily: 'monospace' }}>{header}</TableCell><TableCell sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>{value}</TableCell></TableRow>
+            ))}
+          </TableBody>
+        </Table>
+        <Typography variant="body2" sx={{ mt: 1 }}>Body (the first KiB is kept):</Typography>
+        {a.responseBody
+          ? <Box component="pre" tabIndex={0} aria-label={`Body of the answer to attempt ${a.attempt}`} sx={{ bgcolor: 'grey.100', p: 1, overflow: 'auto', maxHeight: 240, fontSize: 13, whiteSpace: 'pre-wrap', wordBreak: 'break-all' }}>{a.responseBody}</Box>
+          : <Typography variant="body2">(empty)</Typography>}
+      </Box>
+    </Box>
+  );
+}
+
 /** One delivery opened: every attempt, then the request those attempts send (the same body, signed anew each time). */
 function DeliveryDetails({ connectorId, deliveryId }: { connectorId: string; deliveryId: string }) {
   const { data } = useApi<DeliveryDetail>(`/connectors/${connectorId}/deliveries/${deliveryId}`);
@@ -128,6 +155,7 @@ function DeliveryDetails({ connectorId, deliveryId }: { connectorId: string; del
         </Table>
       )}
       {data.status === 'pending' && !!data.attempts.length && <Typography sx={{ mt: 1 }}>Next attempt: {when(data.nextAttemptAt)}.</Typography>}
+      {data.attempts.filter((a) => a.responseHeaders !== null).map((a) => <AttemptAnswer key={a.attempt} attempt={a} />)}
       <Typography component="h3" variant="subtitle1" sx={{ mt: 2 }}>Request</Typography>
       <Typography sx={{ fontFamily: 'monospace', wordBreak: 'break-all' }}>{data.request.method} {data.request.url}</Typography>
       <Table size="small" aria-label="Headers">

@@ -1,5 +1,5 @@
 import { memo, useMemo } from 'react';
-import { CreateButton, DataTable, ExportButton, FilterButton, List, TopToolbar, useResourceContext } from 'react-admin';
+import { CreateButton, DataTable, ExportButton, FilterButton, List, ReferenceField, TextField, TopToolbar, useResourceContext } from 'react-admin';
 import { Button, Typography } from '@mui/material';
 import AddIcon from '@mui/icons-material/Add';
 import { Link } from 'react-router-dom';
@@ -30,7 +30,23 @@ export const title = (s: SchemaItem) => s.title || `${s.namespace}.${s.name}`;
  * shared Intl formatters, no field component, no styled wrapper per cell), made once per schema.
  */
 const RecordColumns = memo(function RecordColumns({ schema }: { schema: SchemaItem }) {
-  return <>{listColumns(schema).map(([name, s]) => <DataTable.Col key={name} source={name} label={labelOf(name, s)} render={cellFor(name, s)} />)}</>;
+  return (
+    <>
+      {listColumns(schema).map(([name, s]) => {
+        const target = typeof s['x-ref'] === 'string' ? findSchema(s['x-ref']) : undefined;
+        if (!target) return <DataTable.Col key={name} source={name} label={labelOf(name, s)} render={cellFor(name, s)} />;
+        // A reference: the referenced record's display field, linked to its page. react-admin gathers the
+        // page's references into one getMany (one request per page, `filter[id][in]`).
+        return (
+          <DataTable.Col key={name} source={name} label={labelOf(name, s)}>
+            <ReferenceField source={name} reference={resourceName(target)} link="show" emptyText="">
+              <TextField source={displayField(target) ?? 'id'} />
+            </ReferenceField>
+          </DataTable.Col>
+        );
+      })}
+    </>
+  );
 });
 
 /** The server's fields as JSON Schema, for their cells and labels. */

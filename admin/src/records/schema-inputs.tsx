@@ -10,6 +10,7 @@ import { inputFor as packInputFor } from '../packs/pack-screens.js';
 import { formatBasisPoints, formatMoney } from './amounts.js';
 import { AmountInput } from './AmountInput.js';
 import { summary } from './cells.js';
+import { storageKeyOf, StorageKeysField, StorageKeysInput } from './StorageKeys.js';
 import { choices, isBasisPoints, isMoney, isScalar, labelOf, typeOf } from './json-schema.js';
 import { displayField } from './Records.js';
 
@@ -64,6 +65,8 @@ export function inputFor(name: string, s: JsonSchema, ns: string, source = name,
   const type = typeOf(s);
   const ref = inIterator ? null : referenceOf(s);
   if (ref) return referenceInput(ref, common);
+  const files = inIterator ? null : storageKeyOf(s);
+  if (files) return <StorageKeysInput key={common.key} source={source} label={label} id={source} helperText={s.description ?? false} {...files} />;
   if (s.enum) return <SelectInput {...common} choices={choices(s.enum)} emptyText="(none)" />;
   if (type === 'integer' && (isMoney(s) || isBasisPoints(s))) {
     return <AmountInput {...common} helperText={s.description} kind={isMoney(s) ? 'money' : 'percent'} />;
@@ -123,6 +126,7 @@ export function fieldFor(name: string, s: JsonSchema): ReactElement {
   const ref = referenceOf(s);
   if (ref?.many) return <ReferenceArrayField key={name} source={name} reference={ref.target} label={label} />;
   if (ref) return <ReferenceField key={name} source={name} reference={ref.target} label={label} link="show" />;
+  if (storageKeyOf(s)) return <StorageKeysField key={name} source={name} label={label} />;
   if (isMoney(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatMoney(r[name], r.currency)} />;
   if (isBasisPoints(s)) return <FunctionField key={name} source={name} label={label} render={(r: Record<string, unknown>) => formatBasisPoints(r[name])} />;
   if (type === 'boolean') return <BooleanField key={name} source={name} label={label} />;

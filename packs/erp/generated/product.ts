@@ -21,6 +21,8 @@ export type TaxRate = number;
 export type TaxClass = 'standard' | 'reduced' | 'zero';
 export type Status = 'active' | 'archived';
 /**
+ * Shown by the storefront in this order (public files only)
+ *
  * @maxItems 50
  */
 export type Images = string[];
