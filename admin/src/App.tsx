@@ -31,6 +31,8 @@ const ReleasePage = lazy(() => import('./workflow/Releases.js').then((m) => ({ d
 const ConnectorShow = lazy(() => import('./events/Connectors.js').then((m) => ({ default: m.ConnectorShow })));
 const AuditLog = lazy(() => import('./access/AuditLog.js'));
 const ApiTokens = lazy(() => import('./access/ApiTokens.js'));
+const RoleList = lazy(() => import('./access/Roles.js').then((m) => ({ default: m.RoleList })));
+const RoleEditor = lazy(() => import('./access/Roles.js').then((m) => ({ default: m.RoleEditor })));
 
 /** react-admin's theme with colours and outlined inputs that meet WCAG AA contrast. */
 const theme: RaThemeOptions = {
@@ -68,6 +70,9 @@ function ConsoleUI() {
       <CustomRoutes>
         {admin && <Route path="/audit-log" element={<AuditLog />} />}
         {admin && <Route path="/api-tokens" element={<ApiTokens />} />}
+        {admin && <Route path="/roles" element={<RoleList />} />}
+        {admin && <Route path="/roles/new" element={<RoleEditor />} />}
+        {admin && <Route path="/roles/:name/edit" element={<RoleEditor />} />}
         <Route path="/releases" element={<ReleaseList />} />
         <Route path="/releases/:id" element={<ReleasePage />} />
         {packRoutes.map((route) => {

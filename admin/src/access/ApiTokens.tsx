@@ -21,6 +21,7 @@ export default function ApiTokens() {
   const notify = useNotify();
   const base = `/tenants/${session.tenant}/api-tokens`;
   const { data, reload } = useApi<{ items: Token[] }>(session.tenant ? `${base}?limit=100` : null);
+  const roles = useApi<{ name: string }[]>(session.tenant ? `/tenants/${session.tenant}/roles` : null).data;
   const [name, setName] = useState('');
   const [role, setRole] = useState('viewer');
   const [expires, setExpires] = useState('');
@@ -57,7 +58,7 @@ export default function ApiTokens() {
           onSubmit={(e) => { e.preventDefault(); void create(); }}>
           <TextField id="token-name" label="Name" value={name} onChange={(e) => setName(e.target.value)} required />
           <TextField id="token-role" select label="Role" value={role} onChange={(e) => setRole(e.target.value)} sx={{ minWidth: 120 }}>
-            {['viewer', 'editor', 'admin'].map((r) => <MenuItem key={r} value={r}>{r}</MenuItem>)}
+            {(roles?.map((r) => r.name) ?? ['admin', 'editor', 'viewer']).map((r) => <MenuItem key={r} value={r}>{r}</MenuItem>)}
           </TextField>
           <TextField id="token-expires" label="Expires (optional)" type="datetime-local" value={expires} onChange={(e) => setExpires(e.target.value)} slotProps={{ inputLabel: { shrink: true } }} />
           <Button type="submit" variant="contained" disabled={!name.trim()}>Create token</Button>

@@ -74,6 +74,7 @@ function ConsoleMenu() {
         {entries.filter((entry) => entry.section === ADMINISTRATION).map(item)}
         <Item path={path} to="/releases" label="Releases" />
         <Item path={path} to="/connectors" label="Connectors" />
+        {session.can('admin') && <Item path={path} to="/roles" label="Roles" />}
         {session.can('admin') && <Item path={path} to="/api-tokens" label="API tokens" />}
         {session.can('admin') && <Item path={path} to="/audit-log" label="Audit log" />}
       </Section>
