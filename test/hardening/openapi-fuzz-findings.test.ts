@@ -335,6 +335,21 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     });
   });
 
+  it('holds what schemathesis.toml tells the fuzzer: 429 on every public operation, 422 only for a reused Idempotency-Key (#33)', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const limited = path.startsWith('/api/v1/public/') && !path.startsWith('/api/v1/public/payments/');
+        if (limited) {
+          expect(operation.responses['429']?.description, `${method} ${path}`).to.equal('rate_limited');
+          expect(operation.responses['429'].headers, `${method} ${path}`).to.have.property('Retry-After');
+        }
+        if (!operation.responses['422']) continue;
+        expect(operation.responses['422'].description, `${method} ${path}`).to.equal('idempotency_key_reused');
+        expect(operation.parameters.map((p: any) => p.$ref ?? p.name), `${method} ${path}`).to.include('#/components/parameters/IdempotencyKey');
+      }
+    }
+  });
+
   it('documents the console page of a build without it as 404 text/html', () => {
     const console = doc.paths['/api/v1/admin'] ?? doc.paths['/admin'];
     expect(console.get.responses['404'].content).to.have.property('text/html');
