@@ -253,6 +253,7 @@ const kernelRoutes: Array<(router: PackRouter, kernel: KernelInternals, config: 
 function operationsRoutes(deps: RouteDeps, kernelRouter: PackRouter, kernel: KernelInternals, config: Config, packs: LoadedPack[]): PackRouter {
   const openapi = new OpenApiService({
     routes: deps.routeTable, config, schemas: kernel.schemas, tenants: kernel.tenants, packModules: packModulesOf(packs),
+    locales: kernel.records.locales,
   });
   openapiRoutes(kernelRouter, openapi, kernel.authenticator, kernel.tenants);
   authConfigRoutes(kernelRouter, config);

@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../http/route.js';
 import { LIST_LIMITS, oneOfPattern } from '../http/response-schemas.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
+import type { TenantLocales } from '../tenants/tenant-locales.js';
 import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/schema-definition.js';
 import { pageSchema, successSchema } from './openapi-envelopes.js';
 import type { OpenApiDocument, OpenApiOperation } from './openapi.builder.js';
@@ -169,6 +170,22 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
     }
   }
   describeRelations(doc, schemas);
+  return doc;
+}
+
+/**
+ * A tenant's document: `locale` of its data paths (generic and concrete) takes the tenant's locales, `*` on reads
+ * (every locale), or nothing (the default's), as core/data/locales.ts checks them; any other answers 400 at /locale.
+ */
+export function narrowLocales(doc: OpenApiDocument, tenant: TenantLocales): OpenApiDocument {
+  for (const [path, item] of Object.entries(doc.paths)) {
+    if (!path.startsWith('/api/v1/data/')) continue;
+    for (const [method, operation] of Object.entries(item)) {
+      const locale = (operation?.parameters as Array<Record<string, any>> | undefined)?.find((p) => p.in === 'query' && p.name === 'locale');
+      if (!locale) continue;
+      locale.schema = { type: 'string', enum: ['', ...tenant.locales, ...(method === 'get' ? ['*'] : [])] };
+    }
+  }
   return doc;
 }
 

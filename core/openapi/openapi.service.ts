@@ -3,7 +3,8 @@ import type { RouteEntry } from '../http/route.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import { addSchemaPaths, describeDataPaths } from './data-paths.js';
+import type { LocalesResolver } from '../tenants/tenant-locales.js';
+import { addSchemaPaths, describeDataPaths, narrowLocales } from './data-paths.js';
 import { buildPlatformDocument, markStorableInput, type OpenApiDocument } from './openapi.builder.js';
 
 export interface OpenApiSources {
@@ -14,6 +15,8 @@ export interface OpenApiSources {
   tenants: TenantsService;
   /** Licensed module of each pack by name (its routes are gated by it unless they say otherwise). */
   packModules?: Record<string, string | null>;
+  /** The tenants' locales: a tenant's document names them as the values of `locale` its data paths take. */
+  locales?: LocalesResolver;
 }
 
 /** The platform document (built once) and a tenant's document (the platform's plus its schemas). */
@@ -44,7 +47,9 @@ export class OpenApiService {
     }
     const doc = this.platformDocument();
     doc.info.description += `\n\nThis document is for the tenant \`${rc.tenantId}\`.`;
-    return markStorableInput(addSchemaPaths(doc, usable));
+    addSchemaPaths(doc, usable);
+    if (this.sources.locales) narrowLocales(doc, await this.sources.locales.localesOf(rc, rc.tenantId));
+    return markStorableInput(doc);
   }
 
   private platformCached(): { doc: OpenApiDocument; json: string } {

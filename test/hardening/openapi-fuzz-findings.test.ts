@@ -103,6 +103,22 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(param(list, 'offset').schema.maximum).to.equal(100000);
     });
 
+    it('names the tenant\'s locales as the values of locale on its data paths, which the service accepts and nothing else (#33)', async () => {
+      const read = (path: string) => param(tenantDoc.paths[path].get, 'locale').schema;
+      for (const path of ['/api/v1/data/fz/item', '/api/v1/data/fz/item/{id}', '/api/v1/data/{ns}/{schema}']) {
+        expect(read(path), path).to.deep.equal({ type: 'string', enum: ['', 'en', '*'] });
+      }
+      expect(param(tenantDoc.paths['/api/v1/data/fz/item'].post, 'locale').schema.enum).to.deep.equal(['', 'en']);
+      expect(param(tenantDoc.paths['/api/v1/data/fz/item/{id}'].patch, 'locale').schema.enum).to.deep.equal(['', 'en']);
+      for (const value of ['', 'en', '*']) expect((await t.http.get(`/api/v1/data/fz/item?locale=${value}`).set(as(tenant))).status, value).to.equal(200);
+      expect((await t.http.post('/api/v1/data/fz/item?locale=en').set(as(tenant)).send({ title: 'x' })).status).to.equal(201);
+      const other = await t.http.get('/api/v1/data/fz/item?locale=fr').set(as(tenant));
+      expect([other.status, other.body.data.errors[0].path]).to.deep.equal([400, '/locale']);
+      expect((await t.http.post('/api/v1/data/fz/item?locale=*').set(as(tenant)).send({ title: 'x' })).status).to.equal(400);
+      // The platform's document knows no tenant: there locale stays a free string.
+      expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.equal(undefined);
+    });
+
     it('gives the pack lists the patterns of their records: GET /crm/deals?sort= (#33)', async () => {
       const deals = doc.paths['/api/v1/crm/deals'].get;
       const sort = new RegExp(param(deals, 'sort').schema.pattern, 'u');
@@ -333,6 +349,21 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(responses).to.have.property('409');
       expect(responses).to.have.property('502');
     });
+  });
+
+  it('holds what schemathesis.toml tells the fuzzer: 429 on every public operation, 422 only for a reused Idempotency-Key (#33)', () => {
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        const limited = path.startsWith('/api/v1/public/') && !path.startsWith('/api/v1/public/payments/');
+        if (limited) {
+          expect(operation.responses['429']?.description, `${method} ${path}`).to.equal('rate_limited');
+          expect(operation.responses['429'].headers, `${method} ${path}`).to.have.property('Retry-After');
+        }
+        if (!operation.responses['422']) continue;
+        expect(operation.responses['422'].description, `${method} ${path}`).to.equal('idempotency_key_reused');
+        expect(operation.parameters.map((p: any) => p.$ref ?? p.name), `${method} ${path}`).to.include('#/components/parameters/IdempotencyKey');
+      }
+    }
   });
 
   it('documents the console page of a build without it as 404 text/html', () => {
