@@ -15,7 +15,8 @@ const re2Engine = Object.assign(
   (pattern: string, flags: string) => {
     const re = RE2JS.compile(pattern, flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0);
     // ajv caches compiled patterns by toString(): without a distinct one every pattern would share the first.
-    return { test: (input: string) => re.matcher(input).find(), toString: () => `/${pattern}/${flags}` } as unknown as RegExp;
+    // `test` finds a match anywhere, as RegExp.test and Matcher.find do, without building a Matcher (the DFA path).
+    return { test: (input: string) => re.test(input), toString: () => `/${pattern}/${flags}` } as unknown as RegExp;
   },
   { code: 'require("re2js").RE2JS' },
 );
