@@ -160,9 +160,9 @@ function createKernelServices(config: Config, db: Database, logger: Logger): Ker
   const audit = new AuditLog(db);
   const roles = new RolesService(db, audit);
   const readAccess = schemaReadAccess(schemas, tenants);
-  // An expansion shows a referenced record only where the caller's policies let it read the whole schema (16.1).
-  const records: RecordsService = new RecordsService(db, schemas, hooks, events, audit, async (rc, schema): Promise<boolean> => (await readAccess(rc, schema))
-    && policies.readsWhole(rc, schema.namespace, schema.name));
+  // An expansion shows a referenced record the caller's policies let it read, with its readable fields; else null (16.1).
+  const records: RecordsService = new RecordsService(db, schemas, hooks, events, audit, async (rc, schema) => (await readAccess(rc, schema))
+    && policies.expansionAccess(rc, schema.namespace, schema.name));
   const policies: RecordPolicies = new RecordPolicies(roles, schemas, (schema) => records.relations.manyFields(schema));
   roles.usePolicyCheck(policies);
   records.usePolicies(policies);

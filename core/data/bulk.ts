@@ -68,9 +68,7 @@ export class BulkWriter {
       const upsert = this.upsertField(schema, options.upsert);
       const failed: ItemError[] = [];
       const checked: Array<Record<string, unknown>> = [];
-      // Creates get the fields their role's policy fixes with an equality, as a single create does (CONTRACT.md 16.1).
-      const access = upsert ? null : await this.records.accessTo(rc, schema, writer);
-      if (access) items = items.map((item) => (isPlainObject(item) ? fillFixedFields(access, item) : item));
+      items = await this.filledForCreate(rc, schema, items, upsert, writer);
       items.forEach((item, index) => {
         const outcome = this.check(schema, item, upsert);
         if ('errors' in outcome) failed.push(...outcome.errors.map((e) => ({ index, ...e })));
@@ -84,6 +82,15 @@ export class BulkWriter {
         throw err;
       }
     });
+  }
+
+  /**
+   * The items with the fields their role's policy fixes with an equality filled, as a single create does (CONTRACT.md
+   * 16.1), before they are checked as creates. Upserts are filled item by item once it is known which create (prepare).
+   */
+  async filledForCreate<T>(rc: RequestContext, schema: CompiledSchema, items: T[], upsert: string | null, writer: string | null = null): Promise<T[]> {
+    const access = upsert ? null : await this.records.accessTo(rc, schema, writer);
+    return access ? items.map((item) => (isPlainObject(item) ? fillFixedFields(access, item) as T : item)) : items;
   }
 
   /**

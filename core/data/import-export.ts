@@ -184,8 +184,10 @@ export class RecordTransfer {
         await gated(async (current) => {
           const upsert = this.bulk.upsertField(current, options.upsert);
           const checked: Array<{ line: number; data: Record<string, unknown> }> = [];
+          const values = await this.bulk.filledForCreate(rc, current, lines.map((l) => l.value), upsert);
           // In line order, so that the errors listed are the first ones.
-          for (const { line, value } of lines) {
+          for (const [i, { line }] of lines.entries()) {
+            const value = values[i];
             if (value instanceof LineRefused) {
               result.failed += 1;
               for (const e of value.errors) fail(line, e.path, e.message, e.code);

@@ -5,6 +5,7 @@ import { ROLE_RANK, type RequestContext } from '../base/request-context.js';
 import { SERVER_FIELDS, serverColumn } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, OPERATORS, typeOfField, type Filter } from './list-query.js';
+import type { NarrowedRead } from './relations.js';
 
 /**
  * Custom roles' policies (CONTRACT.md 16.1) as the records service applies them: a policy's `filter` is the list
@@ -113,11 +114,16 @@ export class RecordPolicies implements PolicyCheck {
     return new Set(roles.flatMap((r) => r.policies.flatMap((p) => p.actions)));
   }
 
-  /** Whether the caller reads every record and field of the schema (an expansion to it is shown, else null). */
-  async readsWhole(rc: RequestContext, namespace: string, name: string): Promise<boolean> {
+  /**
+   * How an expansion shows the schema's records (CONTRACT.md 16.1): whole (true), none (false: each is null), or
+   * those the read policies match (their row condition goes into the statement), each with its readable fields.
+   */
+  async expansionAccess(rc: RequestContext, namespace: string, name: string): Promise<boolean | NarrowedRead> {
     if (!restricted(rc)) return true;
     const access = await this.forSchema(rc, await this.schemas.resolve(rc, namespace, name));
-    return !access || access.readAll || (access.readable && access.rows === null && access.everReadable === null);
+    if (!access || access.readAll || (access.readable && access.rows === null && access.everReadable === null)) return true;
+    if (!access.readable) return false;
+    return { rows: access.rows, narrow: (record) => readableRecord(access, record) };
   }
 
   private compile(rc: RequestContext, schema: CompiledSchema, roles: RoleRecord[]): SchemaAccess {

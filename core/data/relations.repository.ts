@@ -1,6 +1,8 @@
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
+import type { CompiledSchema } from '../metadata/schema-registry.js';
+import { SqlListQuery, SqlParts, type Filter } from './list-query.js';
 import type { RecordRow } from './records.repository.js';
 
 /** The SQL of relations (CONTRACT.md 12.2): which referenced records exist, which records refer to one, batch reads. */
@@ -38,11 +40,14 @@ export class RelationsRepository {
    * index lookup whatever the tenant: planned once (see Dialect.fixedParameter; on SQLite planning it for
    * each execution cost a third of the query).
    */
-  async byIds(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
+  /** The records of these ids; with `policy` (a role's read policies, CONTRACT.md 16.1) only those it lets the caller read. */
+  async byIds(rc: RequestContext, target: CompiledSchema, ids: string[], policy: Filter[][] | null = null): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
+    const parts = new SqlParts();
+    if (policy) new SqlListQuery(this.db.dialect, target.types, target.plainFields).applyAll(parts, { filters: [], policy });
     return this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}`,
-      [rc.tenantId!, JSON.stringify(ids)]);
+      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}${parts.andWhere()}`,
+      [rc.tenantId!, JSON.stringify(ids), ...parts.bindings]);
   }
 
   /**

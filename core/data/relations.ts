@@ -1,6 +1,7 @@
 import { SAFE_FIELD } from '../db/dialects/dialect.js';
 import { Conflict, InvalidFilter, InvalidSchema, ValidationFailed, type ErrorDetail } from '../base/errors.js';
 import type { RequestContext } from '../base/request-context.js';
+import type { Filter } from './list-query.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import type { SchemaChangeGuard } from './schema-evolution.js';
@@ -131,8 +132,34 @@ function strayRelationKeyword(schema: unknown, path: string, depth: number): str
   return null;
 }
 
-/** Whether the caller may read the records of a schema (the data API's read check, as a function). */
-export type ReadAccess = (rc: RequestContext, schema: RegisteredSchema) => Promise<boolean>;
+/**
+ * How the caller's policies narrow its reads of a schema's records (CONTRACT.md 16.1): `rows`, the read policies'
+ * row condition (any of these lists of filters; null: every record), compiled into the statement that reads the
+ * referenced records; `narrow`, a readable record with only the fields the caller may read in it.
+ */
+export interface NarrowedRead {
+  rows: Filter[][] | null;
+  narrow(record: Record<string, unknown>): Record<string, unknown> | null;
+}
+
+/**
+ * Whether the caller may read the records of a schema (the data API's read check, as a function): none (false),
+ * all of them whole (true), or some of them, narrowed by its policies.
+ */
+export type ReadAccess = (rc: RequestContext, schema: RegisteredSchema) => Promise<boolean | NarrowedRead>;
+
+/** The rows a policy lets the caller read, each with its readable fields only. */
+function narrowRows(rows: readonly ListedRow[], access: NarrowedRead): ListedRow[] {
+  const out: ListedRow[] = [];
+  for (const row of rows) {
+    const data = JSON.parse(documentJson(row)) as Record<string, unknown>;
+    const shown = access.narrow({ ...data, id: row.id, createdAt: row.created_at, updatedAt: row.updated_at, version: row.version });
+    if (!shown) continue;
+    const { id: _id, createdAt: _c, updatedAt: _u, version: _v, ...kept } = shown;
+    out.push({ ...row, data: kept });
+  }
+  return out;
+}
 
 /**
  * Expansion paths as a tree: `expand=category.parent,tags` is { category: { parent: {} }, tags: {} }, each
@@ -343,7 +370,7 @@ export class Relations implements SchemaChangeGuard {
     const embeds: EmbeddedExpansion[] = [];
     if (!this.repository.embedsInList) return embeds;
     for (const [field, { relation, target }] of tree) {
-      if (await this.readable(rc, target)) embeds.push({ field, table: target.tableName, many: relation.many });
+      if ((await this.readable(rc, target)) === true) embeds.push({ field, table: target.tableName, many: relation.many });
     }
     return embeds;
   }
@@ -366,16 +393,19 @@ export class Relations implements SchemaChangeGuard {
     const embedded: Array<Map<string, string>> = [];
     for (const [i, field] of fields.entries()) {
       const { target, next: deeper } = tree.get(field)!;
-      // Records read with the page are of a target the caller may read (see embeddable).
+      // Records read with the page are of a target the caller may read whole (see embeddable).
       let found = read.get(field);
       if (!found) {
-        if (!(await this.readable(rc, target))) {
+        const access = await this.readable(rc, target);
+        if (!access) {
           embedded.push(new Map());
           continue;
         }
         const ids = new Set<string>();
         for (const cut of taken) if (cut) for (const id of idsIn(cut.values[i])) ids.add(id);
-        found = await this.repository.byIds(rc, target, [...ids]);
+        // Under a policy, the statement reads only the records the caller may read; each shows its readable fields.
+        found = await this.repository.byIds(rc, target, [...ids], access === true ? null : access.rows);
+        if (access !== true) found = narrowRows(found, access);
       }
       const texts = deeper.size ? await this.expandJson(rc, found, deeper) : found.map((row) => recordJson(row));
       embedded.push(new Map(found.map((row, k) => [row.id, texts[k]])));
@@ -396,8 +426,8 @@ export class Relations implements SchemaChangeGuard {
     return (await this.expandJson(rc, rows, tree)).map((text) => JSON.parse(text) as DataRecord);
   }
 
-  /** Whether the caller may read `target`'s records (see ReadAccess); true when no check is configured. */
-  private readable(rc: RequestContext, target: CompiledSchema): Promise<boolean> | boolean {
+  /** Whether and how the caller may read `target`'s records (see ReadAccess); true when no check is configured. */
+  private readable(rc: RequestContext, target: CompiledSchema): Promise<boolean | NarrowedRead> | boolean {
     return this.canRead ? this.canRead(rc, target) : true;
   }
 

@@ -8,8 +8,9 @@ const postSchema = {
   namespace: 'rb', name: 'post',
   schema: {
     type: 'object', required: ['title', 'authorId'],
-    properties: { title: { type: 'string' }, authorId: { type: 'string' }, status: { type: 'string' }, views: { type: 'integer' } },
+    properties: { title: { type: 'string' }, authorId: { type: 'string' }, status: { type: 'string' }, views: { type: 'integer' }, slug: { type: 'string' } },
   },
+  unique: [['slug']],
 };
 const productSchema = {
   namespace: 'rb', name: 'product',
@@ -280,6 +281,36 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
       expect(res.body.data.errors[0]).to.include({ line: 2, code: 'forbidden' });
     });
 
+    it('bulk upsert and import fill the fields the policy fixes on create, as a single create does; an update is not refilled', async () => {
+      const editor = as(tenant, 'editor');
+      await t.http.post('/api/v1/data/rb/post').set(editor).send({ title: 'Old', authorId: 'ann', slug: 'old' }).expect(201);
+      const upserted = await t.http.post('/api/v1/data/rb/post/bulk?upsert=slug').set(author('ann'))
+        .send({ items: [{ slug: 'old', title: 'Old, renamed' }, { slug: 'new', title: 'New' }] });
+      expect(upserted.status, JSON.stringify(upserted.body)).to.equal(200);
+      expect(upserted.body.data).to.include({ created: 1, updated: 1 });
+      expect(upserted.body.data.items.map((p: Json) => [p.slug, p.title, p.authorId])).to.deep.equal([['old', 'Old, renamed', 'ann'], ['new', 'New', 'ann']]);
+      // One item outside the policy (another author's record, or setting another author) refuses the whole call.
+      await t.http.post('/api/v1/data/rb/post').set(editor).send({ title: 'Bob\'s', authorId: 'bob', slug: 'bobs' }).expect(201);
+      const refused = await t.http.post('/api/v1/data/rb/post/bulk?upsert=slug').set(author('ann')).send({ items: [{ slug: 'x1', title: 'X' }, { slug: 'bobs', title: 'Mine now' }] });
+      expect(refused.status).to.equal(403);
+      expect(refused.body.data.errors.map((d: Json) => d.path)).to.deep.equal(['/items/1']);
+
+      for (const [format, body] of [
+        ['ndjson', [{ title: 'I1' }, { title: 'I2', authorId: 'ann' }].map((l) => JSON.stringify(l)).join('\n')],
+        ['csv', 'title\nC1\nC2\n'],
+      ]) {
+        const res = await t.http.post(`/api/v1/data/rb/post/import?format=${format}`).set(author('ann')).set('Content-Type', format === 'csv' ? 'text/csv' : 'application/x-ndjson').send(body);
+        expect(res.status, JSON.stringify(res.body)).to.be.within(200, 201);
+        expect(res.body.data, `${format} ${JSON.stringify(res.body)}`).to.include({ created: 2, failed: 0 });
+      }
+      const upsertImport = await t.http.post('/api/v1/data/rb/post/import?upsert=slug').set(author('ann')).set('Content-Type', 'application/x-ndjson')
+        .send([{ slug: 'u1', title: 'U1' }, { slug: 'new', title: 'New again' }].map((l) => JSON.stringify(l)).join('\n'));
+      expect(upsertImport.body.data, JSON.stringify(upsertImport.body)).to.include({ created: 1, updated: 1, failed: 0 });
+      const mine = (await t.http.get('/api/v1/data/rb/post?sort=title&limit=100').set(as(tenant, 'viewer')).expect(200)).body.data.items;
+      expect(mine.filter((p: Json) => p.authorId === 'ann').map((p: Json) => p.title))
+        .to.deep.equal(['A1', 'C1', 'C2', 'I1', 'I2', 'New again', 'Old, renamed', 'U1']);
+    });
+
     it('export: only readable records and fields, the CSV header included', async () => {
       const nd = await t.http.get('/api/v1/data/rb/post/export').set(author('ann')).buffer(true).parse(text).expect(200);
       const lines = String(nd.body).trim().split('\n').map((l) => JSON.parse(l));
@@ -357,16 +388,37 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
     expect((await t.http.get(`/api/v1/data/rb/product/${made.id}`).set(as(tenant, 'viewer')).expect(200)).body.data.item.costCents).to.equal(300);
   });
 
-  it('an expansion to a record the role may not read is null', async () => {
-    await createRole({ name: 'shop', policies: [{ resource: 'rb.product', actions: ['read'] }, { resource: 'rb.post', actions: ['read'], filter: { status: 'published' } }] });
+  it('an expansion shows per record: one the role may read narrowed to its readable fields, one it may not read null', async () => {
+    await createRole({
+      name: 'shop', policies: [
+        { resource: 'rb.product', actions: ['read'] },
+        { resource: 'rb.post', actions: ['read'], filter: { status: 'published' }, fields: { read: ['title'] } },
+        { resource: 'rb.post', actions: ['read'], filter: { status: 'featured' }, fields: { read: ['title', 'views'] } },
+      ],
+    });
     const editor = as(tenant, 'editor');
-    const draft = (await t.http.post('/api/v1/data/rb/post').set(editor).send({ title: 'D', authorId: 'x', status: 'draft' }).expect(201)).body.data.item;
-    await t.http.post('/api/v1/data/rb/product').set(editor).send({ name: 'Mug', featuredPost: draft.id }).expect(201);
+    const post = async (title: string, status: string) => (await t.http.post('/api/v1/data/rb/post').set(editor)
+      .send({ title, authorId: 'x', status, views: 7 }).expect(201)).body.data.item;
+    const draft = await post('D', 'draft');
+    const published = await post('P', 'published');
+    const featured = await post('F', 'featured');
+    for (const [name, ref] of [['A draft', draft], ['B published', published], ['C featured', featured]]) {
+      await t.http.post('/api/v1/data/rb/product').set(editor).send({ name, featuredPost: ref.id }).expect(201);
+    }
     const shop = bearer(signToken({ tenantId: tenant, roles: ['role:shop'] }));
-    const list = (await t.http.get('/api/v1/data/rb/product?expand=featuredPost').set(shop).expect(200)).body.data.items;
-    expect(list[0].featuredPost).to.equal(null);
-    // An editor sees it.
-    const full = (await t.http.get('/api/v1/data/rb/product?expand=featuredPost').set(editor).expect(200)).body.data.items;
-    expect(full[0].featuredPost.title).to.equal('D');
+    const list = (await t.http.get('/api/v1/data/rb/product?expand=featuredPost&sort=name').set(shop).expect(200)).body.data.items;
+    expect(list.map((p: Json) => p.featuredPost)).to.deep.equal([
+      null,
+      { id: published.id, title: 'P', createdAt: published.createdAt, updatedAt: published.updatedAt, version: 1 },
+      { id: featured.id, title: 'F', views: 7, createdAt: featured.createdAt, updatedAt: featured.updatedAt, version: 1 },
+    ]);
+    // A read by id expands the same way.
+    const one = (await t.http.get(`/api/v1/data/rb/product/${list[1].id}?expand=featuredPost`).set(shop).expect(200)).body.data.item;
+    expect(one.featuredPost).to.deep.equal(list[1].featuredPost);
+    const hidden = (await t.http.get(`/api/v1/data/rb/product/${list[0].id}?expand=featuredPost`).set(shop).expect(200)).body.data.item;
+    expect(hidden.featuredPost).to.equal(null);
+    // An editor sees every referenced record whole.
+    const full = (await t.http.get('/api/v1/data/rb/product?expand=featuredPost&sort=name').set(editor).expect(200)).body.data.items;
+    expect(full.map((p: Json) => [p.featuredPost.title, p.featuredPost.status])).to.deep.equal([['D', 'draft'], ['P', 'published'], ['F', 'featured']]);
   });
 });
