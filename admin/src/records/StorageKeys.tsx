@@ -95,7 +95,7 @@ interface InputProps {
 
 /** A form's files: upload (several at once), remove, move left and right; saved with the form. */
 export function StorageKeysInput({ source, label, id, helperText, visibility, many }: InputProps) {
-  // Stored under the record's schema: product = its namespace, collection = its name (`erp.product`).
+  // Stored under the record's schema: product = its namespace, collection = its name (`ns.schema`).
   const [product, collection] = (useResourceContext() ?? 'console.files').split('.');
   const { field, fieldState } = useInput({ source });
   const notify = useNotify();
