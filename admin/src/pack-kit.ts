@@ -19,7 +19,7 @@ export type { Operation } from './api/openapi.js';
 export { cellFor, formatDateTime } from './records/cells.js';
 export { labelOf } from './records/json-schema.js';
 // Money as a person reads it: integer cents of a currency in the user's locale (1999, EUR → €19.99).
-export { formatMoney } from './records/amounts.js';
+export { formatMoney, minorDigits, parseDecimal } from './records/amounts.js';
 // A dashboard card (a pack's widget): a heading, an optional action, its content.
 export { DashboardCard } from './layout/Dashboard.js';
 export type { JsonSchema, SchemaItem } from './api/schemas.js';

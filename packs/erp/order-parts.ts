@@ -1,5 +1,8 @@
 import { Conflict, ValidationFailed, type ErrorDetail } from '../../core/pack-api.js';
 import type { Order } from './generated/order.js';
+import { leftToShip } from './order-units.js';
+
+export { leftToShip };
 
 /** A refund as the order keeps it (CONTRACT 15.4). */
 export type Refund = NonNullable<Order['refunds']>[number];
@@ -45,17 +48,6 @@ export function restockedUnits(order: Order, sku: string): number {
 /** Units of `sku` shipped by the order's fulfilments. */
 export function shippedUnits(order: Order, sku: string): number {
   return (order.fulfillments ?? []).reduce((sum, f) => sum + f.items.filter((i) => i.sku === sku).reduce((s, i) => s + i.quantity, 0), 0);
-}
-
-/**
- * Units of a line left to ship: its quantity less the shipped ones, less the units refunded with restock
- * beyond those shipped (a restocked unit is a returned parcel first; one never shipped is not shipped any more).
- */
-export function leftToShip(order: Order, sku: string): number {
-  const line = order.items.find((i) => i.sku === sku);
-  if (!line) return 0;
-  const restocked = refundedUnits(order, sku, (r) => r.restock);
-  return Math.max(0, line.quantity - Math.max(shippedUnits(order, sku), restocked));
 }
 
 /** `fulfilled` when no line has a unit left to ship, `partially_fulfilled` once anything shipped, else `unfulfilled`. */

@@ -44,6 +44,38 @@ describe('admin console: checkout settings (headless Chromium)', function () {
     await screenshot(page, 'checkout-settings');
   });
 
+  it('edits a shipping option as money with If-Match, shows a change saved meanwhile instead of overwriting it, and deletes it', async () => {
+    const { c, app: t, tenant } = suite;
+    const { page } = c;
+    const options = async () => (await t.http.get('/api/v1/erp/shipping-options').set(superadmin(tenant)).expect(200)).body.data.items as Array<Record<string, any>>;
+    const [standard] = await options();
+    await c.go('/erp/checkout');
+    const shipping = page.getByRole('region', { name: 'Shipping options' });
+    await shipping.getByRole('button', { name: 'Edit Standard' }).click();
+    await shipping.locator('#edit-shipping-price').fill('5.50');
+    await shipping.locator('#edit-shipping-free-above').fill('50');
+    await shipping.getByRole('button', { name: 'Save option' }).click();
+    await shipping.getByTestId('shipping-option').filter({ hasText: '€5.50' }).filter({ hasText: '€50.00' }).waitFor();
+    const [saved] = await options();
+    expect(saved).to.include({ id: standard.id, priceCents: 550, freeAboveCents: 5000, version: standard.version + 1 });
+
+    // Opened, then changed through the API: the console's save is refused (412) and said, the other change kept.
+    await shipping.getByRole('button', { name: 'Edit Standard' }).click();
+    await t.http.patch(`/api/v1/erp/shipping-options/${standard.id}`).set(superadmin(tenant)).send({ name: 'Standard (2-3 days)' }).expect(200);
+    await shipping.locator('#edit-shipping-price').fill('6');
+    await shipping.getByRole('button', { name: 'Save option' }).click();
+    await shipping.getByTestId('shipping-option-editor').getByRole('alert').waitFor();
+    const [kept] = await options();
+    expect(kept).to.include({ name: 'Standard (2-3 days)', priceCents: 550 });
+    await c.checkA11y('checkout-shipping-edit');
+
+    await shipping.getByRole('button', { name: 'Reload' }).click();
+    await shipping.getByRole('button', { name: 'Edit Standard (2-3 days)' }).click();
+    await shipping.getByRole('button', { name: 'Delete option' }).click();
+    await shipping.getByTestId('shipping-option').first().waitFor({ state: 'detached' });
+    expect(await options()).to.deep.equal([]);
+  });
+
   it('has no serious or critical accessibility violations on the screen (axe-core)', () => {
     expect(screensWithViolations(suite.c.violations)).to.deep.equal([]);
   });

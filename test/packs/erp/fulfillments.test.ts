@@ -98,6 +98,18 @@ describe('Fulfilments of orders (CONTRACT 15.4)', function () {
     errorOf(await patch(order, 'fulfilled'), 409, 'invalid_transition');
   });
 
+  it('a unit refunded with restock before it shipped is not asked for again once a later parcel ships the rest', async () => {
+    const order = await paidOrder();
+    dataOf(await ship(order, { items: [{ sku: 'MUG', quantity: 1 }] }), 201);
+    const refunded = dataOf(await t.http.post(`${ORDERS}/${order.id}/refunds`).set(as(shop.tenant, 'admin'))
+      .send({ items: [{ sku: 'CUP', quantity: 1 }], restock: true }), 201).order;
+    expect(refunded.fulfillmentStatus).to.equal('partially_fulfilled');
+    const fulfilled = dataOf(await patch(order, 'fulfilled'), 200);
+    expect(fulfilled.fulfillments[1].items).to.deep.equal([{ sku: 'CUP', quantity: 1 }, { sku: 'MUG', quantity: 2 }]);
+    expect(fulfilled).to.include({ status: 'fulfilled', fulfillmentStatus: 'fulfilled' });
+    errorOf(await ship(order, { items: [{ sku: 'CUP', quantity: 1 }] }), 409, 'invalid_transition');
+  });
+
   it('parallel parcels of the last units: the database lets exactly the units there are through', async () => {
     const order = await paidOrder();
     const results = await Promise.all(Array.from({ length: 6 }, () => ship(order, { items: [{ sku: 'MUG', quantity: 1 }] })));
