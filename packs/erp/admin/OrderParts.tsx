@@ -216,8 +216,10 @@ function Refunds({ order }: { order: ShopOrder }) {
               <FormControlLabel value="items" control={<Radio />} label="By items" />
             </RadioGroup>
             {mode === 'amount'
-              ? <TextField id="refund-amount" label={`Amount (${order.currency})`} size="small" sx={{ width: 200 }} value={amount} onChange={(e) => setAmount(e.target.value)}
+              ? (
+                <TextField id="refund-amount" label={`Amount (${order.currency})`} size="small" sx={{ width: 200 }} value={amount} onChange={(e) => setAmount(e.target.value)}
                   error={amount !== '' && cents === undefined} helperText={amount !== '' && cents === undefined ? 'An amount such as 12.50' : ' '} />
+              )
               : (
                 <>
                   <UnitsPicker prefix="refund" left={left} value={quantities} onChange={setQuantities} />
