@@ -379,7 +379,8 @@ describe('admin console at /admin (headless Chromium)', function () {
       .send({ clientId: 1, paymentMethod: 'bank_transfer', items: [{ productId: product.number, quantity: 1, unitPrice: 19900 }] }).expect(201);
     await go(`/erp.order/${placed.body.data.id}/show`);
     await page.getByRole('button', { name: 'Mark paid' }).click();
-    await page.getByRole('button', { name: 'Mark fulfilled' }).waitFor();
+    // Paid: shipping is the Fulfilments section's (CONTRACT 15.4), no longer a status button.
+    await page.getByRole('button', { name: 'Ship the rest' }).waitFor();
     expect(await page.getByRole('button', { name: 'Mark paid' }).count()).to.equal(0);
     const order = await t.http.get(`/api/v1/erp/orders/${placed.body.data.id}`).set(superadmin(tenant));
     expect(order.body.data.status).to.equal('paid');
