@@ -180,11 +180,20 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
 export function narrowLocales(doc: OpenApiDocument, tenant: TenantLocales): OpenApiDocument {
   for (const [path, item] of Object.entries(doc.paths)) {
     if (!path.startsWith('/api/v1/data/')) continue;
+    // New objects, not assignments into the found ones: a path's parameters may be objects shared by every document
+    // (another tenant's, and the platform's of a service built later), which must not take this tenant's locales.
+    const narrowed: Record<string, unknown> = { ...item };
     for (const [method, operation] of Object.entries(item)) {
-      const locale = (operation?.parameters as Array<Record<string, any>> | undefined)?.find((p) => p.in === 'query' && p.name === 'locale');
-      if (!locale) continue;
-      locale.schema = { type: 'string', enum: ['', ...tenant.locales, ...(method === 'get' ? ['*'] : [])] };
+      const parameters = operation?.parameters as Array<Record<string, any>> | undefined;
+      if (!parameters?.some((p) => p.in === 'query' && p.name === 'locale')) continue;
+      narrowed[method] = {
+        ...operation,
+        parameters: parameters.map((p) => (p.in === 'query' && p.name === 'locale'
+          ? { ...p, schema: { type: 'string', enum: ['', ...tenant.locales, ...(method === 'get' ? ['*'] : [])] } }
+          : p)),
+      };
     }
+    doc.paths[path] = narrowed as typeof item;
   }
   return doc;
 }

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
-import { createTenant, sharedTestApp, type TestApp } from '../helpers/test-app.js';
+import { createTenant, sharedTestApp, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { as, superadmin } from '../helpers/tokens.js';
 
 const addFormats = ((addFormatsModule as any).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
@@ -117,6 +117,14 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect((await t.http.post('/api/v1/data/fz/item?locale=*').set(as(tenant)).send({ title: 'x' })).status).to.equal(400);
       // The platform's document knows no tenant: there locale stays a free string.
       expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.equal(undefined);
+      // The tenant's locales stay in its document: a service started after it (the same process) documents none.
+      const later = await startTestApp();
+      try {
+        const platform = (await later.http.get('/api/v1/openapi.json')).body;
+        expect(param(platform.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.equal(undefined);
+      } finally {
+        await later.close();
+      }
     });
 
     it('gives the pack lists the patterns of their records: GET /crm/deals?sort= (#33)', async () => {
