@@ -1,6 +1,6 @@
 import { Conflict, ValidationFailed, type ErrorDetail } from '../../core/pack-api.js';
 import type { Order } from './generated/order.js';
-import { leftToShip } from './order-units.js';
+import { leftToShip } from './shared/order-units.js';
 
 export { leftToShip };
 

@@ -20,15 +20,23 @@ function filesUnder(dir: string): string[] {
  * What a pack file may import: packages, its own pack's files, core/pack-api, and the schema files of the
  * namespaces its pack declares. Its console screens (packs/<name>/admin/) import packages, their own folder and
  * the console kit (admin/src/pack-kit.ts) only, and no other file of the pack imports them (browser code and
- * service code stay apart). Returns the offending imports as `file: specifier`.
+ * service code stay apart). Both may import the pack's `shared/` folder: plain functions of its documents (an
+ * order's units left to ship) that import nothing but each other, so that they run alike in the browser and the
+ * service. Returns the offending imports as `file: specifier`.
  */
 export function forbiddenImports(file: string, source: string, ownNamespaces: string[]): string[] {
   const [pack, folder] = relative(PACKS, file).split(sep);
   const screens = `packs/${pack}/admin/`;
+  const shared = `packs/${pack}/shared/`;
   const bad: string[] = [];
   for (const [, specifier] of source.matchAll(SPECIFIER)) {
+    if (folder === 'shared') {
+      if (!specifier.startsWith('./')) bad.push(`${relative(ROOT, file)}: ${specifier}`);
+      continue;
+    }
     if (!specifier.startsWith('.')) continue;
     const target = relative(ROOT, resolve(dirname(file), specifier)).split(sep).join('/');
+    if (target.startsWith(shared)) continue;
     if (folder === 'admin') {
       if (!target.startsWith(screens) && target !== 'admin/src/pack-kit.js') bad.push(`${relative(ROOT, file)}: ${specifier}`);
       continue;
@@ -99,6 +107,19 @@ describe('packs import only core/pack-api', () => {
     expect(forbiddenImports(service, "import screens from './admin/screens.js';\nimport { api } from '../../admin/src/pack-kit.js';", ['erp'])).to.deep.equal([
       'packs/erp/example.ts: ./admin/screens.js',
       'packs/erp/example.ts: ../../admin/src/pack-kit.js',
+    ]);
+  });
+
+  it('lets screens and service files import their own pack\'s shared/ folder, which imports nothing but itself', () => {
+    const screen = join(PACKS, 'erp', 'admin', 'Example.tsx');
+    expect(forbiddenImports(screen, "import { leftToShip } from '../shared/order-units.js';\nimport { x } from '../../crm/shared/x.js';", ['erp']))
+      .to.deep.equal(['packs/erp/admin/Example.tsx: ../../crm/shared/x.js']);
+    const service = join(PACKS, 'erp', 'example.ts');
+    expect(forbiddenImports(service, "import { leftToShip } from './shared/order-units.js';", ['erp'])).to.deep.equal([]);
+    const shared = join(PACKS, 'erp', 'shared', 'units.ts');
+    const source = ["import { a } from './other.js';", "import Ajv from 'ajv';", "import { b } from '../orders.service.js';", "import { c } from '../../../core/pack-api.js';"].join('\n');
+    expect(forbiddenImports(shared, source, ['erp'])).to.deep.equal([
+      'packs/erp/shared/units.ts: ajv', 'packs/erp/shared/units.ts: ../orders.service.js', 'packs/erp/shared/units.ts: ../../../core/pack-api.js',
     ]);
   });
 });

@@ -6,7 +6,7 @@ import {
 } from '@mui/material';
 import { api, formatDateTime, formatMoney, minorDigits, parseDecimal, session } from '../../../admin/src/pack-kit.js';
 import { errorText } from './error-text.js';
-import { leftToShip } from '../order-units.js';
+import { leftToShip } from '../shared/order-units.js';
 
 interface Units { sku: string; quantity: number }
 interface Line extends Units { name: string; totalCents: number }
