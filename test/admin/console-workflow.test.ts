@@ -3,6 +3,7 @@ import type { Page } from 'playwright-core';
 import { consoleSuite, screenshot } from '../helpers/browser.js';
 import { createTenant, startTestApp, type TestApp } from '../helpers/test-app.js';
 import { superadmin, TEST_KEY } from '../helpers/tokens.js';
+import { waitUntil } from '../helpers/wait.js';
 
 /**
  * The content workflow in the console (issue 31, CONTRACT.md 17.1 and 17.3), in headless Chromium against the real
@@ -73,8 +74,7 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
     await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
     // The form edits the draft: its content, not the live one.
     const content = page.locator('#content');
-    for (let i = 0; i < 100 && (await content.inputValue()) !== 'Draft news.'; i++) await page.waitForTimeout(100);
-    expect(await content.inputValue()).to.equal('Draft news.');
+    await waitUntil('the draft\'s content in the form', async () => (await content.inputValue()) === 'Draft news.');
     await page.locator('#title').fill('Latest news');
     await bar.getByRole('button', { name: 'Save draft' }).click();
     await waitForRevision(news.id, 2);
