@@ -36,7 +36,7 @@ export type { AppContext } from './http/app-state.js';
 export { bffSuccess } from './http/envelope.js';
 export type { Page } from './http/envelope.js';
 export { sendCacheable, sendCacheableBody } from './http/cacheable.js';
-export { HTTP_URL, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, recordResponse } from './http/response-schemas.js';
+export { HTTP_URL, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, recordResponse, WRITE_LOCALE_QUERY } from './http/response-schemas.js';
 export { listQueryOf } from './data/list-query-schema.js';
 export { clientKey } from './http/client-key.js';
 

@@ -61,6 +61,8 @@ export function createAjv(options: AjvFactoryOptions = {}): Ajv2020 {
   ajv.addVocabulary(['x-money', 'x-percent-basis-points', 'x-storage-key', 'x-display-field', 'x-list-columns']);
   // Localised properties (CONTRACT.md 17.2), an annotation too; metadata/localized-fields.ts checks its form.
   ajv.addVocabulary(['x-localized']);
+  // Which locales a `?locale=` parameter takes (core/openapi/data-paths.ts, narrowLocales), an annotation too.
+  ajv.addVocabulary(['x-locale']);
   return ajv;
 }
 

@@ -20,7 +20,8 @@ const registerBody = {
     name: identifier,
     title: { type: 'string', maxLength: 200 },
     description: { type: 'string', maxLength: 2000 },
-    schema: { type: 'object' },
+    // The registry takes an object schema only (invalid_schema otherwise); the document says so.
+    schema: { type: 'object', required: ['type'], 'x-error': 'invalid_schema', properties: { type: { const: 'object', 'x-error': 'invalid_schema' } } },
     indexes: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     unique: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     workflow: workflowOptionSchema,

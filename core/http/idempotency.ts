@@ -78,7 +78,7 @@ export class IdempotencyKeys {
   async begin(ctx: AppContext, body: unknown): Promise<IdempotencyClaim | 'replayed' | null> {
     const key = ctx.get('Idempotency-Key');
     if (!key) return null;
-    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key', ctx.get('X-Cart-Token') || undefined);
+    const outcome = await this.claimKey(ctx.state.rc, ctx.method, ctx.path, key, body, 'header/Idempotency-Key', ctx.get('X-Cart-Token') || undefined, ctx.querystring);
     if (!outcome) return null;
     if ('replay' in outcome) {
       replay(ctx, outcome.replay.status, outcome.replay.answer);
@@ -124,15 +124,18 @@ export class IdempotencyKeys {
    * the answer to replay or the claim. Throws 422 idempotency_key_reused for another body, 409 conflict
    * while the first request runs, 400 for a key over 255 characters (naming `keyPath`). `cartToken`: the
    * cart token a public request carries (X-Cart-Token), which names its caller when no principal does.
+   * `query`: the request's query string, part of what must be the same (`?locale=de` is another request than
+   * `?locale=en` with the same body); its parameters' order does not matter.
    */
   async claimKey(
-    rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey', cartToken?: string,
+    rc: RequestContext, method: string, path: string, key: string, body: unknown, keyPath = '/idempotencyKey', cartToken?: string, query = '',
   ): Promise<KeyOutcome | null> {
     assertIdempotencyKey(key, keyPath);
     const scope = rc.tenantId ?? (rc.principal ? `caller:${rc.principal.userId}` : null);
     if (!scope) return null;
     const keyHash = sha256(`${method} ${path}\n${callerOf(rc, cartToken)}\n${key}`);
-    const requestHash = sha256(canonicalJson(body ?? null));
+    // Without a query the hash is the body's alone, as before query strings counted (keys kept across an upgrade).
+    const requestHash = sha256(canonicalJson(body ?? null) + (query ? `\n?${canonicalQuery(query)}` : ''));
 
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const now = new Date();
@@ -213,6 +216,13 @@ function lower(headers: Record<string, string>): Record<string, string> {
 
 function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
+}
+
+/** A query string with its parameters in a fixed order: `b=2&a=1` and `a=1&b=2` are the same request. */
+function canonicalQuery(query: string): string {
+  const params = new URLSearchParams(query);
+  params.sort();
+  return params.toString();
 }
 
 /** JSON with object keys sorted at every level: the same body hashes the same whatever its key order. */

@@ -29,9 +29,16 @@ export function recordResponse(definition: { schema: { properties: Record<string
 
 /** `?locale=` and `?fallback=` of the routes that read or write localised fields (CONTRACT.md 17.2). */
 export const LOCALE_QUERY_PROPERTIES = {
-  locale: { type: 'string', description: 'A locale of the site (its localised fields\' values; reads also * for every locale\'s)' },
+  locale: { type: 'string', 'x-locale': 'any', description: 'A locale of the site (its localised fields\' values), or * for every locale\'s' },
   fallback: { type: 'string', enum: ['true', 'false'], description: 'false: a localised field without a value of its own in the locale is null' },
 } as const;
+
+/**
+ * `?locale=` of a write (CONTRACT.md 17.2): the locale whose values of the localised fields it sets, not `*`.
+ * `x-locale` says which values a `locale` parameter takes, `one` locale of the tenant or `any` (also `*`): each
+ * document enumerates them (core/openapi/data-paths.ts, narrowLocales).
+ */
+export const WRITE_LOCALE_QUERY = { type: 'string', 'x-locale': 'one', description: 'A locale of the site: the localised fields named set its values (default: the default locale\'s)' } as const;
 
 /**
  * `{ items, pagination }` as CONTRACT.md section 1 fixes it. The items' `required` is left out: `fields=`

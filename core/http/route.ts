@@ -7,7 +7,7 @@ import { readJsonBody, JSON_BODY_LIMIT } from './body.js';
 import { assertCleanParamsAndQuery } from './input-hygiene.js';
 import { holdsRawJson, stringifyWithRaw } from './raw-json.js';
 import { JSON_TYPE, successEnvelope, type RouteFamily } from './envelope.js';
-import { Forbidden, InvalidIdentifier, InvalidKeySegment, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from '../base/errors.js';
+import { Forbidden, InvalidIdentifier, InvalidKeySegment, InvalidSchema, ModuleDisabled, NotFound, SuperadminRequired, TenantNotFound, TenantRequired, ValidationFailed } from '../base/errors.js';
 import type { Authenticator } from './auth.js';
 import type { TenantLookup, TenantsService } from '../tenants/tenants.service.js';
 import type { MembershipResolver } from '../tenants/memberships.js';
@@ -360,27 +360,33 @@ function maskedPath(pattern: string, params: Record<string, string>, sensitive: 
   return pattern.replace(/:(\w+)/g, (_, name: string) => (sensitive.includes(name) ? '[redacted]' : encodeURIComponent(params[name] ?? '')));
 }
 
-/** The errors a schema may name with `x-error` beside its `pattern`: the contract's code for a value that fails it. */
-const PATTERN_ERRORS: Record<string, (name: string, value: string) => Error> = {
+/**
+ * The errors a schema may name with `x-error` beside its `pattern` (or `required`, `const`): the contract's code for
+ * a value that fails it.
+ */
+const OWN_ERRORS: Record<string, (name: string, value: string) => Error> = {
   invalid_identifier: (name, value) => InvalidIdentifier({ name, value }),
   invalid_key_segment: (_name, value) => InvalidKeySegment(value),
+  invalid_schema: () => InvalidSchema('The schema must have "type": "object" at its root'),
 };
+const OWN_ERROR_KEYWORDS = new Set(['pattern', 'required', 'const']);
 
 /**
- * A value that fails a pattern whose schema names its error (`x-error`: a namespace or schema name answers
- * invalid_identifier, CONTRACT.md section 3; a storage key invalid_key_segment, section 8) answers that error, as
- * the handlers' own checks would, not validation_failed. The document shows the same pattern.
+ * A value that fails a pattern (or a `required` or `const`) whose schema names its error (`x-error`: a namespace or
+ * schema name answers invalid_identifier, CONTRACT.md section 3; a storage key invalid_key_segment, section 8; a
+ * registered schema that is no object schema invalid_schema) answers that error, as the handlers' own checks would,
+ * not validation_failed. The document shows the same rule.
  */
 function assertOwnPatterns(validate: ValidateFunction, value: unknown): void {
   for (const e of validate.errors ?? []) {
-    if (e.keyword !== 'pattern') continue;
+    if (!OWN_ERROR_KEYWORDS.has(e.keyword)) continue;
     let schema: unknown = validate.schema;
     for (const key of e.schemaPath.split('/').slice(1, -1)) schema = (schema as Record<string, unknown> | undefined)?.[unescapePointer(key)];
     const code = (schema as { 'x-error'?: string } | undefined)?.['x-error'];
-    if (!code || !PATTERN_ERRORS[code]) continue;
+    if (!code || !OWN_ERRORS[code]) continue;
     let at: unknown = value;
     for (const key of e.instancePath.split('/').slice(1)) at = (at as Record<string, unknown> | undefined)?.[unescapePointer(key)];
-    throw PATTERN_ERRORS[code](unescapePointer(e.instancePath.split('/').pop() ?? ''), String(at));
+    throw OWN_ERRORS[code](unescapePointer(e.instancePath.split('/').pop() ?? ''), String(at));
   }
 }
 

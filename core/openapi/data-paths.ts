@@ -48,7 +48,7 @@ function listParameters(filterParameters: Array<Record<string, unknown>>, vocabu
 
 /** `locale` of a write (CONTRACT.md 17.2): the locale whose values of the localised fields it sets. */
 const writeLocaleParameter = {
-  name: 'locale', in: 'query', required: false, schema: { type: 'string', maxLength: 35 },
+  name: 'locale', in: 'query', required: false, schema: { type: 'string', maxLength: 35, 'x-locale': 'one' },
   description: 'A locale of the tenant\'s site config: the localised fields named set its values (default: the default locale\'s); another: 400 at /locale',
 };
 
@@ -56,6 +56,7 @@ const writeLocaleParameter = {
 const readLocaleParameters = [
   {
     ...writeLocaleParameter,
+    schema: { ...writeLocaleParameter.schema, 'x-locale': 'any' },
     description: 'Localised fields in this locale of the tenant (falling back to the default locale\'s); `*`: each as `{ "<locale>": value }`; another: 400 at /locale',
   },
   { name: 'fallback', in: 'query', required: false, schema: { type: 'boolean', default: true }, description: 'false: a localised field without a value in the locale is null' },
@@ -174,26 +175,31 @@ export function addSchemaPaths(doc: OpenApiDocument, schemas: RegisteredSchema[]
 }
 
 /**
- * A tenant's document: `locale` of its data paths (generic and concrete) takes the tenant's locales, `*` on reads
- * (every locale), or nothing (the default's), as core/data/locales.ts checks them; any other answers 400 at /locale.
+ * The values each `?locale=` parameter takes (its schema's `x-locale`, core/http/response-schemas.ts): one of the
+ * tenant's locales, or also `*` (every locale) where it says `any`, or nothing (the default's; the empty value too
+ * where the parameter has no minLength), as core/data/locales.ts checks them; any other answers 400 at /locale. A
+ * tenant's document lists its own locales; the platform document those a tenant has until its site config says
+ * otherwise (DEFAULT_LOCALES).
  */
 export function narrowLocales(doc: OpenApiDocument, tenant: TenantLocales): OpenApiDocument {
+  const narrow = (schema: Record<string, any>) => ({
+    ...schema,
+    enum: [...(schema.minLength ? [] : ['']), ...tenant.locales, ...(schema['x-locale'] === 'any' ? ['*'] : [])],
+  });
   for (const [path, item] of Object.entries(doc.paths)) {
-    if (!path.startsWith('/api/v1/data/')) continue;
     // New objects, not assignments into the found ones: a path's parameters may be objects shared by every document
     // (another tenant's, and the platform's of a service built later), which must not take this tenant's locales.
-    const narrowed: Record<string, unknown> = { ...item };
+    let narrowed: Record<string, unknown> | null = null;
     for (const [method, operation] of Object.entries(item)) {
       const parameters = operation?.parameters as Array<Record<string, any>> | undefined;
-      if (!parameters?.some((p) => p.in === 'query' && p.name === 'locale')) continue;
+      if (!parameters?.some((p) => p.in === 'query' && p.schema?.['x-locale'])) continue;
+      narrowed ??= { ...item };
       narrowed[method] = {
         ...operation,
-        parameters: parameters.map((p) => (p.in === 'query' && p.name === 'locale'
-          ? { ...p, schema: { type: 'string', enum: ['', ...tenant.locales, ...(method === 'get' ? ['*'] : [])] } }
-          : p)),
+        parameters: parameters.map((p) => (p.in === 'query' && p.schema?.['x-locale'] ? { ...p, schema: narrow(p.schema) } : p)),
       };
     }
-    doc.paths[path] = narrowed as typeof item;
+    if (narrowed) doc.paths[path] = narrowed as typeof item;
   }
   return doc;
 }

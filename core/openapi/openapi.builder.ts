@@ -258,8 +258,13 @@ export function markStorableParameters(doc: OpenApiDocument): OpenApiDocument {
   return doc;
 }
 
-/** A string without a NUL character or a lone surrogate: what the service stores from a JSON body. */
-export const STORABLE_STRING = '^[^\\x00\\ud800-\\udfff]*$';
+/**
+ * A string without a NUL character: what the service stores from a JSON body. It refuses a lone surrogate too, but
+ * no pattern can say so portably: a lone surrogate is not a Unicode scalar value, so validators whose strings are
+ * Unicode (Rust's, which Schemathesis uses) refuse a pattern that names one, and then ignore the whole keyword. A
+ * JSON text with one is not I-JSON (RFC 7493 2.1); the descriptions say it.
+ */
+export const STORABLE_STRING = STORABLE_PARAMETER;
 /** How deep the document spells out that free JSON (metadata, payloads) holds only storable strings and keys. */
 const STORABLE_DEPTH = 4;
 
@@ -273,7 +278,7 @@ export function markStorableBodies(doc: OpenApiDocument): OpenApiDocument {
   for (let level = 1; level <= STORABLE_DEPTH; level += 1) {
     const deeper = level < STORABLE_DEPTH ? { $ref: componentRef(`StorableJson${level + 1}`) } : {};
     doc.components.schemas[`StorableJson${level}`] ??= {
-      description: 'Any JSON value whose strings and keys hold no NUL character and no lone surrogate',
+      description: 'Any JSON value whose strings and keys hold no NUL character and no lone surrogate (I-JSON, RFC 7493)',
       pattern: STORABLE_STRING, propertyNames: { pattern: STORABLE_STRING }, items: deeper, additionalProperties: deeper,
     };
   }

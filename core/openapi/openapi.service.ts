@@ -3,7 +3,7 @@ import type { RouteEntry } from '../http/route.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { SchemaRegistry } from '../metadata/schema-registry.js';
 import type { TenantsService } from '../tenants/tenants.service.js';
-import type { LocalesResolver } from '../tenants/tenant-locales.js';
+import { DEFAULT_LOCALES, type LocalesResolver } from '../tenants/tenant-locales.js';
 import { addSchemaPaths, describeDataPaths, narrowLocales } from './data-paths.js';
 import { buildPlatformDocument, markStorableInput, type OpenApiDocument } from './openapi.builder.js';
 
@@ -56,6 +56,7 @@ export class OpenApiService {
     if (!this.platform) {
       const doc = buildPlatformDocument(this.sources.routes, this.sources.config, this.sources.packModules);
       describeDataPaths(doc);
+      narrowLocales(doc, DEFAULT_LOCALES);
       markStorableInput(doc);
       this.platform = { doc, json: JSON.stringify(doc) };
     }

@@ -36,6 +36,9 @@ export class LocalRateLimiter {
   }
 }
 
+/** The methods routes are declared with (core/http/route.ts), and HEAD and OPTIONS, which they answer too. */
+const SERVED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH', 'DELETE']);
+
 /**
  * The public runtime (`/api/v1/public/...`, no authentication) is limited per client address (an IPv6 client
  * by its /64), over all tenants: past `perMinute` requests in a minute (fixed windows aligned to the clock),
@@ -50,6 +53,8 @@ export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): 
   return function publicRateLimit(ctx) {
     // Payment providers' webhooks are not limited (CONTRACT 15.3): a refused one would only be sent again later.
     if (!ctx.state.path.startsWith(prefix) || ctx.state.path.startsWith(`${prefix}payments/`)) return;
+    // A method no route serves (TRACE, CONNECT, ...) costs nothing: it answers 405 with Allow, uncounted.
+    if (!SERVED_METHODS.has(ctx.method)) return;
     const retryAfter = limiter.hit(clientKey(ctx.ip));
     if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };

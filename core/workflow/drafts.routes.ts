@@ -48,7 +48,7 @@ export function draftRoutes(router: PackRouter, registry: SchemaRegistry, drafts
     tags, auth: 'tenant', role: 'editor', module, response: draftViewSchema,
     query: {
       type: 'object', additionalProperties: false,
-      properties: { rebase: { type: 'boolean' }, locale: { type: 'string', description: 'The locale whose values of the localised fields the patch sets (not *)' } },
+      properties: { rebase: { type: 'boolean' }, locale: { type: 'string', 'x-locale': 'one', description: 'The locale whose values of the localised fields the patch sets (not *)' } },
     },
     errors: [...errors, 'validation_failed', 'conflict'],
   }, async (ctx) => {
@@ -61,7 +61,7 @@ export function draftRoutes(router: PackRouter, registry: SchemaRegistry, drafts
     summary: 'Read a record\'s draft (?locale=, * for every locale, fallback=false)', tags, auth: 'tenant', module, response: draftViewSchema,
     query: {
       type: 'object', additionalProperties: false,
-      properties: { locale: { type: 'string', description: 'A locale of the tenant, or * for every locale\'s values' }, fallback: { type: 'string', enum: ['true', 'false'] } },
+      properties: { locale: { type: 'string', 'x-locale': 'any', description: 'A locale of the tenant, or * for every locale\'s values' }, fallback: { type: 'string', enum: ['true', 'false'] } },
     },
     errors: [...errors, 'validation_failed'],
   }, async (ctx) => {

@@ -14,6 +14,8 @@ export function previewsRoutes(router: PackRouter, previews: PreviewsService): v
     tags, auth: 'tenant', role: 'editor', status: 201,
     body: {
       type: 'object', additionalProperties: false,
+      // A release or some items, not both (the service says so too).
+      oneOf: [{ required: ['releaseId'] }, { required: ['items'] }],
       properties: {
         releaseId: { type: 'string', maxLength: 36 },
         items: {

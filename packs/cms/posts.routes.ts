@@ -1,4 +1,4 @@
-import { listQueryOf, LOCALE_QUERY_PROPERTIES, pageResponse, recordResponse } from '../../core/pack-api.js';
+import { listQueryOf, pageResponse, recordResponse, WRITE_LOCALE_QUERY } from '../../core/pack-api.js';
 import type { PackContext, PackRouter } from '../../core/pack-api.js';
 import postDefinition from '../../schemas/cms/post.schema.json' with { type: 'json' };
 import { contentItemRoutes, listContent } from './content-item.routes.js';
@@ -35,7 +35,7 @@ export function postsRoutes(router: PackRouter, pack: PackContext): void {
   router.post('/cms/posts', {
     summary: 'Create a post (slug from the title when absent; draft unless status says otherwise; ?locale=: the values are that locale\'s and the default\'s)',
     tags, auth: 'tenant', role: 'editor', status: 201, idempotent: true, body: createBody, response: postResponse,
-    query: { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY_PROPERTIES.locale } },
+    query: { type: 'object', additionalProperties: false, properties: { locale: WRITE_LOCALE_QUERY } },
     errors: ['validation_failed', 'conflict', 'module_disabled', 'forbidden', 'tenant_required'],
   }, async (ctx) => {
     const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });

@@ -9,7 +9,7 @@ export const FORM_BODY_LIMIT = 64 * 1024;
 /** Submissions per client address and form, counted in the database (shared by every process). */
 export const FORM_RATE_LIMIT = { limit: 5, windowMs: 60_000 };
 /** `?locale=` of the public runtime (CONTRACT.md 17.2): one of the site's locales, else 400 at /locale. */
-const LOCALE_QUERY = { type: 'string', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale); `*` answers every locale\'s values' };
+const LOCALE_QUERY = { type: 'string', 'x-locale': 'any', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale); `*` answers every locale\'s values' };
 
 /**
  * The public site runtime (no authentication): published content, form submissions and knowledge
@@ -87,7 +87,7 @@ export function publicRoutes(router: PackRouter, pack: PackContext): void {
         q: { type: 'string', minLength: 1, maxLength: 200 },
         limit: { type: 'integer', minimum: 1, maximum: 50, default: 10 },
         offset: { type: 'integer', minimum: 0, maximum: 1000, default: 0 },
-        locale: { type: 'string', minLength: 1, maxLength: 35, description: 'Only entries of this locale of the site; without it every locale\'s' },
+        locale: { type: 'string', 'x-locale': 'one', minLength: 1, maxLength: 35, description: 'Only entries of this locale of the site; without it every locale\'s' },
       },
     },
     response: knowledgeSearchResponse, errors: ['tenant_not_found', 'validation_failed'],

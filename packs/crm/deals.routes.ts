@@ -15,7 +15,7 @@ const dealTickets = {
  * (owned by the server) out of it.
  */
 const { closedAt: _closedAt, ...writableFields } = dealFields;
-const createBody = { type: 'object', required: ['title'], properties: writableFields };
+const createBody = { type: 'object', required: ['title'], additionalProperties: false, properties: writableFields };
 /** A merge patch (RFC 7396): the deal's fields, `null` removes one; the merged deal is validated by the record schema. */
 const patchBody = {
   type: 'object',

@@ -26,6 +26,10 @@ const fulfillmentBody = {
 const refundBody = {
   type: 'object', additionalProperties: false,
   description: 'amountCents or items (or both: the amount given, those units marked refunded); restock needs items',
+  allOf: [
+    { anyOf: [{ required: ['amountCents'] }, { required: ['items'] }] },
+    { anyOf: [{ properties: { restock: { const: false } } }, { required: ['items'] }] },
+  ],
   properties: {
     amountCents: { type: 'integer', minimum: 1, maximum: 100000000000 },
     items: units,

@@ -1,4 +1,4 @@
-import { listQueryOf, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, queryFromString, recordResponse, splitLocale, type AppContext, type PackContext, type PackRouter } from '../../core/pack-api.js';
+import { listQueryOf, LOCALE_QUERY_PROPERTIES, OFFSET_QUERY, pageResponse, queryFromString, recordResponse, splitLocale, WRITE_LOCALE_QUERY, type AppContext, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import { InsufficientStock } from './erp.errors.js';
 import productDefinition from '../../schemas/erp/product.schema.json' with { type: 'json' };
 
@@ -45,7 +45,7 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
   // `?locale=` (CONTRACT.md 17.2): name and description in a locale of the site; reads also `*` and `fallback`.
   const readLocale = (ctx: AppContext) => pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale, fallback: ctx.query.fallback });
   const writeLocale = (ctx: AppContext) => pack.records.chooseLocale(ctx.state.rc, { locale: ctx.query.locale }, { all: false });
-  const writeQuery = { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY_PROPERTIES.locale } };
+  const writeQuery = { type: 'object', additionalProperties: false, properties: { locale: WRITE_LOCALE_QUERY } };
 
   router.get('/erp/products', {
     summary: 'List products (filter[status]=active, filter[sku]=…, sort=-priceCents, limit, offset, cursor, fields, count; locale, fallback)',

@@ -1,7 +1,7 @@
 import { pageResponse, sendCacheable, sendCacheableBody, type PackContext, type PackRouter } from '../../core/pack-api.js';
 
 /** `?locale=` (CONTRACT.md 17.2): a locale of the site, default its defaultLocale; unknown: 400 at /locale. */
-const LOCALE_QUERY = { type: 'string', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale): name and description in it' };
+const LOCALE_QUERY = { type: 'string', 'x-locale': 'one', minLength: 1, maxLength: 35, description: 'A locale of the site (default: its defaultLocale): name and description in it' };
 
 /** Seconds a storefront answer may be cached: short, so that a stock change shows at once. */
 const MAX_AGE = 5;

@@ -103,25 +103,44 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(param(list, 'offset').schema.maximum).to.equal(100000);
     });
 
-    it('names the tenant\'s locales as the values of locale on its data paths, which the service accepts and nothing else (#33)', async () => {
-      const read = (path: string) => param(tenantDoc.paths[path].get, 'locale').schema;
-      for (const path of ['/api/v1/data/fz/item', '/api/v1/data/fz/item/{id}', '/api/v1/data/{ns}/{schema}']) {
-        expect(read(path), path).to.deep.equal({ type: 'string', enum: ['', 'en', '*'] });
+    it('names the tenant\'s locales as the values of every locale parameter, which the service accepts and nothing else (#33)', async () => {
+      const enumOf = (path: string, method: string) => param(tenantDoc.paths[path][method], 'locale').schema.enum;
+      for (const path of ['/api/v1/data/fz/item', '/api/v1/data/fz/item/{id}', '/api/v1/data/{ns}/{schema}', '/api/v1/cms/posts', '/api/v1/erp/products/{id}']) {
+        expect(enumOf(path, 'get'), path).to.deep.equal(['', 'en', '*']);
       }
-      expect(param(tenantDoc.paths['/api/v1/data/fz/item'].post, 'locale').schema.enum).to.deep.equal(['', 'en']);
-      expect(param(tenantDoc.paths['/api/v1/data/fz/item/{id}'].patch, 'locale').schema.enum).to.deep.equal(['', 'en']);
+      expect(enumOf('/api/v1/data/fz/item', 'post')).to.deep.equal(['', 'en']);
+      expect(enumOf('/api/v1/data/fz/item/{id}', 'patch')).to.deep.equal(['', 'en']);
+      expect(enumOf('/api/v1/cms/posts', 'post')).to.deep.equal(['', 'en']);
+      expect(enumOf('/api/v1/erp/products/{id}', 'patch')).to.deep.equal(['', 'en']);
+      // Public routes take no empty locale (minLength 1); the storefront one locale, the public content `*` too.
+      expect(enumOf('/api/v1/public/tenant/{tenantId}/products/{sku}', 'get')).to.deep.equal(['en']);
+      expect(enumOf('/api/v1/public/tenant/{tenantId}/knowledge', 'get')).to.deep.equal(['en']);
+      expect(enumOf('/api/v1/public/tenant/{tenantId}/content/{contentType}', 'get')).to.deep.equal(['en', '*']);
       for (const value of ['', 'en', '*']) expect((await t.http.get(`/api/v1/data/fz/item?locale=${value}`).set(as(tenant))).status, value).to.equal(200);
+      for (const value of ['', 'en', '*']) expect((await t.http.get(`/api/v1/cms/posts?locale=${value}`).set(as(tenant))).status, value).to.equal(200);
       expect((await t.http.post('/api/v1/data/fz/item?locale=en').set(as(tenant)).send({ title: 'x' })).status).to.equal(201);
       const other = await t.http.get('/api/v1/data/fz/item?locale=fr').set(as(tenant));
       expect([other.status, other.body.data.errors[0].path]).to.deep.equal([400, '/locale']);
       expect((await t.http.post('/api/v1/data/fz/item?locale=*').set(as(tenant)).send({ title: 'x' })).status).to.equal(400);
-      // The platform's document knows no tenant: there locale stays a free string.
-      expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.equal(undefined);
-      // The tenant's locales stay in its document: a service started after it (the same process) documents none.
+      expect((await t.http.post('/api/v1/cms/posts?locale=*').set(as(tenant)).send({ title: 'x', content: 'y' })).status).to.equal(400);
+      expect((await t.http.get(`/api/v1/public/tenant/${tenant}/products/none?locale=*`)).status).to.equal(400);
+      // The platform's document knows no tenant: it names the locales a tenant has by default.
+      expect(param(doc.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.deep.equal(['', 'en', '*']);
+      expect(param(doc.paths['/api/v1/cms/posts'].post, 'locale').schema.enum).to.deep.equal(['', 'en']);
+    });
+
+    it('keeps a tenant\'s own locales in its document: not in the platform\'s, not in a later service\'s (#33)', async () => {
+      const polyglot = await createTenant(t, 'fzl');
+      await t.http.patch(`/api/v1/tenants/${polyglot}/site-config`).set(superadmin(polyglot)).send({ defaultLocale: 'en', locales: ['en', 'de'] }).expect(200);
+      const own = (await t.http.get('/api/v1/openapi.json').set(superadmin(polyglot))).body;
+      expect(param(own.paths['/api/v1/cms/posts'].get, 'locale').schema.enum).to.deep.equal(['', 'en', 'de', '*']);
+      expect((await t.http.get('/api/v1/cms/posts?locale=de').set(as(polyglot))).status).to.equal(200);
+      const platform = (await t.http.get('/api/v1/openapi.json')).body;
+      expect(param(platform.paths['/api/v1/cms/posts'].get, 'locale').schema.enum).to.deep.equal(['', 'en', '*']);
       const later = await startTestApp();
       try {
-        const platform = (await later.http.get('/api/v1/openapi.json')).body;
-        expect(param(platform.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.equal(undefined);
+        const laterDoc = (await later.http.get('/api/v1/openapi.json')).body;
+        expect(param(laterDoc.paths['/api/v1/data/{ns}/{schema}'].get, 'locale').schema.enum).to.deep.equal(['', 'en', '*']);
       } finally {
         await later.close();
       }
@@ -270,7 +289,9 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       const nulDeep = { ...clean, slug: 'nul-deep', metadata: { a: [{ b: 'c\u0000' }] } };
       const loneSurrogate = { ...clean, slug: 'lone', title: 'x\uD800' };
       for (const bad of [nulKey, nulDeep, loneSurrogate]) {
-        expect(body(bad), JSON.stringify(bad)).to.equal(false);
+        // A lone surrogate is not Unicode: no portable pattern names it (a Rust validator refuses such a pattern and
+        // then ignores it), so the document says it in words (I-JSON); the service refuses it all the same.
+        if (bad !== loneSurrogate) expect(body(bad), JSON.stringify(bad)).to.equal(false);
         const res = await t.http.post('/api/v1/cms/posts').set(as(tenant, 'editor')).set('Content-Type', 'application/json').send(JSON.stringify(bad));
         expect(res.status, JSON.stringify(bad)).to.equal(400);
         expect(res.body.error.code).to.equal('validation_failed');

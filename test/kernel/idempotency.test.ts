@@ -123,6 +123,24 @@ describe('Idempotency-Key (kernel)', function () {
       expect((await t.http.get('/api/v1/erp/orders').set(as(tenant, 'viewer'))).body.data.pagination.total).to.equal(2);
     });
 
+    it('counts the query string as part of the request: another ?locale= with the same key and body answers 422, the same query replays (#33)', async () => {
+      await t.http.patch(`/api/v1/tenants/${tenant}/site-config`).set(as(tenant, 'admin')).send({ defaultLocale: 'en', locales: ['en', 'de'] }).expect(200);
+      const k = key();
+      const body = { sku: `L-${key()}`, name: 'Tasse', priceCents: 500 };
+      const post = (query: string) => t.http.post(`/api/v1/erp/products?${query}`).set(as(tenant, 'editor')).set('Idempotency-Key', k).send(body);
+      const first = await post('locale=de');
+      expect(first.status, first.text).to.equal(201);
+      const again = await post('locale=de');
+      expect([again.status, again.headers['idempotent-replayed']]).to.deep.equal([201, 'true']);
+      const other = await post('locale=en');
+      expect([other.status, other.body.error.code]).to.deep.equal([422, 'idempotency_key_reused']);
+      const unknown = await post('locale=xx');
+      expect([unknown.status, unknown.body.error.code]).to.deep.equal([422, 'idempotency_key_reused']);
+      // A fresh key with the unknown locale gets the request's own answer.
+      const fresh = await t.http.post('/api/v1/erp/products?locale=xx').set(as(tenant, 'editor')).set('Idempotency-Key', key()).send(body);
+      expect([fresh.status, fresh.body.error.details[0].path]).to.deep.equal([400, '/locale']);
+    });
+
     it('answers 400 for a key over 255 characters', async () => {
       const p = await product();
       const res = await order(p.number, 'k'.repeat(256));
