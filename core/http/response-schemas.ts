@@ -20,11 +20,17 @@ const SERVER_FIELD_SCHEMAS = {
  * property (`x-localized`, CONTRACT.md 17.2) is also null (`?fallback=false`) or `{ "<locale>": value }` (`?locale=*`).
  */
 export function recordResponse(definition: { schema: { properties: Record<string, unknown> } }): JsonSchema {
-  const properties = Object.fromEntries(Object.entries(definition.schema.properties).map(([name, prop]) => {
-    if ((prop as JsonSchema | null)?.['x-localized'] !== true) return [name, prop];
-    return [name, { anyOf: [prop, { type: 'null' }, { type: 'object', description: '?locale=*: each locale\'s value', additionalProperties: { anyOf: [prop, { type: 'null' }] } }] }];
-  }));
+  const properties = Object.fromEntries(Object.entries(definition.schema.properties).map(([name, prop]) => [name, asRead(prop as JsonSchema)]));
   return { type: 'object', properties: { ...SERVER_FIELD_SCHEMAS, ...properties } };
+}
+
+/**
+ * A property as reads return it: a localised one (`x-localized`, CONTRACT.md 17.2) is also null (`?fallback=false`)
+ * or `{ "<locale>": value }` (`?locale=*`); any other as it is.
+ */
+export function asRead(prop: JsonSchema): JsonSchema {
+  if (prop?.['x-localized'] !== true) return prop;
+  return { anyOf: [prop, { type: 'null' }, { type: 'object', description: '?locale=*: each locale\'s value', additionalProperties: { anyOf: [prop, { type: 'null' }] } }] };
 }
 
 /** `?locale=` and `?fallback=` of the routes that read or write localised fields (CONTRACT.md 17.2). */

@@ -8,13 +8,15 @@ const tags = ['ai'];
 const description = 'Model Context Protocol, Streamable HTTP transport, stateless (no Mcp-Session-Id; GET answers 405). '
   + 'The body is a JSON-RPC message (initialize, tools/list, tools/call, ...); send Accept: application/json, text/event-stream. '
   + 'See docs/ai-agents.md for the tools and what each returns.';
+/** A request's id: a string, or an integer JavaScript holds exactly (the MCP SDK refuses others as a parse error). */
+const JSON_RPC_ID: JsonSchema = { anyOf: [{ type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER }, { type: 'string' }] };
 /** A JSON-RPC 2.0 request or notification, as the transport takes it from a client. */
 const jsonRpcRequest: JsonSchema = {
   type: 'object',
   required: ['jsonrpc', 'method'],
   additionalProperties: false,
   properties: {
-    jsonrpc: { const: '2.0' }, id: { type: ['integer', 'string'] }, method: { type: 'string', minLength: 1 }, params: { type: 'object' },
+    jsonrpc: { const: '2.0' }, id: JSON_RPC_ID, method: { type: 'string', minLength: 1 }, params: { type: 'object' },
   },
 };
 const jsonRpcMessage: JsonSchema = {

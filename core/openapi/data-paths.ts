@@ -1,5 +1,5 @@
 import type { JsonSchema } from '../http/route.js';
-import { LIST_LIMITS, oneOfPattern } from '../http/response-schemas.js';
+import { asRead, LIST_LIMITS, oneOfPattern } from '../http/response-schemas.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { TenantLocales } from '../tenants/tenant-locales.js';
 import { IDENTIFIER, SERVER_FIELDS, fieldTypes, isScalar } from '../metadata/schema-definition.js';
@@ -240,7 +240,7 @@ function registerComponents(doc: OpenApiDocument, base: string, schema: Register
     required: [...new Set([...(required ?? []), ...SERVER_FIELDS])],
     properties: {
       id: { type: 'string', format: 'uuid', description: 'UUIDv7, set by the server', readOnly: true },
-      ...properties,
+      ...Object.fromEntries(Object.entries(properties).map(([name, prop]) => [name, asRead(prop)])),
       createdAt: { type: 'string', format: 'date-time', readOnly: true },
       updatedAt: { type: 'string', format: 'date-time', readOnly: true },
       version: { type: 'integer', minimum: 1, description: 'Also the ETag; send it as If-Match', readOnly: true },

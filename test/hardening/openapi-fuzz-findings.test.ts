@@ -226,6 +226,11 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect(mcp.responses).to.have.property('406');
     const empty = await t.http.post('/api/v1/mcp').set(as(tenant, 'viewer')).send([]);
     expect(empty.status).to.equal(400);
+    // An id no JavaScript number holds exactly: the document bounds it, and the service answers in its envelope
+    // (before, the SDK's JSON-RPC parse error came back as a 400 the document did not describe).
+    const huge = await t.http.post('/api/v1/mcp').set(as(tenant, 'viewer')).type('json').send('{"jsonrpc":"2.0","id":178220308014528128,"method":"tools/list"}');
+    expect([huge.status, huge.body.error?.code]).to.deep.equal([400, 'validation_failed']);
+    expect(JSON.stringify(mcp.requestBody)).to.include(String(Number.MAX_SAFE_INTEGER));
   });
 
   it('answers 400 for a front-end URL the URL parser refuses, so that invitations never meet it (a 500 before) (#33)', async () => {
@@ -308,6 +313,26 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       const schema = patch![1].patch.requestBody.content['application/merge-patch+json'].schema;
       const placed = schema.$ref ? tenantDoc.components.schemas[schema.$ref.split('/').pop()] : schema;
       expect(JSON.stringify(placed), patch![0]).to.match(/propertyNames|\\ud800/);
+    });
+
+    it('describes a localised field of a read as the service returns it: a value, null, or each locale\'s with ?locale=* (#33)', async () => {
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      ajv.removeSchema('tdoc');
+      ajv.addSchema({ $id: 'tdoc', components: tenantDoc.components }, 'tdoc');
+      const responseOf = (path: string) => ajv.compile(JSON.parse(JSON.stringify(tenantDoc.paths[path].get.responses['200'].content['application/json'].schema)
+        .replaceAll('"#/components/', '"tdoc#/components/')));
+      const created = await t.http.post('/api/v1/data/cms/post').set(as(tenant, 'editor')).send({ title: 'Hallo', slug: 'localised-read', content: 'x' });
+      expect(created.status, created.text).to.equal(201);
+      for (const query of ['', '?locale=*', '?locale=en&fallback=false']) {
+        const list = await t.http.get(`/api/v1/data/cms/post${query}`).set(as(tenant, 'viewer'));
+        const validList = responseOf('/api/v1/data/cms/post');
+        expect(validList(list.body), `${query} ${JSON.stringify(validList.errors)}`).to.equal(true);
+        const one = await t.http.get(`/api/v1/data/cms/post/${created.body.data.item.id}${query}`).set(as(tenant, 'viewer'));
+        const validOne = responseOf('/api/v1/data/cms/post/{id}');
+        expect(validOne(one.body), `${query} ${JSON.stringify(validOne.errors)}`).to.equal(true);
+      }
+      const everyLocale = await t.http.get(`/api/v1/data/cms/post/${created.body.data.item.id}?locale=*`).set(as(tenant, 'viewer'));
+      expect(everyLocale.body.data.item.title).to.deep.equal({ en: 'Hallo' });
     });
 
     it('declares the schemas of path parameters the route checks: a tax region\'s country (#33)', async () => {
