@@ -69,7 +69,9 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
         contentType: { type: 'string', default: 'application/octet-stream' },
         visibility: { ...visibility, default: 'private' },
         expiresIn: { type: 'integer', minimum: 1, maximum: UPLOAD_EXPIRY_MAX, default: UPLOAD_EXPIRY_DEFAULT, description: 'seconds' },
-        contentLength: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, description: 'exact size of the upload in bytes' },
+        // A size over the upload limit is a parameter out of range (400, as the document's maximum says); the PUT of
+        // more bytes than the limit is the upload's 413.
+        contentLength: { type: 'integer', minimum: 0, maximum: storage.maxUploadBytes, description: 'exact size of the upload in bytes, at most STORAGE_MAX_UPLOAD_BYTES' },
       },
     },
     response: {

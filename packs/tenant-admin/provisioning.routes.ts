@@ -3,7 +3,10 @@ import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.erro
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
+import siteConfigDefinition from '../../schemas/tenant-admin/site-config.schema.json' with { type: 'json' };
 
+/** A navigation link's target, as the site config takes it (its schema's; no javascript: URL). */
+const href = siteConfigDefinition.$defs.navigation.items.properties.href;
 const navigationSchema = {
   type: 'array',
   maxItems: 50,
@@ -13,9 +16,9 @@ const navigationSchema = {
     additionalProperties: false,
     properties: {
       label: { type: 'string', minLength: 1, maxLength: 100 },
-      href: { type: 'string', minLength: 1, maxLength: 2000 },
+      href,
       children: { type: 'array', maxItems: 50, items: { type: 'object', required: ['label', 'href'], additionalProperties: false, properties: {
-        label: { type: 'string', minLength: 1, maxLength: 100 }, href: { type: 'string', minLength: 1, maxLength: 2000 },
+        label: { type: 'string', minLength: 1, maxLength: 100 }, href,
       } } },
     },
   },

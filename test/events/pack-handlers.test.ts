@@ -43,7 +43,10 @@ describe('pack event handlers run at least once, through the outbox', () => {
     await waitUntil('the page the handler writes', async () => (await pages()).length === 1, 10_000);
     expect(calls.get(dealId)).to.equal(3);
 
-    const log = await t.http.get('/api/v1/events/handler-runs').query({ handler: 'flaky:crm.deal.created' }).set(as(tenant, 'admin'));
+    const runLog = () => t.http.get('/api/v1/events/handler-runs').query({ handler: 'flaky:crm.deal.created' }).set(as(tenant, 'admin'));
+    // The run is marked delivered once the handler's transaction has committed: the page may show a moment before.
+    await waitUntil('the run marked delivered', async () => (await runLog()).body.data?.[0]?.status === 'delivered', 10_000);
+    const log = await runLog();
     expect(log.status, JSON.stringify(log.body)).to.equal(200);
     expect(log.body.data).to.have.length(1);
     const [run] = log.body.data;

@@ -368,9 +368,13 @@ export function storageSuite(driver: DriverName): void {
       expect(res.body.error.code).to.equal('invalid_key_segment');
     });
 
-    it('answers 413 for a size over the upload limit', async () => {
+    it('answers 400 at query/contentLength for a size over the upload limit, the document\'s maximum (#33)', async () => {
       const res = await presign({ contentLength: LIMIT + 1 });
-      expect(res.status).to.equal(413);
+      expect([res.status, res.body.error.code, res.body.error.details[0].path]).to.deep.equal([400, 'validation_failed', 'query/contentLength']);
+      const doc = (await t.http.get('/api/v1/openapi.json')).body;
+      const limit = doc.paths['/api/v1/storage/presigned-upload'].get.parameters.find((p: { name: string }) => p.name === 'contentLength');
+      expect(limit.schema.maximum).to.equal(LIMIT);
+      expect((await presign({ contentLength: LIMIT })).status).to.equal(200);
     });
 
     if (driver === 's3') {
