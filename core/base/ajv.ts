@@ -73,7 +73,8 @@ export interface ValidationIssue {
 
 /** Maps ajv errors to the contract's `{ path, message }` list. */
 export function toIssues(errors: Array<{ instancePath: string; message?: string; keyword: string; params: any }> | null | undefined): ValidationIssue[] {
-  return (errors ?? []).map((e) => {
+  // An `if` error only says its `then` or `else` failed, whose own errors are listed: left out.
+  return (errors ?? []).filter((e) => e.keyword !== 'if').map((e) => {
     if (e.keyword === 'required') return { path: `${e.instancePath}/${e.params.missingProperty}`, message: 'is required' };
     if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues) && e.params.allowedValues.length <= 20) {
       return { path: e.instancePath || '/', message: `must be one of: ${e.params.allowedValues.join(', ')}` };

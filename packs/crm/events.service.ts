@@ -35,11 +35,16 @@ export function eventBodySchema(knownOnly: boolean): JsonSchema {
       eventType: knownOnly
         ? { type: 'string', enum: KNOWN_EVENT_TYPES }
         : { type: 'string', pattern: EVENT_TYPE_PATTERN, maxLength: 100, description: `Known types: ${KNOWN_EVENT_TYPES.join(', ')}; others are stored as they are` },
-      customerRef: { type: 'string', minLength: 1, maxLength: 128, description: 'An opaque first-party reference, never an e-mail address (no "@")' },
+      customerRef: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[^@\\x00]*$', description: 'An opaque first-party reference, never an e-mail address (no "@")' },
       eventData: { type: 'object', description: 'At most 16 KiB as JSON. product.viewed { sku }, cart.item_added { sku, quantity }, cart.item_removed { sku, quantity? }, checkout.completed { orderId? }' },
       eventId: { type: 'string', format: 'uuid', description: 'The client\'s id of the event: the same id again is a duplicate, stored once' },
       occurredAt: { type: 'string', format: 'date-time', description: 'Default now; at most 5 minutes ahead and 30 days back' },
     },
+    // What each known type's eventData must hold, said per type (the service checks the same, KNOWN_EVENT_DATA).
+    allOf: Object.entries(KNOWN_EVENT_DATA).map(([type, data]) => ({
+      if: { properties: { eventType: { const: type } }, required: ['eventType'] },
+      then: { ...(data.required ? { required: ['eventData'] } : {}), properties: { eventData: data } },
+    })),
   };
 }
 
