@@ -291,6 +291,14 @@ export function policyMatches(policy: SchemaPolicy, record: Record<string, unkno
 }
 
 /** The record as the caller may read it: null when no read policy matches it, else its readable fields only. */
+/**
+ * Whether every record the caller may read shows all its fields: reads are not restricted, or every policy that
+ * lets it read shows every field (then which records it reads is the SQL's row condition, `rows`, alone).
+ */
+export function showsWholeRecords(access: SchemaAccess): boolean {
+  return access.readAll || (access.everReadable === null && !access.fieldsPerRecord);
+}
+
 export function readableRecord<T extends Record<string, unknown>>(access: SchemaAccess, record: T): T | null {
   if (access.readAll) return record;
   const matched = access.reads.filter((c) => policyMatches(c, record));

@@ -19,7 +19,7 @@ import { RelationsRepository } from './relations.repository.js';
 import { RevisionsRepository, type Revision } from './revisions.repository.js';
 import type { AuditLog } from '../audit/audit-log.repository.js';
 import { previewBy, previewList, previewOne } from './preview-reads.js';
-import { assertMayWrite as assertPolicyAllows, assertReadableFields, fillFixedFields, readableRecord, type RecordPolicies, type SchemaAccess } from './record-policies.js';
+import { assertMayWrite as assertPolicyAllows, assertReadableFields, fillFixedFields, readableRecord, showsWholeRecords, type RecordPolicies, type SchemaAccess } from './record-policies.js';
 import { DEFAULT_LOCALES, LocalesHolder } from '../tenants/tenant-locales.js';
 import { checkTranslations, chooseLocale, LOCALES_KEY, localize, storedInput, takeTranslations, type LocaleChoice } from './locales.js';
 
@@ -496,7 +496,9 @@ export class RecordsService {
     const locale = options.locale ?? null;
     let text: string;
     const localized = locale !== null && schema.localized.length > 0;
-    const narrowed = access !== null && !access.readAll;
+    // Rows a policy narrows to some of their fields are parsed and cut; a policy that narrows rows only (its filter is
+    // in the page's SQL) leaves each row whole, so its JSON goes out as stored.
+    const narrowed = access !== null && !showsWholeRecords(access);
     // With fallback, a document without other locales' values is its own answer: only those with some are parsed.
     if (localized && !narrowed && locale.fallback && locale.locale !== '*' && !parsed.fields && !expand) {
       text = `[${rows.map((r) => (documentJson(r).includes(`"${LOCALES_KEY}"`) ? JSON.stringify(localize(this.repository.toRecord(r), schema.localized, locale)) : this.repository.toRecordJson(r))).join(',')}]`;

@@ -8,7 +8,7 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, frameLocation, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|listTotal|filtered|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|listTotal|filtered|roleList|read|roleRead|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
@@ -51,6 +51,15 @@ for (const n of [1, 2, 3]) {
 }
 const order = { clientId: 1, paymentMethod: 'visa_card', items: [1, 2, 3].map((n) => ({ productId: n, quantity: 1, unitPrice: 1999 })) };
 
+// The custom role of scenario `roles` of `npm run bench` (scripts/bench/role-policies.ts): bench.item under { category: "cat-3" }.
+const role = await fetch(`${base}/tenants/bench-a/roles`, {
+  method: 'POST', headers, body: JSON.stringify({ name: 'cat3', policies: [{ resource: 'bench.item', actions: ['read', 'create', 'update'], filter: { category: 'cat-3' } }] }),
+});
+if (role.status !== 201) throw new Error(`the role answered ${role.status}: ${await role.text()}`);
+const roleHeaders = { Authorization: `Bearer ${sign({ sub: 'bench-cat3', tenant_id: 'bench-a', roles: ['role:cat3'] })}`, 'Content-Type': 'application/json' };
+
+const cat3 = (await (await fetch(`${collection}?limit=1&count=false&filter%5Bcategory%5D=cat-3`, { headers })).json()).data.items[0].id as string;
+
 const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
   order: { url: `${base}/erp/orders`, method: 'POST', body: JSON.stringify(order) },
   storefront: { url: `${base}/public/tenant/bench-a/products/SKU-2`, method: 'GET' },
@@ -59,13 +68,19 @@ const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: st
   list: { url: `${collection}?limit=50&count=false`, method: 'GET' },
   listTotal: { url: `${collection}?limit=50`, method: 'GET' },
   filtered: { url: `${collection}?limit=50&count=false&filter%5Bcategory%5D=cat-3`, method: 'GET' },
+  // The same list under the custom role's policy filter (compare with `filtered`).
+  roleList: { url: `${collection}?limit=50&count=false`, method: 'GET' },
+  // A read by id (of a cat-3 item), by the admin and by the custom role.
+  read: { url: `${collection}/${cat3}`, method: 'GET' },
+  roleRead: { url: `${collection}/${cat3}`, method: 'GET' },
 };
 const scenario = scenarios[args.scenario!];
 if (!scenario) throw new Error(`unknown scenario ${args.scenario}: one of ${Object.keys(scenarios).join(', ')}`);
 // The storefront is public: no Authorization (and If-None-Match for the 304 path).
 const etag = args.scenario === 'storefront304' ? (await fetch(scenario.url)).headers.get('etag')! : null;
 const publicHeaders: Record<string, string> = etag ? { 'If-None-Match': etag } : {};
-const options = { ...scenario, headers: args.scenario!.startsWith('storefront') ? publicHeaders : headers, connections: Number(args.connections) };
+const callerHeaders = args.scenario!.startsWith('role') ? roleHeaders : headers;
+const options = { ...scenario, headers: args.scenario!.startsWith('storefront') ? publicHeaders : callerHeaders, connections: Number(args.connections) };
 await autocannon({ ...options, duration: 1 });
 const cpuBefore = cpuMs(child.pid!);
 const result = await autocannon({ ...options, duration: Number(args.duration) });

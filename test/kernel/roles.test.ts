@@ -201,6 +201,8 @@ describe('custom roles: /api/v1/tenants/:id/roles and their policies', () => {
     it('lists and counts only their own posts, and reads another\'s as 404', async () => {
       const list = (await t.http.get('/api/v1/data/rb/post?sort=title').set(author('ann')).expect(200)).body.data;
       expect(list.items.map((p: Json) => p.title)).to.deep.equal(['A1', 'A2']);
+      // A policy that narrows rows only shows each of them whole (its JSON as stored).
+      expect(list.items[0]).to.include({ title: 'A1', authorId: 'ann', version: 1 }).and.to.have.keys('id', 'title', 'authorId', 'createdAt', 'updatedAt', 'version');
       expect(list.pagination.total).to.equal(2);
       const bobs = (await t.http.get('/api/v1/data/rb/post').set(author('bob')).expect(200)).body.data.items;
       expect(bobs.map((p: Json) => p.title)).to.deep.equal(['B1']);
