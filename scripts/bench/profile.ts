@@ -8,7 +8,8 @@ import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { DEFAULT_POSTGRES_URL, frameLocation, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench:profile -- [--scenario create|list|listTotal|filtered|roleList|read|roleRead|order|storefront|storefront304] [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
+ * npm run bench:profile -- [--scenario create|list|listTotal|filtered|roleList|read|roleRead|order|storefront|storefront304]
+ *   [--engine sqlite|postgres] [--duration 10] [--top 40] [--callers fn]
  *
  * Where the service spends its CPU on one benchmark scenario: starts `core/main.ts` under `--cpu-prof`
  * on a fresh database, registers the benchmark schema, drives the scenario with autocannon (20
@@ -58,7 +59,7 @@ const role = await fetch(`${base}/tenants/bench-a/roles`, {
 if (role.status !== 201) throw new Error(`the role answered ${role.status}: ${await role.text()}`);
 const roleHeaders = { Authorization: `Bearer ${sign({ sub: 'bench-cat3', tenant_id: 'bench-a', roles: ['role:cat3'] })}`, 'Content-Type': 'application/json' };
 
-const cat3 = (await (await fetch(`${collection}?limit=1&count=false&filter%5Bcategory%5D=cat-3`, { headers })).json()).data.items[0].id as string;
+const cat3 = ((await (await fetch(`${collection}?limit=1&count=false&filter%5Bcategory%5D=cat-3`, { headers })).json()) as { data: { items: Array<{ id: string }> } }).data.items[0]!.id;
 
 const scenarios: Record<string, { url: string; method: 'GET' | 'POST'; body?: string }> = {
   order: { url: `${base}/erp/orders`, method: 'POST', body: JSON.stringify(order) },
