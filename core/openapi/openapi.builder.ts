@@ -116,7 +116,8 @@ function buildOperation(
 
   const parameters: Array<Record<string, unknown>> = pathParams.map(({ name, wildcard }) => ({
     name, in: 'path', required: true,
-    schema: spec.params?.[name] ? place(spec.params[name], `${label}.path.${name}`) : IDENTIFIER_PARAMS.has(name) ? { type: 'string', pattern: IDENTIFIER.source } : { type: 'string' },
+    // A path segment is never empty (`/data/ns/s/` is the collection, not a record with the id "").
+    schema: spec.params?.[name] ? place(spec.params[name], `${label}.path.${name}`) : IDENTIFIER_PARAMS.has(name) ? { type: 'string', pattern: IDENTIFIER.source } : { type: 'string', minLength: 1 },
     ...(name === spec.tenantParam ? { description: 'The tenant id' } : {}),
     ...(wildcard ? { description: 'The rest of the path; may contain slashes', 'x-wildcard': true } : {}),
   }));

@@ -48,6 +48,19 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     });
   });
 
+  it('declares no path parameter that may be empty: PATCH /data/ns/s/ is the collection\'s 405, not a record\'s (#33)', async () => {
+    const empty: string[] = [];
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      for (const [method, operation] of Object.entries<any>(item)) {
+        for (const p of operation.parameters ?? []) {
+          const schema = resolve(p.schema);
+          if (p.in === 'path' && !(schema?.minLength >= 1) && !schema?.pattern?.startsWith('^[') && !schema?.enum && !schema?.format) empty.push(`${method} ${path} ${p.name}`);
+        }
+      }
+    }
+    expect(empty).to.deep.equal([]);
+  });
+
   it('answers 400 for a query parameter the document does not list, on routes that declare their query (#33)', async () => {
     const tenant = await createTenant(t, 'fz');
     for (const path of ['/api/v1/crm/coupons', '/api/v1/crm/events', '/api/v1/storage/objects']) {
