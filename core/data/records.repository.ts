@@ -50,6 +50,19 @@ export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): strin
   return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
 }
 
+/** The stored document's JSON text of records `insert` returned, so that their revision does not serialise it again. */
+const writtenDocuments = new WeakMap<DataRecord, string>();
+
+/**
+ * A record as JSON text, the text JSON.stringify gives (`{"id":…, <document>, "createdAt":…, "updatedAt":…,
+ * "version":…}`): for a record that `insert` returned, built from its document's text as stored.
+ */
+export function recordText(record: DataRecord): string {
+  const document = writtenDocuments.get(record);
+  if (document === undefined) return JSON.stringify(record);
+  return recordJsonOf({ id: record.id, created_at: record.createdAt, updated_at: record.updatedAt, version: record.version }, document.length > 2 ? `,${document.slice(1, -1)}` : '');
+}
+
 /** A row's document as JSON text, as stored. */
 export function documentJson(row: Pick<RecordRow, 'data'>): string {
   return typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
@@ -151,11 +164,14 @@ export class RecordsRepository {
     // Queued until commit: with its outbox event, one statement (PostgreSQL) or one group commit (SQLite).
     // Totals go stale now and once more when the row is written.
     this.touch(schema.tableName);
+    const document = this.db.dialect.toJson(data);
     await this.db.insertAtCommit(rc, schema.tableName, {
-      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: now, updated_at: now,
+      tenant_id: rc.tenantId!, id, data: document, version, created_at: now, updated_at: now,
     }, () => this.touch(schema.tableName));
     await this.totals.add(rc, schema.id, 1);
-    return { id, ...data, createdAt: now, updatedAt: now, version };
+    const record: DataRecord = { id, ...data, createdAt: now, updatedAt: now, version };
+    if (typeof document === 'string') writtenDocuments.set(record, document);
+    return record;
   }
 
   /**

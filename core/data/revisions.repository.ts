@@ -2,7 +2,7 @@ import { actorOf, type Actor } from '../base/actor.js';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
-import type { DataRecord } from './records.repository.js';
+import { recordText, type DataRecord } from './records.repository.js';
 
 export type RevisionAction = 'create' | 'update' | 'delete';
 
@@ -36,7 +36,8 @@ export class RevisionsRepository {
     return {
       tenant_id: rc.tenantId!, namespace: schema.namespace, schema_name: schema.name, record_id: record.id, version, action, at,
       actor_type: actor.type, actor_id: actor.id.slice(0, 255), actor_email: actor.email?.slice(0, 320) ?? null,
-      data: JSON.stringify(version === record.version ? record : { ...record, version }),
+      // The record as written: its document's text is reused (recordText), not serialised a second time.
+      data: version === record.version ? recordText(record) : JSON.stringify({ ...record, version }),
     };
   }
 
