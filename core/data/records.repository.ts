@@ -50,15 +50,11 @@ export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): strin
   return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
 }
 
-/** The stored document's JSON text of records `insert` returned, so that their revision does not serialise it again. */
-const writtenDocuments = new WeakMap<DataRecord, string>();
-
 /**
  * A record as JSON text, the text JSON.stringify gives (`{"id":…, <document>, "createdAt":…, "updatedAt":…,
- * "version":…}`): for a record that `insert` returned, built from its document's text as stored.
+ * "version":…}`), built from its document's JSON text when that is at hand (as `insert` stored it).
  */
-export function recordText(record: DataRecord): string {
-  const document = writtenDocuments.get(record);
+export function recordText(record: DataRecord, document?: string): string {
   if (document === undefined) return JSON.stringify(record);
   return recordJsonOf({ id: record.id, created_at: record.createdAt, updated_at: record.updatedAt, version: record.version }, document.length > 2 ? `,${document.slice(1, -1)}` : '');
 }
@@ -160,18 +156,17 @@ export class RecordsRepository {
     return { id: row.id, ...data, createdAt: row.created_at, updatedAt: row.updated_at, version: Number(row.version) };
   }
 
-  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string, version = 1): Promise<DataRecord> {
+  /** Queues a new record's row; returns the record and its document's JSON text as stored (a revision reuses it). */
+  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string, version = 1): Promise<{ record: DataRecord; document: string | undefined }> {
     // Queued until commit: with its outbox event, one statement (PostgreSQL) or one group commit (SQLite).
     // Totals go stale now and once more when the row is written.
     this.touch(schema.tableName);
-    const document = this.db.dialect.toJson(data);
+    const stored = this.db.dialect.toJson(data);
     await this.db.insertAtCommit(rc, schema.tableName, {
-      tenant_id: rc.tenantId!, id, data: document, version, created_at: now, updated_at: now,
+      tenant_id: rc.tenantId!, id, data: stored, version, created_at: now, updated_at: now,
     }, () => this.touch(schema.tableName));
     await this.totals.add(rc, schema.id, 1);
-    const record: DataRecord = { id, ...data, createdAt: now, updatedAt: now, version };
-    if (typeof document === 'string') writtenDocuments.set(record, document);
-    return record;
+    return { record: { id, ...data, createdAt: now, updatedAt: now, version }, document: typeof stored === 'string' ? stored : undefined };
   }
 
   /**
