@@ -50,6 +50,15 @@ export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): strin
   return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
 }
 
+/**
+ * A record as JSON text, the text JSON.stringify gives (`{"id":…, <document>, "createdAt":…, "updatedAt":…,
+ * "version":…}`), built from its document's JSON text when that is at hand (as `insert` stored it).
+ */
+export function recordText(record: DataRecord, document?: string): string {
+  if (document === undefined) return JSON.stringify(record);
+  return recordJsonOf({ id: record.id, created_at: record.createdAt, updated_at: record.updatedAt, version: record.version }, document.length > 2 ? `,${document.slice(1, -1)}` : '');
+}
+
 /** A row's document as JSON text, as stored. */
 export function documentJson(row: Pick<RecordRow, 'data'>): string {
   return typeof row.data === 'string' ? row.data : JSON.stringify(row.data);
@@ -147,15 +156,17 @@ export class RecordsRepository {
     return { id: row.id, ...data, createdAt: row.created_at, updatedAt: row.updated_at, version: Number(row.version) };
   }
 
-  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string, version = 1): Promise<DataRecord> {
+  /** Queues a new record's row; returns the record and its document's JSON text as stored (a revision reuses it). */
+  async insert(rc: RequestContext, schema: CompiledSchema, id: string, data: Record<string, unknown>, now: string, version = 1): Promise<{ record: DataRecord; document: string | undefined }> {
     // Queued until commit: with its outbox event, one statement (PostgreSQL) or one group commit (SQLite).
     // Totals go stale now and once more when the row is written.
     this.touch(schema.tableName);
+    const stored = this.db.dialect.toJson(data);
     await this.db.insertAtCommit(rc, schema.tableName, {
-      tenant_id: rc.tenantId!, id, data: this.db.dialect.toJson(data), version, created_at: now, updated_at: now,
+      tenant_id: rc.tenantId!, id, data: stored, version, created_at: now, updated_at: now,
     }, () => this.touch(schema.tableName));
     await this.totals.add(rc, schema.id, 1);
-    return { id, ...data, createdAt: now, updatedAt: now, version };
+    return { record: { id, ...data, createdAt: now, updatedAt: now, version }, document: typeof stored === 'string' ? stored : undefined };
   }
 
   /**

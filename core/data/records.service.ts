@@ -126,8 +126,8 @@ export class RecordsService {
         const data = given ?? this.validate(schema, stored(await (input as (rc: RequestContext) => Promise<unknown>)(rc)));
         const final = await this.runHooks(rc, schema, { action: 'create', id, data, previous: null, version, writer });
         await this.relations.checkReferences(rc, schema, final, null);
-        const record = await this.repository.insert(rc, schema, id, final, nowIso(), version);
-        await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null);
+        const { record, document } = await this.repository.insert(rc, schema, id, final, nowIso(), version);
+        await this.keep(rc, schema, 'create', record, record.createdAt, restored !== null, document);
         await this.publish(rc, schema, 'create', record, null);
         const shown = localize(record, schema.localized, options.locale ?? null);
         return access ? shownAfterWrite(access, shown) : shown;
@@ -585,9 +585,12 @@ export class RecordsService {
     return action === 'delete' ? changed : this.validate(schema, changed);
   }
 
-  /** Queues a write's revision and audit entry (`record.restored` for a restore) in its transaction. */
-  private async keep(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, at: string, restored = false): Promise<void> {
-    await this.revisions.add(rc, schema, action, record, at);
+  /**
+   * Queues a write's revision and audit entry (`record.restored` for a restore) in its transaction; `document`:
+   * the record's document as stored (JSON text), reused by the revision when given.
+   */
+  private async keep(rc: RequestContext, schema: CompiledSchema, action: RecordAction, record: DataRecord, at: string, restored = false, document?: string): Promise<void> {
+    await this.revisions.add(rc, schema, action, record, at, document);
     await this.audit.add(rc, { action: restored ? 'record.restored' : `record.${PAST_TENSE[action]}`, target: `${schema.namespace}.${schema.name}/${record.id}` }, at);
   }
 

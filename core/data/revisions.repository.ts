@@ -2,7 +2,7 @@ import { actorOf, type Actor } from '../base/actor.js';
 import type { Database } from '../db/database.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
-import type { DataRecord } from './records.repository.js';
+import { recordText, type DataRecord } from './records.repository.js';
 
 export type RevisionAction = 'create' | 'update' | 'delete';
 
@@ -32,18 +32,22 @@ interface RevisionRow {
 export class RevisionsRepository {
   constructor(private readonly db: Database) {}
 
-  private row(rc: RequestContext, schema: CompiledSchema, actor: RevisionActor, action: RevisionAction, record: DataRecord, version: number, at: string) {
+  private row(rc: RequestContext, schema: CompiledSchema, actor: RevisionActor, action: RevisionAction, record: DataRecord, version: number, at: string, document?: string) {
     return {
       tenant_id: rc.tenantId!, namespace: schema.namespace, schema_name: schema.name, record_id: record.id, version, action, at,
       actor_type: actor.type, actor_id: actor.id.slice(0, 255), actor_email: actor.email?.slice(0, 320) ?? null,
-      data: JSON.stringify(version === record.version ? record : { ...record, version }),
+      // The record as written; its document's text, when given, is reused rather than serialised a second time.
+      data: version === record.version ? recordText(record, document) : JSON.stringify({ ...record, version }),
     };
   }
 
-  /** Queues one revision in rc's transaction, written with the record's row (one group commit). */
-  async add(rc: RequestContext, schema: CompiledSchema, action: RevisionAction, record: DataRecord, at: string): Promise<void> {
+  /**
+   * Queues one revision in rc's transaction, written with the record's row (one group commit). `document`: the
+   * record's document as the write stored it (JSON text), when the caller has it.
+   */
+  async add(rc: RequestContext, schema: CompiledSchema, action: RevisionAction, record: DataRecord, at: string, document?: string): Promise<void> {
     const version = action === 'delete' ? record.version + 1 : record.version;
-    await this.db.insertAtCommit(rc, 'record_revisions', this.row(rc, schema, actorOf(rc), action, record, version, at));
+    await this.db.insertAtCommit(rc, 'record_revisions', this.row(rc, schema, actorOf(rc), action, record, version, at, document));
   }
 
   /** Queues the revisions of many writes (bulk, import) as multi-row statements, with their records' rows. */

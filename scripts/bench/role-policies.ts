@@ -9,14 +9,13 @@
  *
  *   node --import tsx scripts/bench/role-policies.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { systemContext } from '../../core/base/request-context.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
+import { median, medianRate, rate, type Rate, type Side } from './cpu-rate.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 export interface RoleBenchOptions { runs: number; records: number; requests: number; connections: number }
@@ -35,25 +34,6 @@ async function load(url: string, records: number): Promise<void> {
   }
 }
 
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
-interface Side { url: string; headers: Record<string, string>; method?: 'GET' | 'POST'; body?: string }
-interface Rate { rps: number; p50: number; p99: number; cpu: number; non2xx: number; errors: number }
-
-async function rate(side: Side, pid: number, o: RoleBenchOptions): Promise<Rate> {
-  const before = cpuMicros(pid);
-  const started = performance.now();
-  const r = await autocannon({ url: side.url, connections: o.connections, amount: o.requests, headers: side.headers, method: side.method ?? 'GET', body: side.body });
-  return {
-    rps: r.requests.total / ((performance.now() - started) / 1000), p50: r.latency.p50, p99: r.latency.p99,
-    cpu: (cpuMicros(pid) - before) / r.requests.total, non2xx: r.non2xx, errors: r.errors,
-  };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 const bearer = (roles: string[]) => ({ Authorization: `Bearer ${jwt.sign({ sub: 'bench', tenant_id: TENANT, roles }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 })}` });
 
 /** One pair in interleaved runs (the first side alternating, so the machine's drift falls on both), after a warm-up of each. */
@@ -66,10 +46,7 @@ async function pair(label: string, custom: Side, builtIn: Side, pid: number, o: 
     const b = await rate(i % 2 === 0 ? builtIn : custom, pid, o);
     runs.push(i % 2 === 0 ? { custom: a, builtIn: b } : { custom: b, builtIn: a });
   }
-  const pick = (side: 'custom' | 'builtIn'): Rate => ({
-    rps: median(runs.map((r) => r[side].rps)), p50: median(runs.map((r) => r[side].p50)), p99: median(runs.map((r) => r[side].p99)),
-    cpu: median(runs.map((r) => r[side].cpu)), non2xx: runs.reduce((n, r) => n + r[side].non2xx, 0), errors: runs.reduce((n, r) => n + r[side].errors, 0),
-  });
+  const pick = (side: 'custom' | 'builtIn'): Rate => medianRate(runs.map((r) => r[side]));
   // The ratio of CPU time per request (built-in / custom: above 1 when the custom role costs less).
   const ratio = median(runs.map((r) => r.builtIn.cpu / r.custom.cpu));
   const result = { custom: pick('custom'), builtIn: pick('builtIn'), ratio };

@@ -139,13 +139,29 @@ export function insertHead(table: string, columns: readonly string[]): string {
   return `INSERT INTO ${table} (${columns.join(', ')})`;
 }
 
+/** `(?, ?, ...)` by number of columns, built once. */
+const placeholderRows: string[] = [];
+
 /** One row's `(?, ?, ...)`. */
 export function rowPlaceholders(columns: number): string {
-  return `(${new Array<string>(columns).fill('?').join(', ')})`;
+  return (placeholderRows[columns] ??= `(${new Array<string>(columns).fill('?').join(', ')})`);
 }
 
-/** Statement texts by shape (table, columns, row count, conflict clause), built once. */
-const rowsSql = new Map<string, string>();
+/** Whether two column lists are the same, in the same order. */
+export function sameColumns(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** A rows write's statement text, built once per shape (columns, row count, conflict clause). */
+interface RowsShape { columns: readonly string[]; rows: number; conflict: string; sql: string }
+/**
+ * Statement texts of rows writes by table, then shape: found by comparing the columns (the same constant
+ * strings from the code) instead of joining them into a key for every write of every request.
+ */
+const rowsSql = new Map<string, RowsShape[]>();
+let rowsShapes = 0;
 /** INSERT ... SELECT texts by their SELECT, built once (a constant SELECT text is hashed once). */
 const selectSql = new Map<string, { table: string; columns: readonly string[]; sql: string }>();
 
@@ -165,13 +181,18 @@ export function writeStatement(write: DeferredWrite, counterRows: 'shared' | 'ow
     return { sql: built.sql, bindings: [...write.bindings] };
   }
   const columns = columnsOf(write);
-  const shape = `${write.table}\u0000${columns.join(',')}\u0000${write.rows.length}\u0000${write.skipConflictsOn?.join(',') ?? ''}`;
-  let sql = rowsSql.get(shape);
+  const conflict = write.skipConflictsOn ? write.skipConflictsOn.join(', ') : '';
+  const shapes = rowsSql.get(write.table);
+  let sql = shapes?.find((s) => s.rows === write.rows.length && s.conflict === conflict && sameColumns(s.columns, columns))?.sql;
   if (!sql) {
     const row = rowPlaceholders(columns.length);
-    const conflict = write.skipConflictsOn ? ` ON CONFLICT (${write.skipConflictsOn.join(', ')}) DO NOTHING` : '';
-    sql = `${insertHead(write.table, columns)} VALUES ${write.rows.map(() => row).join(', ')}${conflict}`;
-    if (rowsSql.size < 1000) rowsSql.set(shape, sql);
+    sql = `${insertHead(write.table, columns)} VALUES ${write.rows.map(() => row).join(', ')}${conflict ? ` ON CONFLICT (${conflict}) DO NOTHING` : ''}`;
+    if (rowsShapes < 1000) {
+      rowsShapes += 1;
+      const shape = { columns, rows: write.rows.length, conflict, sql };
+      if (shapes) shapes.push(shape);
+      else rowsSql.set(write.table, [shape]);
+    }
   }
   const bindings: unknown[] = [];
   for (const r of write.rows) for (const c of columns) bindings.push(r[c]);

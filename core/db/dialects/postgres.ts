@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import type { QueryArrayConfig } from 'pg';
 import { countQuery } from '../query-count.js';
 import {
-  assertSafeField, safeTimeZone, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sumCounters, writeStatement,
+  assertSafeField, safeTimeZone, columnsOf, counterStatements, insertHead, isCounterWrite, isRowsWrite, isStatementWrite, rowPlaceholders, sameColumns, sumCounters, writeStatement,
   type DeferredWrite, type Dialect, type JsonScalarType, type PoolClient, type RowsWrite, type SelectWrite,
 } from './dialect.js';
 import { groupCommitter, type GroupOutcome } from '../group-commit.js';
@@ -84,48 +84,57 @@ interface Part {
 }
 
 /**
- * The shape under which writes merge, or null for one that stays alone: rows into the same table and columns
- * become one multi-row INSERT; INSERT ... SELECTs of the same SELECT that mark their rows (rowsOf), one
- * INSERT ... SELECT ... UNION ALL. Rows that skip conflicts stay alone (only their own statement can tell how
- * many it wrote).
- */
-function shapeOf(write: DeferredWrite): string | null {
-  if (isStatementWrite(write) || isCounterWrite(write)) return null;
-  if (isRowsWrite(write)) return write.skipConflictsOn ? null : `rows\u0000${write.table}\u0000${columnsOf(write).join(',')}`;
-  return write.rowsOf ? `select\u0000${write.table}\u0000${write.columns.join(',')}\u0000${write.rowsOf.column}\u0000${write.select}` : null;
-}
-
-/**
- * Writes of the same shape become one statement (see shapeOf), and counter writes, summed per counter, one
- * more (their parts stand for no member: a counter write counts 1). A statement opens its table and every
- * index of it once, which for a group of small inserts costs more than inserting the rows.
+ * Writes of the same shape become one statement, and counter writes, summed per counter, one more (their
+ * parts stand for no member: a counter write counts 1): rows into the same table and columns, one multi-row
+ * INSERT (rows that skip conflicts stay alone: only their own statement can tell how many it wrote);
+ * INSERT ... SELECTs of the same SELECT into the same table and columns that mark their rows (rowsOf), one
+ * INSERT ... SELECT ... UNION ALL. A statement opens its table and every index of it once, which for a group
+ * of small inserts costs more than inserting the rows. Parts are found by table or SELECT text, then by
+ * comparing columns: no key is joined for each write (a group holds several per request).
  */
 function mergeWrites(writes: readonly DeferredWrite[]): Part[] {
   const parts: Part[] = [];
-  const byShape = new Map<string, Part>();
+  const byTable = new Map<string, Array<Part & { columns: readonly string[] }>>();
+  const bySelect = new Map<string, Array<Part & { write: SelectWrite }>>();
   writes.forEach((w, i) => {
     if (isCounterWrite(w)) return;
-    const shape = shapeOf(w);
-    const part = shape ? byShape.get(shape) : undefined;
-    if (!part) {
-      const select = !isRowsWrite(w) && !isStatementWrite(w) ? w : null;
-      // Inside WITH, a SELECT merged with UNION ALL needs its parentheses from the start.
-      const { sql, bindings } = select ? { sql: `${insertHead(select.table, select.columns)} (${select.select})`, bindings: [...select.bindings] } : writeStatement(w, 'own');
-      const created = { sql, bindings, returning: select?.rowsOf ? select.rowsOf.column : '1', members: [i] };
-      parts.push(created);
-      if (shape) byShape.set(shape, created);
+    if (isRowsWrite(w) && !w.skipConflictsOn) {
+      const columns = columnsOf(w);
+      const same = byTable.get(w.table);
+      const part = same?.find((p) => sameColumns(p.columns, columns));
+      if (part) {
+        const row = rowPlaceholders(columns.length);
+        for (const r of w.rows) {
+          part.sql += `, ${row}`;
+          for (const c of columns) part.bindings.push(r[c]);
+        }
+        part.members.push(i);
+      } else {
+        const created = { ...writeStatement(w, 'own'), returning: '1', members: [i], columns };
+        parts.push(created);
+        if (same) same.push(created);
+        else byTable.set(w.table, [created]);
+      }
       return;
     }
-    if (isRowsWrite(w)) {
-      const columns = columnsOf(w);
-      const row = rowPlaceholders(columns.length);
-      part.sql += `, ${w.rows.map(() => row).join(', ')}`;
-      for (const r of w.rows) for (const c of columns) part.bindings.push(r[c]);
-    } else if (!isStatementWrite(w)) {
+    if (isRowsWrite(w) || isStatementWrite(w)) {
+      parts.push({ ...writeStatement(w, 'own'), returning: '1', members: [i] });
+      return;
+    }
+    const same = w.rowsOf ? bySelect.get(w.select) : undefined;
+    const part = same?.find((p) => p.write.table === w.table && p.write.rowsOf!.column === w.rowsOf!.column && sameColumns(p.write.columns, w.columns));
+    if (part) {
       part.sql += ` UNION ALL (${w.select})`;
       part.bindings.push(...w.bindings);
+      part.members.push(i);
+      return;
     }
-    part.members.push(i);
+    // Inside WITH, a SELECT merged with UNION ALL needs its parentheses from the start.
+    const created = { sql: `${insertHead(w.table, w.columns)} (${w.select})`, bindings: [...w.bindings], returning: w.rowsOf ? w.rowsOf.column : '1', members: [i], write: w };
+    parts.push(created);
+    if (!w.rowsOf) return;
+    if (same) same.push(created);
+    else bySelect.set(w.select, [created]);
   });
   for (const { sql, bindings } of counterStatements(sumCounters(writes), 'own')) parts.push({ sql, bindings, returning: '1', members: [] });
   return parts;
