@@ -42,11 +42,11 @@ export interface RecordRow {
 
 /**
  * A row as the record's JSON text, without parsing the document: `{"id":..., <document fields><extra>,
- * "createdAt":..., "updatedAt":..., "version":...}`; `extra` is more members, each led by a comma.
+ * "createdAt":..., "updatedAt":..., "version":...}`; `extra` is more members, each led by a comma; `data` the
+ * document's text as the answer shows it, by default the stored one without the other locales' values of localised
+ * fields, which are the store's (core/data/locales.ts).
  */
-export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = ''): string {
-  // The other locales' values of localised fields are the store's (core/data/locales.ts), never a read's.
-  const data = withoutLocalesJson(documentJson(row));
+export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = '', data = withoutLocalesJson(documentJson(row))): string {
   return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
 }
 

@@ -20,6 +20,7 @@ import { createApp } from '../../core/app.js';
 import { newId } from '../../core/base/ids.js';
 import { loadBaseline } from './baseline-store.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
+import type { CpuRow } from './cpu-pair.js';
 import { median, medianRate, rate, type Rate, type Side } from './cpu-rate.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
@@ -40,10 +41,8 @@ async function load(url: string, records: number): Promise<void> {
   await loadBaseline(url, [{ tenantId: TENANT, records: Array.from({ length: records }, (_, i) => ({ id: newId(), data: benchBody(i), createdAt: new Date(base + i * 10).toISOString() })) }]);
 }
 
-/** A row of `npm run bench`'s table: req/s columns as measured, `met` judged on CPU time per request. */
-export interface HistoryRow {
-  engine: string; scenario: string; baseline: Rate; kernel: Rate; target: string; met: boolean | null; cpuRatio: number;
-}
+/** A row of `npm run bench`'s table (cpu-pair.ts): req/s columns as measured, `met` judged on CPU time per request. */
+export type HistoryRow = CpuRow;
 
 export async function benchCreateHistory(engine: Engine, o: HistoryBenchOptions, postgresUrl: string): Promise<HistoryRow[]> {
   console.log(`\n== ${engine}: creates with revision and audit (scripts/bench/create-history.ts), ${o.records} records, ${o.runs} runs of ${o.requests} requests`);

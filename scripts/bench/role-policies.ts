@@ -9,16 +9,15 @@
  *
  *   node --import tsx scripts/bench/role-policies.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
  */
-import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { systemContext } from '../../core/base/request-context.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
-import { median, medianRate, rate, type Rate, type Side } from './cpu-rate.js';
-import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { cpuRow, pair, runAlone, type CpuRow, type PairOptions } from './cpu-pair.js';
+import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
-export interface RoleBenchOptions { runs: number; records: number; requests: number; connections: number }
+export interface RoleBenchOptions extends PairOptions { records: number }
 const TENANT = 'bench-roles';
 
 /** The tenant, its bench items (through the repository, as the other benches load) and the role `cat3`. */
@@ -36,32 +35,8 @@ async function load(url: string, records: number): Promise<void> {
 
 const bearer = (roles: string[]) => ({ Authorization: `Bearer ${jwt.sign({ sub: 'bench', tenant_id: TENANT, roles }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 })}` });
 
-/** One pair in interleaved runs (the first side alternating, so the machine's drift falls on both), after a warm-up of each. */
-async function pair(label: string, custom: Side, builtIn: Side, pid: number, o: RoleBenchOptions): Promise<{ custom: Rate; builtIn: Rate; ratio: number }> {
-  await rate(custom, pid, o);
-  await rate(builtIn, pid, o);
-  const runs: Array<{ custom: Rate; builtIn: Rate }> = [];
-  for (let i = 0; i < o.runs; i++) {
-    const a = await rate(i % 2 === 0 ? custom : builtIn, pid, o);
-    const b = await rate(i % 2 === 0 ? builtIn : custom, pid, o);
-    runs.push(i % 2 === 0 ? { custom: a, builtIn: b } : { custom: b, builtIn: a });
-  }
-  const pick = (side: 'custom' | 'builtIn'): Rate => medianRate(runs.map((r) => r[side]));
-  // The ratio of CPU time per request (built-in / custom: above 1 when the custom role costs less).
-  const ratio = median(runs.map((r) => r.builtIn.cpu / r.custom.cpu));
-  const result = { custom: pick('custom'), builtIn: pick('builtIn'), ratio };
-  console.log(`    ${label.padEnd(44)} custom ${result.custom.cpu.toFixed(0).padStart(5)} µs CPU/req (${result.custom.rps.toFixed(0)} req/s)   `
-    + `built-in ${result.builtIn.cpu.toFixed(0).padStart(5)} µs CPU/req (${result.builtIn.rps.toFixed(0)} req/s)   ratio ${ratio.toFixed(3)}`);
-  return result;
-}
-
-/** A row of `npm run bench`'s table: req/s columns as measured, `met` judged on CPU time per request. */
-export interface RoleRow {
-  engine: string; scenario: string; baseline: Rate; kernel: Rate; target: string; met: boolean; cpuRatio: number;
-}
-
 /** The three pairs on one engine; rows for `npm run bench`'s table. */
-export async function benchRolePolicies(engine: Engine, o: RoleBenchOptions, postgresUrl: string): Promise<RoleRow[]> {
+export async function benchRolePolicies(engine: Engine, o: RoleBenchOptions, postgresUrl: string): Promise<CpuRow[]> {
   console.log(`\n== ${engine}: custom roles (scripts/bench/role-policies.ts), ${o.records} records, ${o.runs} runs of ${o.requests} requests`);
   const db = await makeDatabase(engine, postgresUrl);
   try {
@@ -82,17 +57,15 @@ export async function benchRolePolicies(engine: Engine, o: RoleBenchOptions, pos
       const json = { 'Content-Type': 'application/json' };
       const body = JSON.stringify(benchBody(3));
       const pid = service.pid!;
-      const list = await pair('list 50 under a policy vs filter[category]', policy, explicit, pid, o);
-      const read = await pair('read by id: custom role vs editor', { url: `${base}/${id}`, headers: custom }, { url: `${base}/${id}`, headers: editor }, pid, o);
+      const names: [string, string] = ['custom', 'built-in'];
+      const list = await pair('list 50 under a policy vs filter[category]', policy, explicit, pid, o, names);
+      const read = await pair('read by id: custom role vs editor', { url: `${base}/${id}`, headers: custom }, { url: `${base}/${id}`, headers: editor }, pid, o, names);
       const create = await pair('create: custom role vs editor', { url: base, method: 'POST', headers: { ...custom, ...json }, body },
-        { url: base, method: 'POST', headers: { ...editor, ...json }, body }, pid, o);
-      const row = (scenario: string, r: typeof list, target: number): RoleRow => ({
-        engine, scenario, baseline: r.builtIn, kernel: r.custom, target: `>= ${target * 100}% by CPU time per request (measured ${r.ratio.toFixed(2)})`, met: r.ratio >= target, cpuRatio: r.ratio,
-      });
+        { url: base, method: 'POST', headers: { ...editor, ...json }, body }, pid, o, names);
       return [
-        row('custom role: list 50 under its policy vs viewer with the filter', list, 0.9),
-        row('custom role: read by id vs editor', read, 0.9),
-        row('custom role: create vs editor', create, 0.9),
+        cpuRow(engine, 'custom role: list 50 under its policy vs viewer with the filter', list, 0.9),
+        cpuRow(engine, 'custom role: read by id vs editor', read, 0.9),
+        cpuRow(engine, 'custom role: create vs editor', create, 0.9),
       ];
     } finally {
       await stopProcess(service);
@@ -102,21 +75,4 @@ export async function benchRolePolicies(engine: Engine, o: RoleBenchOptions, pos
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values: args } = parseArgs({
-    options: {
-      engines: { type: 'string', default: 'sqlite,postgres' },
-      runs: { type: 'string', default: '5' },
-      records: { type: 'string', default: '20000' },
-      requests: { type: 'string', default: '3000' },
-      postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
-    },
-  });
-  const options = { runs: Number(args.runs), records: Number(args.records), requests: Number(args.requests), connections: 10 };
-  for (const engine of args.engines.split(',') as Engine[]) {
-    for (const r of await benchRolePolicies(engine, options, args.postgres)) {
-      console.log(JSON.stringify({ engine: r.engine, scenario: r.scenario, customCpuMicros: Math.round(r.kernel.cpu), builtInCpuMicros: Math.round(r.baseline.cpu),
-        cpuRatio: Number(r.cpuRatio.toFixed(3)), customRps: Math.round(r.kernel.rps), builtInRps: Math.round(r.baseline.rps), met: r.met, bad: r.kernel.non2xx + r.baseline.non2xx }));
-    }
-  }
-}
+if (import.meta.url === `file://${process.argv[1]}`) await runAlone(benchRolePolicies);

@@ -11,11 +11,12 @@ import { benchCommerce, type CommerceRow, type Measured } from './commerce.js';
 import { benchCheckout } from './checkout.js';
 import { benchRolePolicies } from './role-policies.js';
 import { benchCreateHistory } from './create-history.js';
+import { benchWorkflowReads } from './workflow-reads.js';
 import { loadBaseline, type BaselineRecord } from './baseline-store.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
- * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres --scenarios data,commerce,checkout,roles,history --products 100000]
+ * npm run bench [-- --duration 10 --connections 20 --records 100000 --engines sqlite,postgres --scenarios data,commerce,checkout,roles,history,workflow --products 100000]
  *
  * For each engine: loads `records` records for tenant A and as many for tenant B (directly, in one
  * transaction), starts the service (`core/main.ts`, production mode) and a hand-written Koa endpoint
@@ -30,7 +31,7 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     records: { type: 'string', default: '100000' },
     engines: { type: 'string', default: 'sqlite,postgres' },
-    scenarios: { type: 'string', default: 'data,commerce,checkout,roles,history' },
+    scenarios: { type: 'string', default: 'data,commerce,checkout,roles,history,workflow' },
     products: { type: 'string', default: '100000' },
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
   },
@@ -156,6 +157,8 @@ for (const engine of ENGINES) {
   if (SCENARIOS.has('roles')) all.push(...(await benchRolePolicies(engine, { runs: 5, requests: 3_000, connections: CONNECTIONS, records: RECORDS }, args.postgres)));
   // Creates with their revision and audit entry against the same without them (CONTRACT.md 16.3, 16.4), by CPU time per request.
   if (SCENARIOS.has('history')) all.push(...(await benchCreateHistory(engine, { runs: 5, requests: 3_000, connections: CONNECTIONS, records: RECORDS }, args.postgres)));
+  // Reads of content workflow schemas (CONTRACT.md 17): drafts not asked for, and a localised read, by CPU time per request.
+  if (SCENARIOS.has('workflow')) all.push(...(await benchWorkflowReads(engine, { runs: 5, requests: 3_000, connections: CONNECTIONS, records: RECORDS }, args.postgres)));
 }
 let commit = 'unknown';
 try {

@@ -68,4 +68,34 @@ describe('admin console: the locale switcher of localised records (headless Chro
     const english = await t.http.get(`/api/v1/data/erp/product/${id}`).set(superadmin(tenant)).expect(200);
     expect(english.body.data.item).to.include({ name: 'Blue mug', description: 'A mug' });
   });
+
+  it('saves a page\'s German title as a draft through the locale switcher and publishes it, the English title as it was', async () => {
+    const created = await t.http.post('/api/v1/data/cms/page').set(superadmin(tenant))
+      .send({ title: 'Winter sale', slug: 'winter-sale', status: 'published', content: 'Everything half price.' }).expect(201);
+    const id = created.body.data.item.id;
+    await go(`/cms.page/${id}`);
+    const title = page.locator('#title');
+    await waitUntil('the default locale\'s title', async () => (await title.inputValue()) === 'Winter sale', 10_000);
+    await page.locator('#record-locale').click();
+    await page.getByRole('option', { name: 'de', exact: true }).click();
+    await waitUntil('German values of its own: none yet', async () => (await title.inputValue()) === '', 10_000);
+    expect(await page.locator('#slug').inputValue()).to.equal('winter-sale');
+    await title.fill('Winterschlussverkauf');
+    const bar = page.getByRole('region', { name: 'Draft' });
+    await bar.getByRole('button', { name: 'Save draft' }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Draft' }).waitFor();
+    // A draft: nothing live yet, in either locale.
+    const before = await t.http.get(`/api/v1/data/cms/page/${id}`).query({ locale: 'de', fallback: 'false' }).set(superadmin(tenant)).expect(200);
+    expect(before.body.data.item).to.include({ title: null, version: 1 });
+    await screenshot(page, 'page-draft-locale-de');
+    await bar.getByRole('button', { name: 'Publish', exact: true }).click();
+    await bar.getByTestId('draft-state').filter({ hasText: 'Live' }).waitFor();
+
+    const german = await t.http.get(`/api/v1/data/cms/page/${id}`).query({ locale: 'de' }).set(superadmin(tenant)).expect(200);
+    expect(german.body.data.item).to.include({ title: 'Winterschlussverkauf', content: 'Everything half price.', slug: 'winter-sale', version: 2 });
+    const english = await t.http.get(`/api/v1/data/cms/page/${id}`).set(superadmin(tenant)).expect(200);
+    expect(english.body.data.item).to.include({ title: 'Winter sale', content: 'Everything half price.' });
+    const listed = await t.http.get('/api/v1/data/cms/page').query({ locale: 'de', 'filter[slug]': 'winter-sale' }).set(superadmin(tenant)).expect(200);
+    expect(listed.body.data.items.map((p: { title: string }) => p.title)).to.deep.equal(['Winterschlussverkauf']);
+  });
 });

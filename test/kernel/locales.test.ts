@@ -91,6 +91,25 @@ describe('Locales: localised fields of /data (CONTRACT.md 17.2)', () => {
       expect((await listPages({ 'filter[title]': 'Manzana' })).body.data.items).to.have.length(0);
     });
 
+    it('lists each record in a locale as its own read answers it, whatever its text holds (quotes, braces, "$locales" in values)', async () => {
+      const tricky = await createPage({ title: 'Say "{$locales}" \\ ok', content: '"$locales": {', seo: { title: 'Plain', description: '}' } });
+      expect((await patchPage(tricky.id, { title: 'Sag "}" ü', seo: { title: 'Schlicht "," ' } }, { locale: 'de' })).status).to.equal(200);
+      const plain = await createPage({ title: 'Only English' });
+      const spanish = await createPage({ title: 'Inglés', content: 'Texto' });
+      expect((await patchPage(spanish.id, { content: 'Texto es' }, { locale: 'es' })).status).to.equal(200);
+      for (const query of [{} as Record<string, string>, { locale: 'de' }, { locale: 'de', fallback: 'false' }, { locale: 'es', fallback: 'false' }, { locale: 'es' }]) {
+        const listed = await listPages({ ...query, sort: 'createdAt' });
+        expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
+        const read = await Promise.all([tricky, plain, spanish].map(async (p) => (await getPage(p.id, query)).body.data.item));
+        expect(listed.body.data.items, JSON.stringify(query)).to.deep.equal(read);
+      }
+      const german = (await listPages({ locale: 'de', fallback: 'false', sort: 'createdAt' })).body.data.items;
+      expect(german[0]).to.include({ title: 'Sag "}" ü', content: null });
+      expect(german[0].seo).to.deep.equal({ title: 'Schlicht "," ' });
+      expect(german[1]).to.include({ title: null, slug: plain.slug });
+      expect((await listPages({ sort: 'createdAt' })).body.data.items[0]).to.include({ title: 'Say "{$locales}" \\ ok', content: '"$locales": {' });
+    });
+
     it('removes a locale\'s value with null (reads fall back again) and validates each locale\'s values', async () => {
       const page = await createPage({ title: 'Hello' });
       expect((await patchPage(page.id, { title: 'Hola' }, { locale: 'es' })).status).to.equal(200);
