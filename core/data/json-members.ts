@@ -86,13 +86,40 @@ function fieldAt(text: string, keyStart: number, keyEnd: number, fields: readonl
   return -1;
 }
 
-/** The JSON value text[start, end): a string without escapes is cut out, anything else parsed. */
+/**
+ * The JSON value text[start, end): a string without escapes is cut out, and so is each string of an array
+ * of such strings (a many-relation's ids); anything else is parsed.
+ */
 function valueOf(text: string, start: number, end: number): unknown {
-  if (text.charCodeAt(start) === QUOTE) {
+  const c = text.charCodeAt(start);
+  if (c === QUOTE) {
     const inner = text.slice(start + 1, end - 1);
     if (!inner.includes('\\')) return inner;
+  } else if (c === OPEN_BRACKET) {
+    const strings = plainStrings(text, start, end);
+    if (strings) return strings;
   }
   return JSON.parse(text.slice(start, end));
+}
+
+/** The array text[start, end) as its strings when it holds only strings without escapes, else null. */
+function plainStrings(text: string, start: number, end: number): string[] | null {
+  const strings: string[] = [];
+  let i = skipSpace(text, start + 1);
+  if (text.charCodeAt(i) === CLOSE_BRACKET) return strings;
+  for (;;) {
+    if (text.charCodeAt(i) !== QUOTE) return null;
+    const close = text.indexOf('"', i + 1);
+    if (close < 0 || close >= end) return null;
+    const s = text.slice(i + 1, close);
+    if (s.includes('\\')) return null;
+    strings.push(s);
+    i = skipSpace(text, close + 1);
+    const d = text.charCodeAt(i);
+    if (d === CLOSE_BRACKET) return i === end - 1 ? strings : null;
+    if (d !== COMMA) return null;
+    i = skipSpace(text, i + 1);
+  }
 }
 
 function isSpace(c: number): boolean {

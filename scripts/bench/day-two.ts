@@ -45,7 +45,9 @@ if (args.help) {
                      vs the same list), filter (equality on a field
                      without a declared index); default all three
 Prints each pair's median ratio, p99 and the service's CPU time per request (plain / variant: the
-load-robust form of the ratio), and writes the table to bench-results/day-two-<time>.md.`);
+load-robust form of the ratio), and writes the table to bench-results/day-two-<time>.md.
+BENCH_PROFILE=DIR runs the service under --cpu-prof (the profile is written to DIR when it stops; read it
+with scripts/bench/cpu-profile-top.ts).`);
   process.exit(0);
 }
 const ONLY = new Set(args.only!.split(',').map((s) => s.trim()));
@@ -123,7 +125,7 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
     await app.close();
     console.log(`  loaded ${RECORDS} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const port = await freePort();
-    const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port);
+    const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port, process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
     servicePid = service.pid ?? null;
     const token = jwt.sign({ sub: 'bench-user', tenant_id: TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
     const h = { Authorization: `Bearer ${token}` };
