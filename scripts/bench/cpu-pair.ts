@@ -47,20 +47,21 @@ export function cpuRow(engine: string, scenario: string, r: PairResult, target: 
 }
 
 /**
- * A pairs bench run alone: `[--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]`, each row
+ * A pairs bench run alone: `[--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000] [--connections N]`, each row
  * printed as a JSON line (CPU time per request of both sides, their ratio, req/s).
  */
-export async function runAlone(bench: (engine: Engine, o: PairOptions & { records: number }, postgresUrl: string) => Promise<CpuRow[]>): Promise<void> {
+export async function runAlone(bench: (engine: Engine, o: PairOptions & { records: number }, postgresUrl: string) => Promise<CpuRow[]>, connections = 10): Promise<void> {
   const { values: args } = parseArgs({
     options: {
       engines: { type: 'string', default: 'sqlite,postgres' },
       runs: { type: 'string', default: '5' },
       records: { type: 'string', default: '20000' },
       requests: { type: 'string', default: '3000' },
+      connections: { type: 'string', default: String(connections) },
       postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
     },
   });
-  const options = { runs: Number(args.runs), records: Number(args.records), requests: Number(args.requests), connections: 10 };
+  const options = { runs: Number(args.runs), records: Number(args.records), requests: Number(args.requests), connections: Number(args.connections) };
   for (const engine of args.engines.split(',') as Engine[]) {
     for (const r of await bench(engine, options, args.postgres)) {
       console.log(JSON.stringify({ engine: r.engine, scenario: r.scenario, cpuMicros: Math.round(r.kernel.cpu), referenceCpuMicros: Math.round(r.baseline.cpu),

@@ -13,16 +13,15 @@
  *
  *   node --import tsx scripts/bench/create-history.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
  */
-import { parseArgs } from 'node:util';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { newId } from '../../core/base/ids.js';
 import { loadBaseline } from './baseline-store.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
-import type { CpuRow } from './cpu-pair.js';
+import { runAlone, type CpuRow } from './cpu-pair.js';
 import { median, medianRate, rate, type Rate, type Side } from './cpu-rate.js';
-import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 export interface HistoryBenchOptions { runs: number; records: number; requests: number; connections: number }
 const TENANT = 'bench-history';
@@ -104,22 +103,6 @@ export async function benchCreateHistory(engine: Engine, o: HistoryBenchOptions,
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values: args } = parseArgs({
-    options: {
-      engines: { type: 'string', default: 'sqlite,postgres' },
-      runs: { type: 'string', default: '5' },
-      records: { type: 'string', default: '20000' },
-      requests: { type: 'string', default: '3000' },
-      connections: { type: 'string', default: '20' },
-      postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
-    },
-  });
-  const options = { runs: Number(args.runs), records: Number(args.records), requests: Number(args.requests), connections: Number(args.connections) };
-  for (const engine of args.engines.split(',') as Engine[]) {
-    for (const r of await benchCreateHistory(engine, options, args.postgres)) {
-      console.log(JSON.stringify({ engine: r.engine, scenario: r.scenario, serviceCpuMicros: Math.round(r.kernel.cpu), otherCpuMicros: Math.round(r.baseline.cpu),
-        cpuRatio: Number(r.cpuRatio.toFixed(3)), serviceRps: Math.round(r.kernel.rps), otherRps: Math.round(r.baseline.rps) }));
-    }
-  }
+  await runAlone(benchCreateHistory, 20);
   process.exit(0);
 }
