@@ -54,7 +54,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     summary: 'Export every record matching the list\'s filters and sort, as NDJSON or CSV (streamed, no page limit)',
     description: 'Takes the list\'s `filter[...]` and `sort` (paging parameters are ignored). NDJSON: one record per line, as the API returns it. '
       + 'CSV: a header row `id`, the schema\'s top-level properties, `createdAt`, `updatedAt`, `version`; nested values as JSON text.',
-    tags, auth: 'tenant', policies: true, module, produces: 'application/x-ndjson',
+    tags, auth: 'tenant', policies: true, module, produces: ['application/x-ndjson', 'text/csv'],
     // The list's filters and sort go to the export as they came (paging parameters too, which it ignores).
     query: {
       type: 'object',

@@ -97,8 +97,11 @@ export interface RouteSpec {
    * tenant and module, 400/413/415 of the body, ...) are added by the router; do not list them.
    */
   errors?: Array<ErrorCode | ErrorFactory<never>>;
-  /** Content type of a success response the handler writes itself instead of the envelope (documentation), e.g. text/html. */
-  produces?: string;
+  /**
+   * Content type of a success response the handler writes itself instead of the envelope (documentation), e.g.
+   * text/html; several when it writes one of them (an export's NDJSON or CSV).
+   */
+  produces?: string | readonly string[];
   /**
    * Honour an `Idempotency-Key` header (core/http/idempotency.ts): the first answer (2xx or 4xx) is replayed
    * for the same key and body, another body answers 422, a request while the first runs 409.

@@ -158,13 +158,14 @@ function buildOperation(
 
   const status = String(spec.status ?? 200);
   const data = spec.response ? place(spec.response, `${label}.response`) : {};
-  const produces = spec.produces;
+  // The content types a handler writes itself (the first is the default; e.g. an export's NDJSON or CSV).
+  const produced = spec.produces === undefined ? [] : ([] as string[]).concat(spec.produces);
   const requestIdHeader = { 'X-Request-Id': { $ref: '#/components/headers/RequestId' } };
   operation.responses = {
     [status]: {
       description: spec.summary,
       headers: requestIdHeader,
-      content: produces ? { [produces]: { schema: data } } : { 'application/json': { schema: successSchema(family, data) } },
+      content: produced.length ? Object.fromEntries(produced.map((type) => [type, { schema: type.includes('json') ? data : { type: 'string' } }])) : { 'application/json': { schema: successSchema(family, data) } },
     },
   };
   const module = spec.module === undefined ? packModule : spec.module;
@@ -185,7 +186,7 @@ function buildOperation(
       continue;
     }
     const description = declared;
-    const ownBody = produces && Number(answer) >= 400 ? { [produces]: { schema: produces.includes('json') ? {} : { type: 'string' } } } : undefined;
+    const ownBody = produced.length && Number(answer) >= 400 ? { [produced[0]!]: { schema: produced[0]!.includes('json') ? {} : { type: 'string' } } } : undefined;
     const existing = operation.responses[answer];
     if (existing) {
       existing.description = `${existing.description}; ${description}`;

@@ -4,7 +4,7 @@ import { MissingHeader, ValidationFailed } from '../base/errors.js';
 import type { PackRouter } from '../http/route.js';
 import { OFFSET_QUERY } from '../http/response-schemas.js';
 import {
-  DOWNLOAD_EXPIRY_DEFAULT, DOWNLOAD_EXPIRY_MAX, UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX, type StorageService, type Visibility,
+  CONTENT_TYPE_PARAMETER, DOWNLOAD_EXPIRY_DEFAULT, DOWNLOAD_EXPIRY_MAX, UPLOAD_EXPIRY_DEFAULT, UPLOAD_EXPIRY_MAX, type StorageService, type Visibility,
 } from './storage.service.js';
 import { releaseUpload } from './upload-request.js';
 import { UPLOAD_ANSWER_SCHEMA, uploadAnswer } from './upload-answer.js';
@@ -66,7 +66,7 @@ export function storageRoutes(router: PackRouter, storage: StorageService): void
       required: ['product', 'collection', 'filename'],
       properties: {
         product: KEY_SEGMENT_SCHEMA, collection: KEY_SEGMENT_SCHEMA, filename: KEY_SEGMENT_SCHEMA,
-        contentType: { type: 'string', default: 'application/octet-stream' },
+        contentType: { type: 'string', default: 'application/octet-stream', maxLength: 200, pattern: CONTENT_TYPE_PARAMETER },
         visibility: { ...visibility, default: 'private' },
         expiresIn: { type: 'integer', minimum: 1, maximum: UPLOAD_EXPIRY_MAX, default: UPLOAD_EXPIRY_DEFAULT, description: 'seconds' },
         // A size over the upload limit is a parameter out of range (400, as the document's maximum says); the PUT of

@@ -61,6 +61,19 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect(empty).to.deep.equal([]);
   });
 
+  it('documents an export\'s CSV beside its NDJSON, and a presign\'s contentType as the media type the service takes (#33)', async () => {
+    expect(Object.keys(doc.paths['/api/v1/data/{ns}/{schema}/export'].get.responses['200'].content)).to.deep.equal(['application/x-ndjson', 'text/csv']);
+    const contentType = new RegExp(param(doc.paths['/api/v1/storage/presigned-upload'].get, 'contentType').schema.pattern, 'u');
+    for (const ok of ['image/png', 'text/plain; charset=utf-8', '']) expect(contentType.test(ok), ok).to.equal(true);
+    const tenant = await createTenant(t, 'fz');
+    const presign = (type: string) => t.http.get('/api/v1/storage/presigned-upload').query({ product: 'p', collection: 'c', filename: 'f.txt', contentType: type, contentLength: 3 }).set(as(tenant, 'editor'));
+    for (const bad of ['bad', 'a/b c']) {
+      expect(contentType.test(bad), bad).to.equal(false);
+      expect((await presign(bad)).status, bad).to.equal(400);
+    }
+    expect((await presign('text/plain; charset=utf-8')).status).to.equal(200);
+  });
+
   it('answers 400 for a query parameter the document does not list, on routes that declare their query (#33)', async () => {
     const tenant = await createTenant(t, 'fz');
     for (const path of ['/api/v1/crm/coupons', '/api/v1/crm/events', '/api/v1/storage/objects']) {
