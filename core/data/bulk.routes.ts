@@ -32,7 +32,7 @@ export function bulkRoutes(router: PackRouter, registry: SchemaRegistry, records
     answers: { 200: 'With upsert: `{ items, created, updated }`' },
     body: {
       type: 'object', required: ['items'], additionalProperties: false,
-      properties: { items: { type: 'array', minItems: 1, maxItems: BULK_LIMIT } },
+      properties: { items: { type: 'array', minItems: 1, maxItems: BULK_LIMIT, items: { type: 'object', description: 'A record, as for a single create (with upsert: as its merge patch)' } } },
     },
     query: { type: 'object', properties: { upsert: { type: 'string', maxLength: 64 } } },
     response: {

@@ -114,7 +114,11 @@ export function describeDataPaths(doc: OpenApiDocument): void {
   if (list) list.parameters.push(...listParameters([genericFilter]));
   doc.paths[DATA_RECORD_PATH]?.get?.parameters.push(expandParameter, ...readLocaleParameters);
   const record = doc.paths[DATA_RECORD_PATH];
-  for (const write of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.patch]) write?.parameters.push(writeLocaleParameter);
+  for (const write of [doc.paths[DATA_COLLECTION_PATH]?.post, record?.patch]) {
+    write?.parameters.push(writeLocaleParameter);
+    // A record (or its merge patch) is a JSON object: without a body the service answers 400, as for any other.
+    if (write?.requestBody) write.requestBody = { ...write.requestBody, required: true };
+  }
   for (const method of ['patch', 'delete'] as const) {
     record?.[method]?.parameters.push({
       name: 'If-Match', in: 'header', required: false, schema: { type: 'string' },

@@ -74,6 +74,19 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     expect((await presign('text/plain; charset=utf-8')).status).to.equal(200);
   });
 
+  it('documents a record body as a required JSON object, a bulk item too, as the service answers (#33)', async () => {
+    expect(doc.paths['/api/v1/data/{ns}/{schema}'].post.requestBody.required).to.equal(true);
+    expect(doc.paths['/api/v1/data/{ns}/{schema}/{id}'].patch.requestBody.required).to.equal(true);
+    const bulk = resolve(doc.paths['/api/v1/data/{ns}/{schema}/bulk'].post.requestBody.content['application/json'].schema);
+    expect(bulk.properties.items.items.type).to.equal('object');
+    const tenant = await createTenant(t, 'fz');
+    await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant)).send({ namespace: 'fz', name: 'obj', schema: { type: 'object', properties: { a: { type: 'string' } } } }).expect(201);
+    const none = await t.http.post('/api/v1/data/fz/obj').set(as(tenant, 'editor'));
+    expect([none.status, none.body.data.code]).to.deep.equal([400, 'validation_failed']);
+    const scalar = await t.http.post('/api/v1/data/fz/obj/bulk').set(as(tenant, 'editor')).send({ items: [1] });
+    expect([scalar.status, scalar.body.data.errors[0].path]).to.deep.equal([400, '/items/0']);
+  });
+
   it('answers 400 for a query parameter the document does not list, on routes that declare their query (#33)', async () => {
     const tenant = await createTenant(t, 'fz');
     for (const path of ['/api/v1/crm/coupons', '/api/v1/crm/events', '/api/v1/storage/objects']) {
