@@ -104,10 +104,7 @@ export class PaymentTimeouts {
       for (const deadlines of payments.values()) {
         for (let i = 0; i < deadlines.length; i += ORDERS_PER_TRANSACTION) intents.push(...(await this.cancelOrders(deadlines.slice(i, i + ORDERS_PER_TRANSACTION), result)));
       }
-      let next = 0;
-      await Promise.all(Array.from({ length: Math.min(WORKERS, intents.length) }, async () => {
-        while (next < intents.length) await this.handleIntent(intents[next++], result);
-      }));
+      await this.cancelIntents(intents, result);
       if (claimed.length < BATCH) break;
     }
     if (result.cancelled || result.intentsCancelled) this.pack.logger.info({ ...result }, 'payment timeout');
@@ -144,12 +141,38 @@ export class PaymentTimeouts {
     }
   }
 
-  /** The cancellation at Stripe of a claimed intent deadline; a failure is logged and the deadline comes due again after its lease. */
-  private async handleIntent(deadline: Deadline, result: SweepResult): Promise<void> {
-    try {
-      if (await this.cancelIntent(systemContext(deadline.tenantId, this.pack.logger), deadline)) result.intentsCancelled += 1;
-    } catch (err) {
-      this.pack.logger.error({ err, tenantId: deadline.tenantId, orderId: deadline.orderId, stage: deadline.stage }, 'a payment deadline failed: it comes due again');
+  /**
+   * The cancellations at Stripe of claimed intent deadlines, a tenant's keys read once (a tenant without them
+   * has nothing to cancel: its rows go in one statement), WORKERS calls side by side; a failure is logged and
+   * the deadline comes due again after its lease.
+   */
+  private async cancelIntents(deadlines: Deadline[], result: SweepResult): Promise<void> {
+    const byTenant = new Map<string, Deadline[]>();
+    for (const d of deadlines) byTenant.set(d.tenantId, [...(byTenant.get(d.tenantId) ?? []), d]);
+    for (const [tenantId, list] of byTenant) {
+      const rc = systemContext(tenantId, this.pack.logger);
+      const failed = (err: unknown, deadline?: Deadline) => this.pack.logger.error(
+        { err, tenantId, orderId: deadline?.orderId, stage: 'intent_cancel' }, 'a payment deadline failed: it comes due again');
+      const keys = await this.providers.stripeKeys(rc).catch((err: unknown) => {
+        failed(err);
+        return undefined;
+      });
+      if (keys === undefined) continue;
+      if (!keys) {
+        await this.repository.removeMany(rc, list.map((d) => d.orderId)).catch(failed);
+        continue;
+      }
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(WORKERS, list.length) }, async () => {
+        while (next < list.length) {
+          const deadline = list[next++];
+          try {
+            if (await this.cancelIntent(rc, deadline, keys.secretKey)) result.intentsCancelled += 1;
+          } catch (err) {
+            failed(err, deadline);
+          }
+        }
+      }));
     }
   }
 
@@ -158,16 +181,16 @@ export class PaymentTimeouts {
    * (Stripe's 4xx: it succeeded or was cancelled meanwhile, and a payment that comes in is refunded by the
    * webhook), the row goes; no answer, or no PaymentIntent yet (the checkout is still creating it): due again later.
    */
-  private async cancelIntent(rc: RequestContext, deadline: Deadline): Promise<boolean> {
-    const [order, keys] = await Promise.all([this.pack.records.find(rc, 'erp', 'order', deadline.orderId), this.providers.stripeKeys(rc)]);
-    if (!order || !keys) {
+  private async cancelIntent(rc: RequestContext, deadline: Deadline, secretKey: string): Promise<boolean> {
+    const order = await this.pack.records.find(rc, 'erp', 'order', deadline.orderId);
+    if (!order) {
       await this.repository.remove(rc, deadline);
       return false;
     }
     let problem: unknown = 'no PaymentIntent yet';
     if (order.paymentIntentId) {
       try {
-        await this.stripe.cancelIntent(keys.secretKey, order.paymentIntentId);
+        await this.stripe.cancelIntent(secretKey, order.paymentIntentId);
         await this.repository.remove(rc, deadline);
         return true;
       } catch (err) {
