@@ -10,8 +10,8 @@ const LEASE_MS = 60_000;
 /** Deadlines claimed per statement. */
 const BATCH = 200;
 /** Orders of one tenant cancelled in one transaction (their stock back in a change per product). */
-const ORDERS_PER_TRANSACTION = 100;
-/** PaymentIntents cancelled side by side in one process (each call outside any transaction). */
+const ORDERS_PER_TRANSACTION = 50;
+/** Transactions of cancellations, and PaymentIntents cancelled (each call outside any transaction), side by side in one process. */
 const WORKERS = 4;
 /** The sweep runs at least this often (so an order is cancelled within 30 s of its deadline), at most every second. */
 const MAX_EVERY_MS = 10_000;
@@ -101,9 +101,12 @@ export class PaymentTimeouts {
       const intents = claimed.filter((d) => d.stage === 'intent_cancel');
       const payments = new Map<string, Deadline[]>();
       for (const d of claimed) if (d.stage === 'payment') payments.set(d.tenantId, [...(payments.get(d.tenantId) ?? []), d]);
-      for (const deadlines of payments.values()) {
-        for (let i = 0; i < deadlines.length; i += ORDERS_PER_TRANSACTION) intents.push(...(await this.cancelOrders(deadlines.slice(i, i + ORDERS_PER_TRANSACTION), result)));
-      }
+      const chunks = [...payments.values()].flatMap((deadlines) =>
+        Array.from({ length: Math.ceil(deadlines.length / ORDERS_PER_TRANSACTION) }, (_, i) => deadlines.slice(i * ORDERS_PER_TRANSACTION, (i + 1) * ORDERS_PER_TRANSACTION)));
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(WORKERS, chunks.length) }, async () => {
+        while (next < chunks.length) intents.push(...(await this.cancelOrders(chunks[next++], result)));
+      }));
       await this.cancelIntents(intents, result);
       if (claimed.length < BATCH) break;
     }
