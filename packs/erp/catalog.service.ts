@@ -167,6 +167,26 @@ export class Catalog {
     return { product, movement };
   }
 
+  /**
+   * Puts units of several orders back into one product's stock at once (cancellations): one conditional change
+   * of the product (its event and `erp.inventory.updated` once, for the sum) and a movement per order, each with
+   * the stock after it, in the orders' order. Null when the product is gone (nothing written).
+   */
+  async returnStock(rc: RequestContext, productId: string, parts: ReadonlyArray<{ orderId: string; units: number }>, reason: MovementReason): Promise<Product | null> {
+    const total = parts.reduce((sum, p) => sum + p.units, 0);
+    const stock: StockNote = { reason };
+    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: total } }, { note: { stock } });
+    if (!product) return null;
+    let after = product.physicalStock - total;
+    for (const part of parts) {
+      after += part.units;
+      await this.repository.addMovement(rc, {
+        productId, delta: part.units, reason, orderId: part.orderId, note: null, stockAfter: after, createdAt: product.updatedAt,
+      });
+    }
+    return product;
+  }
+
   /** `erp.inventory.updated` with the payload of CONTRACT 11.1. */
   async publishInventory(rc: RequestContext, p: Omit<Product, 'createdAt' | 'updatedAt'>): Promise<void> {
     await this.pack.events.publish(rc, {

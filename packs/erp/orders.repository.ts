@@ -9,20 +9,20 @@ export class OrdersRepository {
   constructor(private readonly db: PackContext['db']) {}
 
   /**
-   * Counts a placed order (`delta` 1) or a cancelled one (-1) in the co-purchase table: every ordered pair of its
+   * Counts a placed order (`delta` 1) or cancelled ones (-1, `orders` of them with these products) in the co-purchase table: every ordered pair of its
    * products, each product with itself included. One statement, queued in the caller's transaction (it runs
    * before COMMIT). Placement upserts in key order; two orders sharing a pair share its product, whose stock row
    * they already take in turn, so the counts neither deadlock nor lose an update.
    */
-  async countOrder(rc: RequestContext, productIds: string[], delta: 1 | -1): Promise<void> {
+  async countOrder(rc: RequestContext, productIds: string[], delta: 1 | -1, orders = 1): Promise<void> {
     const ids = [...new Set(productIds)].sort();
     if (!ids.length) return;
     const t = rc.tenantId!;
     if (delta < 0) {
       const list = ids.map(() => '?').join(', ');
       await this.db.writeAtCommit(rc, {
-        sql: `UPDATE erp_co_purchases SET orders = orders - 1 WHERE tenant_id = ? AND product_id IN (${list}) AND other_id IN (${list})`,
-        bindings: [t, ...ids, ...ids],
+        sql: `UPDATE erp_co_purchases SET orders = orders - ? WHERE tenant_id = ? AND product_id IN (${list}) AND other_id IN (${list})`,
+        bindings: [orders, t, ...ids, ...ids],
       });
       return;
     }

@@ -233,7 +233,7 @@ export class OrdersService {
         }
         return { status: 'cancelled', cancelReason: 'manual', ...money };
       });
-      await this.putBack(rc, changed);
+      await this.putBack(rc, [changed]);
       if (refund) await this.publish(rc, 'erp.order.refunded', changed);
       await this.publish(rc, 'erp.order.cancelled', changed);
       return changed;
@@ -274,29 +274,39 @@ export class OrdersService {
     return this.pack.db.transaction(rc, async (rc) => {
       const changed = await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { status: 'cancelled', cancelReason: reason }, where: [['status', '=', 'pending_payment']] });
       if (!changed) return null;
-      await this.putBack(rc, changed);
+      await this.putBack(rc, [changed]);
       await this.publish(rc, 'erp.order.cancelled', changed);
       return changed;
     });
   }
 
   /**
-   * Cancels an order whose payment did not come in time (CONTRACT 15.3, 15.6; the payment timeout sweep, in rc's
-   * transaction): under its row lock, when it still waits for its payment (see stillUnpaid), `payment_timeout`,
-   * stock and coupon back, `erp.order.cancelled`. Null when it no longer does (paid, cancelled by a webhook or an
-   * editor first, paid in part): nothing changed. A missing order: 404 not_found.
+   * Cancels orders whose payment did not come in time (CONTRACT 15.3, 15.6; the payment timeout sweep), all of rc's
+   * tenant in one transaction (rc's when it has one): each under its row lock (in id order), when it still waits
+   * for its payment (see stillUnpaid), `payment_timeout`; then the stock of all of them back at once (a change
+   * per product, a movement per order line), their coupons free, an `erp.order.cancelled` each. `then` runs last
+   * in the transaction with the outcome: an order cancelled here, or null when it no longer waits (paid,
+   * cancelled by a webhook or an editor first, paid in part) or is gone: nothing changed for it.
    */
-  async expire(rc: RequestContext, orderId: string): Promise<Order | null> {
+  async expireMany<T>(rc: RequestContext, orderIds: readonly string[], then: (rc: RequestContext, outcome: Map<string, Order | null>) => Promise<T>): Promise<T> {
     return this.pack.db.transaction(rc, async (rc) => {
-      const seen = { due: false };
-      const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
-        seen.due = stillUnpaid(current);
-        return seen.due ? { status: 'cancelled', cancelReason: 'payment_timeout' } : undefined;
-      });
-      if (!seen.due) return null;
-      await this.putBack(rc, changed);
-      await this.publish(rc, 'erp.order.cancelled', changed);
-      return changed;
+      const outcome = new Map<string, Order | null>();
+      const cancelled: Order[] = [];
+      for (const orderId of [...new Set(orderIds)].sort()) {
+        const seen = { due: false };
+        const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+          seen.due = stillUnpaid(current);
+          return seen.due ? { status: 'cancelled', cancelReason: 'payment_timeout' } : undefined;
+        }).catch((err: { code?: string }) => {
+          if (err.code === 'not_found') return null;
+          throw err;
+        });
+        outcome.set(orderId, seen.due ? changed : null);
+        if (seen.due && changed) cancelled.push(changed);
+      }
+      await this.putBack(rc, cancelled);
+      for (const order of cancelled) await this.publish(rc, 'erp.order.cancelled', order);
+      return then(rc, outcome);
     });
   }
 
@@ -330,7 +340,7 @@ export class OrdersService {
     });
     if (outcome === 'paid') await this.publish(rc, 'erp.order.paid', changed);
     if (outcome === 'mismatch') {
-      await this.putBack(rc, changed);
+      await this.putBack(rc, [changed]);
       await this.publish(rc, 'erp.order.cancelled', changed);
     }
     return refund;
@@ -385,16 +395,29 @@ export class OrdersService {
     return changed;
   }
 
-  /** A cancelled order's stock back (movements `cancel`, once: the status moved once) and its coupon free again. */
-  private async putBack(rc: RequestContext, order: Order): Promise<void> {
-    for (const item of [...order.items].sort((a, b) => (a.productId < b.productId ? -1 : 1))) {
-      // Units a refund restocked came back already; a product deleted since has no stock to take back.
-      const units = item.quantity - restockedUnits(order, item.sku);
-      if (units > 0) await this.catalog.changeStock(rc, item.productId, units, 'cancel', { orderId: order.id });
+  /**
+   * Cancelled orders' stock back (movements `cancel`, once: each status moved once), a change per product for
+   * all of them, in product order, and their coupons free again.
+   */
+  private async putBack(rc: RequestContext, orders: readonly Order[]): Promise<void> {
+    const parts = new Map<string, Array<{ orderId: string; units: number }>>();
+    for (const order of orders) {
+      for (const item of order.items) {
+        // Units a refund restocked came back already; a product deleted since has no stock to take back.
+        const units = item.quantity - restockedUnits(order, item.sku);
+        if (units > 0) parts.set(item.productId, [...(parts.get(item.productId) ?? []), { orderId: order.id, units }]);
+      }
     }
-    // A cancelled order no longer counts for the recommendations (cancelled is final: it never counts again).
-    await this.repository.countOrder(rc, order.items.map((i) => i.productId), -1);
-    if (order.couponCode) await this.coupons()?.release(rc, { orderId: order.id });
+    for (const productId of [...parts.keys()].sort()) await this.catalog.returnStock(rc, productId, parts.get(productId)!, 'cancel');
+    // Cancelled orders no longer count for the recommendations (cancelled is final: never counted again); one statement per product set.
+    const sets = new Map<string, { ids: string[]; orders: number }>();
+    for (const order of orders) {
+      const ids = [...new Set(order.items.map((i) => i.productId))].sort();
+      const key = ids.join(',');
+      sets.set(key, { ids, orders: (sets.get(key)?.orders ?? 0) + 1 });
+    }
+    for (const { ids, orders: n } of sets.values()) await this.repository.countOrder(rc, ids, -1, n);
+    for (const order of orders) if (order.couponCode) await this.coupons()?.release(rc, { orderId: order.id });
   }
 
   /** An order event of CONTRACT 15.3 through the outbox, in rc's transaction. */

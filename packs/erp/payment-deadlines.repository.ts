@@ -31,28 +31,39 @@ export class PaymentDeadlinesRepository {
     return this.db.insertAtCommit(rc, 'erp_payment_deadlines', { tenant_id: rc.tenantId, order_id: orderId, stage: 'payment', due_at: dueAt, attempts: 0 });
   }
 
-  /** Up to `limit` deadlines due at `now`, of every tenant, oldest first: a range of the due_at index. */
-  async due(now: string, limit: number): Promise<Deadline[]> {
-    const rows = await this.db.sql(null).rows<Row>(
-      'SELECT tenant_id, order_id, stage, due_at, attempts FROM erp_payment_deadlines WHERE due_at <= ? ORDER BY due_at LIMIT ?', [now, limit]);
-    return rows.map((r) => ({ tenantId: r.tenant_id, orderId: r.order_id, stage: r.stage, dueAt: r.due_at, attempts: Number(r.attempts) }));
-  }
-
   /**
-   * Claims a due deadline until `until` (one statement, committed at once): its due_at moves on only when it is
-   * still the one read, so of several processes that read it one claims it. False when another got there first.
+   * Claims up to `limit` deadlines due at `now`, of every tenant, oldest first, until `until` (one statement,
+   * committed at once): each row's due_at moves to the lease and its attempts go up by one, so a row is claimed by
+   * one process (on PostgreSQL concurrent claimers skip each other's rows; a row another claimed meanwhile is no
+   * longer due). Returns the claimed rows as they are now (due at `until`).
    */
-  async claim(deadline: Deadline, until: string): Promise<boolean> {
-    const rows = await this.db.sql(null).rows(
-      'UPDATE erp_payment_deadlines SET due_at = ?, attempts = attempts + 1 WHERE tenant_id = ? AND order_id = ? AND due_at = ? AND attempts = ? RETURNING order_id',
-      [until, deadline.tenantId, deadline.orderId, deadline.dueAt, deadline.attempts]);
-    return rows.length > 0;
+  async claimDue(now: string, until: string, limit: number): Promise<Deadline[]> {
+    const skipLocked = this.db.dialect.name === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+    const rows = await this.db.sql(null).rows<Row>(
+      'UPDATE erp_payment_deadlines SET due_at = ?, attempts = attempts + 1 WHERE due_at <= ? AND (tenant_id, order_id) IN '
+      + `(SELECT tenant_id, order_id FROM erp_payment_deadlines WHERE due_at <= ? ORDER BY due_at LIMIT ?${skipLocked}) `
+      + 'RETURNING tenant_id, order_id, stage, due_at, attempts',
+      [until, now, now, limit]);
+    return rows.map((r) => ({ tenantId: r.tenant_id, orderId: r.order_id, stage: r.stage, dueAt: r.due_at, attempts: Number(r.attempts) }));
   }
 
   /** Moves a claimed deadline to `stage`, due at `dueAt` with `attempts` made (in rc's transaction when there is one). */
   async move(rc: RequestContext, deadline: Deadline, stage: DeadlineStage, dueAt: string, attempts: number): Promise<void> {
     await this.db.sql(rc).run(this.db.query('erp_payment_deadlines').where({ tenant_id: deadline.tenantId, order_id: deadline.orderId })
       .update({ stage, due_at: dueAt, attempts }));
+  }
+
+  /** Moves claimed deadlines of rc's tenant to `stage`, due at `dueAt` with `attempts` made (one statement, in rc's transaction). */
+  async moveMany(rc: RequestContext, orderIds: readonly string[], stage: DeadlineStage, dueAt: string, attempts: number): Promise<void> {
+    if (!orderIds.length) return;
+    await this.db.sql(rc).run(this.db.query('erp_payment_deadlines').where({ tenant_id: rc.tenantId }).whereIn('order_id', [...orderIds])
+      .update({ stage, due_at: dueAt, attempts }));
+  }
+
+  /** Drops deadlines of rc's tenant (one statement, in rc's transaction). */
+  async removeMany(rc: RequestContext, orderIds: readonly string[]): Promise<void> {
+    if (!orderIds.length) return;
+    await this.db.sql(rc).run(this.db.query('erp_payment_deadlines').where({ tenant_id: rc.tenantId }).whereIn('order_id', [...orderIds]).delete());
   }
 
   async remove(rc: RequestContext, deadline: Deadline): Promise<void> {

@@ -1,5 +1,5 @@
 import { systemContext, type PackContext, type RequestContext } from '../../core/pack-api.js';
-import type { Order, OrdersService } from './orders.service.js';
+import type { OrdersService } from './orders.service.js';
 import { PaymentDeadlinesRepository, type Deadline } from './payment-deadlines.repository.js';
 import { shortestTimeoutMs } from './payment-deadline.js';
 import type { PaymentProvidersService } from './payment-providers.service.js';
@@ -7,9 +7,11 @@ import type { StripePayments } from './stripe-payments.js';
 
 /** How long a claim holds a deadline: a process that dies holding one leaves it to a run after this. */
 const LEASE_MS = 60_000;
-/** Deadlines read per statement. */
+/** Deadlines claimed per statement. */
 const BATCH = 200;
-/** Deadlines handled side by side in one process (each in a transaction of its own). */
+/** Orders of one tenant cancelled in one transaction (their stock back in a change per product). */
+const ORDERS_PER_TRANSACTION = 50;
+/** Transactions of cancellations, and PaymentIntents cancelled (each call outside any transaction), side by side in one process. */
 const WORKERS = 4;
 /** The sweep runs at least this often (so an order is cancelled within 30 s of its deadline), at most every second. */
 const MAX_EVERY_MS = 10_000;
@@ -33,10 +35,11 @@ export interface SweepResult {
 /**
  * The payment timeout (CONTRACT 15.3, 15.6): orders that waited too long for their payment are cancelled by the
  * service itself, in every process, each by one. The deadlines are rows written when the order is placed
- * (payment-deadlines.repository.ts); a run reads the due ones across tenants on their index, claims each by a
- * conditional update (the lease), and cancels its order in a transaction of its own through the orders service
- * (under the order's row lock, and only while it still waits for its payment: a webhook, an editor or another
- * process that got there first leaves nothing to do, so the stock goes back once). A card order's PaymentIntent
+ * (payment-deadlines.repository.ts); a run claims the due ones across tenants on their index, a batch at a time
+ * by one conditional update (the lease: each row is claimed by one process), and cancels their orders a tenant's
+ * batch in one transaction through the orders service (each under its row lock, and only while it still waits
+ * for its payment: a webhook, an editor or another process that got there first leaves nothing to do, so the
+ * stock goes back once; the stock of the batch goes back in a change per product). A card order's PaymentIntent
  * is cancelled at Stripe after that commit; a failure there is tried again later (the row stays, due later),
  * and never holds the cancellation back. Tenants whose `erp` module is off are swept too (their orders exist).
  */
@@ -84,56 +87,96 @@ export class PaymentTimeouts {
     return this.running;
   }
 
-  /** Every deadline due now, a batch at a time; a claimed deadline is due again only after its lease. */
+  /**
+   * Every deadline due now, a batch at a time: a batch is claimed by one statement (a claimed deadline is due again
+   * only after its lease), its orders cancelled a tenant at a time in one transaction each, then the PaymentIntents
+   * of the card orders among them (and the intent deadlines claimed) cancelled at Stripe, outside any transaction.
+   */
   private async sweep(): Promise<SweepResult> {
     const result: SweepResult = { cancelled: 0, intentsCancelled: 0 };
     const now = new Date().toISOString();
     for (;;) {
-      const due = await this.repository.due(now, BATCH);
+      const lease = new Date(Date.now() + LEASE_MS).toISOString();
+      const claimed = await this.repository.claimDue(now, lease, BATCH);
+      const intents = claimed.filter((d) => d.stage === 'intent_cancel');
+      const payments = new Map<string, Deadline[]>();
+      for (const d of claimed) if (d.stage === 'payment') payments.set(d.tenantId, [...(payments.get(d.tenantId) ?? []), d]);
+      const chunks = [...payments.values()].flatMap((deadlines) =>
+        Array.from({ length: Math.ceil(deadlines.length / ORDERS_PER_TRANSACTION) }, (_, i) => deadlines.slice(i * ORDERS_PER_TRANSACTION, (i + 1) * ORDERS_PER_TRANSACTION)));
       let next = 0;
-      await Promise.all(Array.from({ length: Math.min(WORKERS, due.length) }, async () => {
-        while (next < due.length) await this.handle(due[next++], result);
+      await Promise.all(Array.from({ length: Math.min(WORKERS, chunks.length) }, async () => {
+        while (next < chunks.length) intents.push(...(await this.cancelOrders(chunks[next++], result)));
       }));
-      if (due.length < BATCH) break;
+      await this.cancelIntents(intents, result);
+      if (claimed.length < BATCH) break;
     }
     if (result.cancelled || result.intentsCancelled) this.pack.logger.info({ ...result }, 'payment timeout');
     return result;
   }
 
-  /** One due deadline, when this process claims it; a failure is logged and the deadline comes due again after its lease. */
-  private async handle(deadline: Deadline, result: SweepResult): Promise<void> {
-    const lease = new Date(Date.now() + LEASE_MS).toISOString();
-    if (!(await this.repository.claim(deadline, lease))) return;
-    const claimed = { ...deadline, dueAt: lease, attempts: deadline.attempts + 1 };
-    const rc = systemContext(deadline.tenantId, this.pack.logger);
+  /**
+   * Cancels the orders of claimed payment deadlines of one tenant in one transaction with the deadlines' next step:
+   * a cancelled card order's row moves on to the cancellation of its PaymentIntent (returned, to be done next);
+   * any other outcome (cancelled, paid or gone) drops it. When the batch fails, each order is tried alone, so
+   * one order that cannot be cancelled holds back no other; a failure of one is logged and its deadline comes
+   * due again after its lease.
+   */
+  private async cancelOrders(deadlines: Deadline[], result: SweepResult): Promise<Deadline[]> {
+    const rc = systemContext(deadlines[0].tenantId, this.pack.logger);
     try {
-      if (claimed.stage === 'payment') {
-        const cancelled = await this.cancelOrder(rc, claimed);
-        if (!cancelled) return;
-        result.cancelled += 1;
-        if (cancelled.paymentMethod !== 'stripe_card') return;
-        claimed.attempts = 1;
-      }
-      if (await this.cancelIntent(rc, claimed)) result.intentsCancelled += 1;
+      const { cards, cancelled } = await this.orders.expireMany(rc, deadlines.map((d) => d.orderId), async (rc, outcome) => {
+        const cards = deadlines.filter((d) => outcome.get(d.orderId)?.paymentMethod === 'stripe_card');
+        const moved = new Set(cards.map((d) => d.orderId));
+        await this.repository.moveMany(rc, [...moved], 'intent_cancel', deadlines[0].dueAt, 0);
+        await this.repository.removeMany(rc, deadlines.filter((d) => !moved.has(d.orderId)).map((d) => d.orderId));
+        return { cards, cancelled: [...outcome.values()].filter(Boolean).length };
+      });
+      result.cancelled += cancelled;
+      return cards.map((d) => ({ ...d, stage: 'intent_cancel' as const, attempts: 1 }));
     } catch (err) {
-      this.pack.logger.error({ err, tenantId: deadline.tenantId, orderId: deadline.orderId, stage: deadline.stage }, 'a payment deadline failed: it comes due again');
+      if (deadlines.length === 1) {
+        this.pack.logger.error({ err, tenantId: rc.tenantId, orderId: deadlines[0].orderId, stage: 'payment' }, 'a payment deadline failed: it comes due again');
+        return [];
+      }
+      const intents: Deadline[] = [];
+      for (const deadline of deadlines) intents.push(...(await this.cancelOrders([deadline], result)));
+      return intents;
     }
   }
 
   /**
-   * Cancels the order of a due deadline in one transaction with the deadline's next step: a cancelled card order
-   * keeps its row for the cancellation of its PaymentIntent; any other outcome (cancelled, paid or gone) drops it.
+   * The cancellations at Stripe of claimed intent deadlines, a tenant's keys read once (a tenant without them
+   * has nothing to cancel: its rows go in one statement), WORKERS calls side by side; a failure is logged and
+   * the deadline comes due again after its lease.
    */
-  private cancelOrder(rc: RequestContext, deadline: Deadline): Promise<Order | null> {
-    return this.pack.db.transaction(rc, async (rc) => {
-      const cancelled = await this.orders.expire(rc, deadline.orderId).catch((err: { code?: string }) => {
-        if (err.code === 'not_found') return null;
-        throw err;
+  private async cancelIntents(deadlines: Deadline[], result: SweepResult): Promise<void> {
+    const byTenant = new Map<string, Deadline[]>();
+    for (const d of deadlines) byTenant.set(d.tenantId, [...(byTenant.get(d.tenantId) ?? []), d]);
+    for (const [tenantId, list] of byTenant) {
+      const rc = systemContext(tenantId, this.pack.logger);
+      const failed = (err: unknown, deadline?: Deadline) => this.pack.logger.error(
+        { err, tenantId, orderId: deadline?.orderId, stage: 'intent_cancel' }, 'a payment deadline failed: it comes due again');
+      const keys = await this.providers.stripeKeys(rc).catch((err: unknown) => {
+        failed(err);
+        return undefined;
       });
-      if (cancelled?.paymentMethod === 'stripe_card') await this.repository.move(rc, deadline, 'intent_cancel', deadline.dueAt, 0);
-      else await this.repository.remove(rc, deadline);
-      return cancelled;
-    });
+      if (keys === undefined) continue;
+      if (!keys) {
+        await this.repository.removeMany(rc, list.map((d) => d.orderId)).catch(failed);
+        continue;
+      }
+      let next = 0;
+      await Promise.all(Array.from({ length: Math.min(WORKERS, list.length) }, async () => {
+        while (next < list.length) {
+          const deadline = list[next++];
+          try {
+            if (await this.cancelIntent(rc, deadline, keys.secretKey)) result.intentsCancelled += 1;
+          } catch (err) {
+            failed(err, deadline);
+          }
+        }
+      }));
+    }
   }
 
   /**
@@ -141,16 +184,16 @@ export class PaymentTimeouts {
    * (Stripe's 4xx: it succeeded or was cancelled meanwhile, and a payment that comes in is refunded by the
    * webhook), the row goes; no answer, or no PaymentIntent yet (the checkout is still creating it): due again later.
    */
-  private async cancelIntent(rc: RequestContext, deadline: Deadline): Promise<boolean> {
-    const [order, keys] = await Promise.all([this.pack.records.find(rc, 'erp', 'order', deadline.orderId), this.providers.stripeKeys(rc)]);
-    if (!order || !keys) {
+  private async cancelIntent(rc: RequestContext, deadline: Deadline, secretKey: string): Promise<boolean> {
+    const order = await this.pack.records.find(rc, 'erp', 'order', deadline.orderId);
+    if (!order) {
       await this.repository.remove(rc, deadline);
       return false;
     }
     let problem: unknown = 'no PaymentIntent yet';
     if (order.paymentIntentId) {
       try {
-        await this.stripe.cancelIntent(keys.secretKey, order.paymentIntentId);
+        await this.stripe.cancelIntent(secretKey, order.paymentIntentId);
         await this.repository.remove(rc, deadline);
         return true;
       } catch (err) {
