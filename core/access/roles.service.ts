@@ -1,5 +1,6 @@
 import type { AuditLog } from '../audit/audit-log.repository.js';
-import { Conflict, NotFound, ValidationFailed, VersionMismatch } from '../base/errors.js';
+import { Conflict, NotFound, ValidationFailed } from '../base/errors.js';
+import { checkIfMatch } from '../base/if-match.js';
 import { nowIso } from '../base/ids.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { Database } from '../db/database.js';
@@ -121,7 +122,7 @@ export class RolesService implements RoleCatalogue {
     return this.db.transaction(rc, async (rc) => {
       const current = await this.repository.find(rc, tenantId, name);
       if (!current) throw NotFound(`No role "${name.slice(0, 40)}"`);
-      checkVersion(ifMatch, current.version);
+      checkIfMatch(ifMatch, current.version);
       const at = nowIso();
       const next: RoleRecord = { ...current, description: input.description ?? '', policies: input.policies, updatedAt: at, version: current.version + 1 };
       if (!(await this.repository.replace(rc, next, current.version))) throw Conflict('The role was changed by another request; read it again and retry');
@@ -184,8 +185,3 @@ export class RolesService implements RoleCatalogue {
   }
 }
 
-function checkVersion(ifMatch: string | null, actual: number): void {
-  if (ifMatch === null || ifMatch === '' || ifMatch === '*') return;
-  const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
-  if (!expected.includes(String(actual))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual });
-}

@@ -4,7 +4,8 @@ import type { RequestContext } from '../base/request-context.js';
 import type { HookPayload, RecordAction } from '../hooks/hook-registry.js';
 import type { Page, Pagination } from '../http/envelope.js';
 import { RawJson } from '../http/raw-json.js';
-import { Conflict, Forbidden, InvalidCursor, NotFound, SchemaNotFound, ValidationFailed, VersionMismatch, type ErrorDetail } from '../base/errors.js';
+import { Conflict, Forbidden, InvalidCursor, NotFound, SchemaNotFound, ValidationFailed, type ErrorDetail } from '../base/errors.js';
+import { checkIfMatch } from '../base/if-match.js';
 import type { EventsService } from '../events/events.service.js';
 import type { HookRegistry } from '../hooks/hook-registry.js';
 import { toIssues } from '../base/ajv.js';
@@ -312,7 +313,7 @@ export class RecordsService {
         this.readableOrMissing(access, schema, current);
         assertPolicyAllows(access, 'update', current, { ...current, ...(applyMergePatch(stripServerFields(current), checked) as Record<string, unknown>) }, Object.keys(checked));
       }
-      checkVersion(options.ifMatch, current.version);
+      checkIfMatch(options.ifMatch, current.version);
       const record = await this.write(rc, schema, current, checked, writer, undefined, 'merge', locale);
       return access ? shownAfterWrite(access, record) : record;
     });
@@ -335,7 +336,7 @@ export class RecordsService {
         const current = locked ? locked.current : UUID_PATTERN.test(id) ? await this.repository.findById(rc, schema, id, true) : null;
         if (baseVersion === 0 && !current) return this.createAs(null, rc, namespace, name, document(null), { id }, null, true);
         if (!current) throw Conflict(`The live ${namespace}.${name} record was deleted since the draft was made`);
-        checkVersion(ifMatch, current.version);
+        checkIfMatch(ifMatch, current.version);
         if (current.version !== baseVersion) {
           throw Conflict(`The live ${namespace}.${name} record is at version ${current.version}, the draft was made from ${baseVersion}; save it with ?rebase=true`);
         }
@@ -386,7 +387,7 @@ export class RecordsService {
         this.readableOrMissing(access, schema, current);
         assertPolicyAllows(access, 'delete', current, null, []);
       }
-      checkVersion(options.ifMatch, current.version);
+      checkIfMatch(options.ifMatch, current.version);
       await this.runHooks(rc, schema, { action: 'delete', id, data: stripServerFields(current), previous: stripServerFields(current), version: current.version, writer });
       if (!(await this.repository.delete(rc, schema, id, current.version))) {
         throw Conflict('The record was changed by another request; read it again and retry');
@@ -668,11 +669,6 @@ export function stripServerFields(record: DataRecord): Record<string, unknown> {
   return data;
 }
 
-function checkVersion(ifMatch: string | null | undefined, actual: number): void {
-  if (ifMatch === undefined || ifMatch === null || ifMatch === '' || ifMatch === '*') return;
-  const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
-  if (!expected.includes(String(actual))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual });
-}
 
 /** A written record as its writer under role policies sees it: its readable fields, or the server fields alone. */
 function shownAfterWrite(access: SchemaAccess, record: DataRecord): DataRecord {

@@ -6,6 +6,7 @@ import type { EventsService } from '../events/events.service.js';
 import {
   PreconditionRequired, SchemaIncompatible, SuperadminRequired, ValidationFailed, VersionMismatch, type ErrorDetail,
 } from '../base/errors.js';
+import { checkIfMatch } from '../base/if-match.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { TotalsRepository } from './totals.repository.js';
 import { toIssues } from '../base/ajv.js';
@@ -228,8 +229,7 @@ export class SchemaEvolution {
     const current = await this.registry.resolveStored(rc, namespace, name);
     if (current.scope === 'platform' && !rc.principal?.isSuperadmin) throw SuperadminRequired();
     if (!ifMatch) throw PreconditionRequired(what);
-    const expected = ifMatch.split(',').map((v) => v.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1'));
-    if (!expected.includes(String(current.version))) throw VersionMismatch({ expected: ifMatch.slice(0, 40), actual: current.version });
+    checkIfMatch(ifMatch, current.version);
     return current;
   }
 

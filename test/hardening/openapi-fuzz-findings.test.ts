@@ -220,6 +220,12 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       .send({ namespace: 'fz', name: 'doc', schema: { type: 'object', properties: { a: { type: 'string' } } } }).expect(201);
     const res = await t.http.delete('/api/v1/metadata/schemas/fz/doc').set(superadmin(tenant));
     expect(res.status).to.equal(428);
+    // If-Match: * matches any current version (RFC 9110 13.1.1), as on records: a 412 before.
+    const changed = await t.http.put('/api/v1/metadata/schemas/fz/doc').set(superadmin(tenant)).set('If-Match', '*')
+      .send({ schema: { type: 'object', properties: { a: { type: 'string' }, b: { type: 'string' } } } });
+    expect(changed.status, changed.text).to.equal(200);
+    expect((await t.http.delete('/api/v1/metadata/schemas/fz/doc').set(superadmin(tenant)).set('If-Match', '"1"')).status).to.equal(412);
+    expect((await t.http.delete('/api/v1/metadata/schemas/fz/doc').set(superadmin(tenant)).set('If-Match', '*')).status).to.be.within(200, 204);
   });
 
   it('declares the identifier pattern of namespaces in queries and bodies, and answers 400 invalid_identifier for others (#33)', async () => {
