@@ -356,7 +356,7 @@ export async function createApp(config: Config, options: CreateAppOptions = {}):
   koa.use(requestPipeline({
     logger,
     metrics: options.httpMetrics !== false ? kernel.metrics : null,
-    guards: [publicCors(), publicRateLimit(config.rateLimits.publicPerMinute)],
+    guards: [publicCors(), publicRateLimit(config.rateLimits.publicPerMinute, dispatch.refuses)],
     routes: counted ? (ctx, next) => counted(ctx, () => dispatch(ctx, next)) : dispatch,
   }));
 

@@ -107,7 +107,7 @@ function shadows(a: string | null, b: string | null): boolean {
  * PATCH /admin/tenants/:id with the id "provision").
  * The routers hold routes only (PackRouter), each with one handler.
  */
-export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Middleware<AppState> {
+export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Middleware<AppState> & { refuses(method: string, path: string): boolean } {
   const routes: Route[] = routers.flatMap((router) => router.stack.map((layer) => {
     if (!layer.methods.length || layer.stack.length !== 1) {
       throw new Error(`routeDispatch: ${String(layer.path)} is not a route with one handler (router.use is not supported)`);
@@ -137,7 +137,21 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
   }
 
-  return function routeDispatch(ctx, next) {
+  /** Whether a request would answer 405: some route serves the path, none with this method. */
+  const refuses = (method: string, path: string): boolean => {
+    const fixed = fixedPaths.get(path);
+    if (fixed) return !fixed.includes(method);
+    const candidates = byKey.get(keyOfPath(path)) ?? anyKey;
+    let served = false;
+    for (const route of candidates) {
+      if (!route.regexp.test(path) || route.shadows.some((s) => s.regexp.test(path))) continue;
+      if (route.methods.has(method)) return false;
+      served = true;
+    }
+    return served;
+  };
+
+  const dispatch = function routeDispatch(ctx, next) {
     const path = ctx.state.path;
     const method = ctx.method;
     const fixed = fixedPaths.get(path);
@@ -168,4 +182,5 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     if (allowed.size) throw MethodNotAllowed(method, [], { Allow: [...allowed].join(', ') });
     return next();
   } as Middleware<AppState>;
+  return Object.assign(dispatch, { refuses });
 }

@@ -47,14 +47,14 @@ const SERVED_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'POST', 'PUT', 'PATCH'
  * publishing) use the database-backed RateLimitService. The returned check is a step of
  * core/http/request-pipeline.ts; it throws the 429.
  */
-export function publicRateLimit(perMinute: number, prefix = '/api/v1/public/'): (ctx: AppContext) => void {
+export function publicRateLimit(perMinute: number, refuses: (method: string, path: string) => boolean = () => false, prefix = '/api/v1/public/'): (ctx: AppContext) => void {
   if (!Number.isInteger(perMinute) || perMinute < 1) throw new Error('publicRateLimit: perMinute must be a positive integer');
   const limiter = new LocalRateLimiter(perMinute, 60_000);
   return function publicRateLimit(ctx) {
     // Payment providers' webhooks are not limited (CONTRACT 15.3): a refused one would only be sent again later.
     if (!ctx.state.path.startsWith(prefix) || ctx.state.path.startsWith(`${prefix}payments/`)) return;
-    // A method no route serves (TRACE, CONNECT, ...) costs nothing: it answers 405 with Allow, uncounted.
-    if (!SERVED_METHODS.has(ctx.method)) return;
+    // A method no route serves (TRACE, CONNECT, ...) or not this path's costs nothing: it answers 405 with Allow, uncounted.
+    if (!SERVED_METHODS.has(ctx.method) || refuses(ctx.method, ctx.state.path)) return;
     const retryAfter = limiter.hit(clientKey(ctx.ip));
     if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };

@@ -40,6 +40,11 @@ describe('Rate limits of the public runtime and POST /events/publish (#17)', () 
     // A method no route serves is not counted either: past the limit it still answers 405 with Allow (#33).
     const trace = await t.http.trace(`/api/v1/public/tenant/${tenant}/content/page`);
     expect([trace.status, trace.headers.allow]).to.deep.equal([405, 'HEAD, GET']);
+    // Nor a method the path has no route for (PUT on a page, served by GET only).
+    const put = await t.http.put(`/api/v1/public/tenant/${tenant}/content/page`).send({});
+    expect([put.status, put.headers.allow]).to.deep.equal([405, 'HEAD, GET']);
+    // A method the path serves is counted still.
+    expect((await t.http.get(`/api/v1/public/tenant/${tenant}/content/page`)).status).to.equal(429);
   });
 
   it('counts the public runtime per process, in memory: a second process keeps its own count, and no request writes a row', async () => {
