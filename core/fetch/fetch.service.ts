@@ -89,7 +89,7 @@ export class FetchService {
     let body = options.body;
     for (let hop = 0; ; hop++) {
       const target = this.checkUrl(current);
-      const response = await this.once(target, method, options.headers ?? {}, body, Math.max(1, deadline - Date.now()), options.maxBytes ?? DEFAULT_MAX_BYTES, options.signal);
+      const response = await this.once(target, method, options.headers ?? {}, body, Math.max(1, deadline - Date.now()), options.maxBytes ?? DEFAULT_MAX_BYTES, options.signal, timeoutMs);
       const location = response.headers.location;
       if (REDIRECTS.has(response.status) && location && hop < maxRedirects) {
         current = new URL(location, target).toString();
@@ -154,7 +154,7 @@ export class FetchService {
 
   private once(
     target: URL, method: string, headers: Record<string, string>, body: string | Buffer | undefined,
-    timeoutMs: number, maxBytes: number, signal?: AbortSignal,
+    timeoutMs: number, maxBytes: number, signal?: AbortSignal, totalMs = timeoutMs,
   ): Promise<Omit<SafeFetchResponse, 'url' | 'durationMs'>> {
     const isHttps = target.protocol === 'https:';
     const transport = isHttps ? https : http;
@@ -203,7 +203,8 @@ export class FetchService {
         res.on('close', () => { if (!res.complete && !truncated) finish(new FetchError('network', 'The connection closed before the response ended')); });
       });
       const timer = setTimeout(() => {
-        req.destroy(new FetchError('timeout', `No complete answer within ${timeoutMs} ms`));
+        // The whole request's time limit (redirects included), not what was left of it for this hop.
+        req.destroy(new FetchError('timeout', `No complete answer within ${totalMs} ms`));
       }, timeoutMs);
       const onAbort = () => req.destroy(new FetchError('aborted', 'The request was aborted'));
       if (signal?.aborted) onAbort();

@@ -3,10 +3,10 @@ import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.erro
 import { MAX_DOMAINS } from './domains.service.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
-import siteConfigDefinition from '../../schemas/tenant-admin/site-config.schema.json' with { type: 'json' };
+import { documentSchema } from './site-profile.routes.js';
 
 /** A navigation link's target, as the site config takes it (its schema's; no javascript: URL). */
-const href = siteConfigDefinition.$defs.navigation.items.properties.href;
+const href = (documentSchema('site-config.schema.json') as { $defs: { navigation: { items: { properties: { href: object } } } } }).$defs.navigation.items.properties.href;
 const navigationSchema = {
   type: 'array',
   maxItems: 50,

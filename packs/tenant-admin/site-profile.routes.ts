@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { fromRoot, mergePatchSchema, type PackContext, type PackRouter } from '../../core/pack-api.js';
 import type { ProfileKind } from './tenant-documents.service.js';
 
-function documentSchema(file: string): Record<string, unknown> {
+/** A document schema of schemas/tenant-admin (site config, branding), without its $id. */
+export function documentSchema(file: string): Record<string, unknown> {
   const { $id: _id, ...schema } = JSON.parse(readFileSync(fromRoot('schemas', 'tenant-admin', file), 'utf8'));
   return schema;
 }
