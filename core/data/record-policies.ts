@@ -290,7 +290,6 @@ export function policyMatches(policy: SchemaPolicy, record: Record<string, unkno
   return !policy.matchesNothing && (policy.filters === null || meets(record, policy.filters));
 }
 
-/** The record as the caller may read it: null when no read policy matches it, else its readable fields only. */
 /**
  * Whether every record the caller may read shows all its fields: reads are not restricted, or every policy that
  * lets it read shows every field (then which records it reads is the SQL's row condition, `rows`, alone).
@@ -299,6 +298,7 @@ export function showsWholeRecords(access: SchemaAccess): boolean {
   return access.readAll || (access.everReadable === null && !access.fieldsPerRecord);
 }
 
+/** The record as the caller may read it: null when no read policy matches it, else its readable fields only. */
 export function readableRecord<T extends Record<string, unknown>>(access: SchemaAccess, record: T): T | null {
   if (access.readAll) return record;
   const matched = access.reads.filter((c) => policyMatches(c, record));

@@ -669,7 +669,6 @@ export function stripServerFields(record: DataRecord): Record<string, unknown> {
   return data;
 }
 
-
 /** A written record as its writer under role policies sees it: its readable fields, or the server fields alone. */
 function shownAfterWrite(access: SchemaAccess, record: DataRecord): DataRecord {
   return readableRecord(access, record) ?? { id: record.id, createdAt: record.createdAt, updatedAt: record.updatedAt, version: record.version };

@@ -137,18 +137,20 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
     fixedPaths.set(layer.path, [...new Set([...(fixedPaths.get(layer.path) ?? []), ...layer.methods])]);
   }
 
+  /** The methods the routes that match `path` serve (none: no route has the path). */
+  const methodsAt = (path: string): Set<string> => {
+    const allowed = new Set<string>();
+    for (const route of byKey.get(keyOfPath(path)) ?? anyKey) {
+      if (!route.regexp.test(path) || route.shadows.some((s) => s.regexp.test(path))) continue;
+      for (const m of route.methods) allowed.add(m);
+    }
+    return allowed;
+  };
+
   /** Whether a request would answer 405: some route serves the path, none with this method. */
   const refuses = (method: string, path: string): boolean => {
-    const fixed = fixedPaths.get(path);
-    if (fixed) return !fixed.includes(method);
-    const candidates = byKey.get(keyOfPath(path)) ?? anyKey;
-    let served = false;
-    for (const route of candidates) {
-      if (!route.regexp.test(path) || route.shadows.some((s) => s.regexp.test(path))) continue;
-      if (route.methods.has(method)) return false;
-      served = true;
-    }
-    return served;
+    const served = fixedPaths.get(path) ?? [...methodsAt(path)];
+    return served.length > 0 && !served.includes(method);
   };
 
   const dispatch = function routeDispatch(ctx, next) {
@@ -174,11 +176,7 @@ export function routeDispatch(routers: Array<Router<AppState, AppContext>>): Mid
       ctx.params = params;
       return route.handler(ctx, next);
     }
-    const allowed = new Set<string>();
-    for (const route of candidates) {
-      if (!route.regexp.test(path) || route.shadows.some((s) => s.regexp.test(path))) continue;
-      for (const m of route.methods) allowed.add(m);
-    }
+    const allowed = methodsAt(path);
     if (allowed.size) throw MethodNotAllowed(method, [], { Allow: [...allowed].join(', ') });
     return next();
   } as Middleware<AppState>;

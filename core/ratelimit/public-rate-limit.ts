@@ -53,9 +53,11 @@ export function publicRateLimit(perMinute: number, refuses: (method: string, pat
   return function publicRateLimit(ctx) {
     // Payment providers' webhooks are not limited (CONTRACT 15.3): a refused one would only be sent again later.
     if (!ctx.state.path.startsWith(prefix) || ctx.state.path.startsWith(`${prefix}payments/`)) return;
-    // A method no route serves (TRACE, CONNECT, ...) or not this path's costs nothing: it answers 405 with Allow, uncounted.
-    if (!SERVED_METHODS.has(ctx.method) || refuses(ctx.method, ctx.state.path)) return;
     const retryAfter = limiter.hit(clientKey(ctx.ip));
-    if (retryAfter !== null) throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
+    if (retryAfter === null) return;
+    // Past the limit, a request no route would serve (TRACE, CONNECT, ..., or a method not this path's) still gets its
+    // 405 with Allow, as the document says: the route table is asked then only, not on every public request.
+    if (!SERVED_METHODS.has(ctx.method) || refuses(ctx.method, ctx.state.path)) return;
+    throw RateLimited(retryAfter, [], { 'Retry-After': String(retryAfter) });
   };
 }

@@ -37,7 +37,7 @@ describe('Rate limits of the public runtime and POST /events/publish (#17)', () 
     expect(Number(limited!.headers['retry-after'])).to.be.within(1, 60);
     // Authenticated routes are not counted against the public limit.
     expect((await t.http.get('/api/v1/cms/pages').set(as(tenant, 'viewer'))).status).to.equal(200);
-    // A method no route serves is not counted either: past the limit it still answers 405 with Allow (#33).
+    // A method no route serves still answers 405 with Allow past the limit (#33).
     const trace = await t.http.trace(`/api/v1/public/tenant/${tenant}/content/page`);
     expect([trace.status, trace.headers.allow]).to.deep.equal([405, 'HEAD, GET']);
     // Nor a method the path has no route for (PUT on a page, served by GET only).
