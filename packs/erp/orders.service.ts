@@ -405,7 +405,10 @@ export class OrdersService {
       for (const item of order.items) {
         // Units a refund restocked came back already; a product deleted since has no stock to take back.
         const units = item.quantity - restockedUnits(order, item.sku);
-        if (units > 0) parts.set(item.productId, [...(parts.get(item.productId) ?? []), { orderId: order.id, units }]);
+        if (units <= 0) continue;
+        const ofProduct = parts.get(item.productId);
+        if (ofProduct) ofProduct.push({ orderId: order.id, units });
+        else parts.set(item.productId, [{ orderId: order.id, units }]);
       }
     }
     for (const productId of [...parts.keys()].sort()) await this.catalog.returnStock(rc, productId, parts.get(productId)!, 'cancel');
