@@ -134,11 +134,12 @@ export class RecordsRepository {
   /**
    * List totals, remembered per table, tenant and filter while nothing can have changed them: no write
    * to the table through this repository (its generation) and no commit by another connection (the
-   * dialect's external change token; PostgreSQL offers none, so there nothing is remembered). A count
-   * over a large collection is the most expensive part of a list, and on SQLite it holds the only
-   * connection while it runs.
+   * dialect's tokens: on SQLite the external change token for every total; on PostgreSQL the snapshot, for
+   * filtered totals only, as an unfiltered one is a read of the counter rows that costs no more than asking
+   * for the snapshot). A count over a large collection is the most expensive part of a list, and on SQLite
+   * it holds the only connection while it runs.
    */
-  private readonly counted = new Map<string, { generation: number; token: number; total: number }>();
+  private readonly counted = new Map<string, { generation: number; token: number | string; total: number }>();
   private readonly generations = new Map<string, number>();
   readonly totals: TotalsRepository;
 
@@ -391,11 +392,13 @@ export class RecordsRepository {
       if (estimate !== null && estimate > ESTIMATE_ABOVE) return { total: Math.round(estimate), estimated: true };
     }
     if (!filters.wheres.length) {
-      return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, () => this.totals.exact(rc, schema.id)), estimated: false };
+      const exact = () => this.totals.exact(rc, schema.id);
+      return { total: await this.remembered(rc, schema.tableName, `total\u0000${rc.tenantId}`, exact, () => this.db.externalChangeToken(rc)), estimated: false };
     }
     const sql = `SELECT count(*) AS n ${where}`;
     const count = async () => Number((await this.db.sql(rc).rows<{ n: number | string }>(sql, bindings))[0].n);
-    return { total: await this.remembered(rc, schema.tableName, `${sql}\u0000${JSON.stringify(bindings)}`, count), estimated: false };
+    const what = `${sql}\u0000${JSON.stringify(bindings)}`;
+    return { total: await this.remembered(rc, schema.tableName, what, count, () => this.db.snapshotToken(rc)), estimated: false };
   }
 
   /**
@@ -413,11 +416,15 @@ export class RecordsRepository {
   }
 
   /** A total of a table (`what` names which), remembered while nothing can have changed it (see `counted`). */
-  private async remembered(rc: RequestContext, table: string, what: string, run: () => Promise<number>): Promise<number> {
+  private async remembered(
+    rc: RequestContext, table: string, what: string, run: () => Promise<number>, changeToken: () => Promise<number | string | null>,
+  ): Promise<number> {
     // Inside a transaction the count may see uncommitted writes: never remember it.
     if (rc.trx) return run();
     const generation = this.generations.get(table) ?? 0;
-    const token = await this.db.externalChangeToken(rc);
+    // Read before the count: a count that saw a commit after this token is stored under a token that no
+    // later read gets again (each commit changes it), so it is never reused.
+    const token = await changeToken();
     if (token === null) return run();
     const key = `${table}\u0000${what}`;
     const known = this.counted.get(key);

@@ -96,6 +96,11 @@ export class Database {
     return this.dialect.externalChangeToken(this.connections(rc));
   }
 
+  /** See Dialect.snapshotToken; read in rc's transaction when there is one. */
+  snapshotToken(rc: RequestContext | null | undefined): Promise<number | string | null> {
+    return this.dialect.snapshotToken(this.connections(rc));
+  }
+
   async transaction<T>(rc: RequestContext, fn: (rc: RequestContext) => Promise<T>): Promise<T> {
     if (rc.trx) return fn(rc);
     const unit = new UnitOfWork(this.pool, this.dialect, this.groups);

@@ -256,6 +256,13 @@ export interface Dialect {
    * cached across requests).
    */
   externalChangeToken(conn: PoolClient): Promise<number | null>;
+  /**
+   * A value that two reads get alike only when no commit by another connection came between them, or null:
+   * a result derived from the rows a statement saw may be reused while it stays the same. SQLite: the external
+   * change token. PostgreSQL: the snapshot (`xmin:xmax:xip`; equal snapshots see the same committed rows, and
+   * any commit changes it), at the price of a round trip: worth it only for a result dearer than that.
+   */
+  snapshotToken(conn: PoolClient): Promise<number | string | null>;
   /** Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. */
   runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
   /** The committer for transactions made of queued writes only (one per Database). */

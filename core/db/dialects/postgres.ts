@@ -313,6 +313,10 @@ export const postgresDialect: Dialect = {
     // Several processes share one PostgreSQL: nothing tells cheaply that another one wrote.
     return null;
   },
+  async snapshotToken(conn: PoolClient) {
+    const rows = await this.rows<{ s: string }>(conn, 'SELECT pg_current_snapshot()::text AS s', []);
+    return rows[0].s;
+  },
   async analyze(knex: Knex, table: string) {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);

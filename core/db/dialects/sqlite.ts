@@ -248,6 +248,9 @@ export const sqliteDialect: Dialect = {
     const rows = await rowsOf<{ data_version: number }>(conn, 'PRAGMA data_version', []);
     return Number(rows[0]?.data_version);
   },
+  snapshotToken(conn: PoolClient) {
+    return this.externalChangeToken(conn);
+  },
   async analyze(knex: Knex, table: string) {
     assertSafeField(table);
     await knex.raw(`ANALYZE ${table}`);
