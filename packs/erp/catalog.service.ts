@@ -158,33 +158,41 @@ export class Catalog {
     if (delta < 0) where.push(['physicalStock', '>=', -delta]);
     if (options.expect?.active) where.push(['status', '=', 'active']);
     if (options.expect?.priceCents !== undefined) where.push(['priceCents', '=', options.expect.priceCents]);
-    const stock: StockNote = { reason };
-    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: delta }, where }, { note: { stock } });
-    if (!product) return null;
-    const movement = await this.repository.addMovement(rc, {
-      productId, delta, reason, orderId: options.orderId ?? null, note: options.note ?? null, stockAfter: product.physicalStock, createdAt: product.updatedAt,
-    });
-    return { product, movement };
+    const changed = await this.moveStock(rc, productId, reason, [{ delta, orderId: options.orderId ?? null, note: options.note ?? null }], where);
+    return changed && { product: changed.product, movement: changed.movements[0] };
   }
 
   /**
-   * Puts units of several orders back into one product's stock at once (cancellations): one conditional change
-   * of the product (its event and `erp.inventory.updated` once, for the sum) and a movement per order, each with
-   * the stock after it, in the orders' order. Null when the product is gone (nothing written).
+   * Puts units of several orders back into one product's stock at once (cancellations): one change of the
+   * product (its event and `erp.inventory.updated` once, for the sum) and a movement per order, each with the
+   * stock after it, in the orders' order. Null when the product is gone (nothing written).
    */
   async returnStock(rc: RequestContext, productId: string, parts: ReadonlyArray<{ orderId: string; units: number }>, reason: MovementReason): Promise<Product | null> {
-    const total = parts.reduce((sum, p) => sum + p.units, 0);
+    const changed = await this.moveStock(rc, productId, reason, parts.map((p) => ({ delta: p.units, orderId: p.orderId, note: null })), []);
+    return changed?.product ?? null;
+  }
+
+  /**
+   * The one stock write: a conditional change of the product by the sum of the parts' deltas, then a movement per
+   * part with the stock after it, in the parts' order. Null (nothing written) when the product is gone or `where` failed.
+   */
+  private async moveStock(
+    rc: RequestContext, productId: string, reason: MovementReason,
+    parts: ReadonlyArray<{ delta: number; orderId: string | null; note: string | null }>, where: Array<[string, '=' | '>=', number | string]>,
+  ): Promise<{ product: Product; movements: StockMovement[] } | null> {
+    const total = parts.reduce((sum, p) => sum + p.delta, 0);
     const stock: StockNote = { reason };
-    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: total } }, { note: { stock } });
+    const product = await this.pack.records.change(rc, 'erp', 'product', productId, { add: { physicalStock: total }, where }, { note: { stock } });
     if (!product) return null;
+    const movements: StockMovement[] = [];
     let after = product.physicalStock - total;
     for (const part of parts) {
-      after += part.units;
-      await this.repository.addMovement(rc, {
-        productId, delta: part.units, reason, orderId: part.orderId, note: null, stockAfter: after, createdAt: product.updatedAt,
-      });
+      after += part.delta;
+      movements.push(await this.repository.addMovement(rc, {
+        productId, delta: part.delta, reason, orderId: part.orderId, note: part.note, stockAfter: after, createdAt: product.updatedAt,
+      }));
     }
-    return product;
+    return { product, movements };
   }
 
   /** `erp.inventory.updated` with the payload of CONTRACT 11.1. */
