@@ -259,6 +259,23 @@ export class RecordsRepository {
     return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
+  /**
+   * The records whose text `field` is one of `values` (a look-up on its unique index, as `findBy` for many values):
+   * one statement whatever their number, made once per table and field (the values are one JSON array binding).
+   */
+  async findAllBy(rc: RequestContext, schema: CompiledSchema, field: string, values: readonly string[]): Promise<DataRecord[]> {
+    const key = `${schema.tableName}\u0000${field}\u0000[]`;
+    let statements = this.lookups.get(key);
+    if (statements === undefined) {
+      const where = `${new SqlListQuery(this.db.dialect, schema.types).expression(field).sql} IN (SELECT value FROM ${this.db.dialect.jsonArrayValues('?', 'v')})`;
+      statements = { record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${where}`, version: '' };
+      if (this.lookups.size >= 10_000) this.lookups.clear();
+      this.lookups.set(key, statements);
+    }
+    const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, [rc.tenantId!, JSON.stringify(values)]);
+    return rows.map((row) => this.toRecord(row));
+  }
+
   /** Counts, sums and maxima of the records matching `query`'s filters, by the value (or day) of one field. */
   async group(rc: RequestContext, schema: CompiledSchema, query: ListQuery, group: GroupSql): Promise<GroupRow[]> {
     const d = this.db.dialect;

@@ -164,6 +164,7 @@ export class RecordsService {
       findOne: (rc, namespace, name, match) => this.findOne(rc, namespace, name, match),
       findBy: (rc, namespace, name, match, read) => this.findBy(rc, namespace, name, match, read),
       versionBy: (rc, namespace, name, match) => this.versionBy(rc, namespace, name, match),
+      findAllBy: (rc, namespace, name, field, values, read) => this.findAllBy(rc, namespace, name, field, values, read),
       list: (rc, namespace, name, query, read) => this.list(rc, namespace, name, query, read),
       group: (rc, namespace, name, query) => this.group(rc, namespace, name, query),
     };
@@ -209,6 +210,18 @@ export class RecordsService {
     const live = await this.repository.findBy(rc, schema, match, false);
     const record = rc.preview ? await previewBy(rc.preview, namespace, name, match, live) : live;
     return record && localize(record as DataRecord, schema.localized, read.locale ?? null);
+  }
+
+  /** The records whose text field `field` is one of `values` (see PackRecords.findAllBy). */
+  async findAllBy(rc: RequestContext, namespace: string, name: string, field: string, values: readonly string[], read: ReadOptions = {}): Promise<DataRecord[]> {
+    const unique = [...new Set(values)];
+    if (!unique.length) return [];
+    // A preview shows drafts in place of live records: each value through findBy, which knows them.
+    if (rc.preview) return (await Promise.all(unique.map((v) => this.findBy(rc, namespace, name, { [field]: v }, read)))).filter((r) => r !== null);
+    const schema = await this.lookupSchema(rc, namespace, name, { [field]: unique[0] });
+    if (field !== 'id' && schema.types.get(field) !== 'string') throw new Error(`records.findAllBy: ${namespace}.${name}.${field} is not a text field`);
+    const found = await this.repository.findAllBy(rc, schema, field, unique);
+    return found.map((record) => localize(record, schema.localized, read.locale ?? null));
   }
 
   /** The id and version of the record `findBy` finds. */

@@ -19,9 +19,6 @@ export const MAX_QUANTITY = 10_000;
 /** The most lines of a cart (one per sku): what one product query by sku reads. */
 export const MAX_LINES = 100;
 
-/** The fields of a product a cart reads. */
-const PRODUCT_FIELDS = ['number', 'sku', 'name', 'priceCents', 'currency', 'physicalStock', 'taxRateBasisPoints', 'taxClass', 'status'];
-
 export interface CartItemInput {
   sku: string;
   quantity: number;
@@ -417,10 +414,7 @@ export class CartsService {
   private async products(rc: RequestContext, skus: string[]): Promise<Map<string, PricedProduct>> {
     const found = new Map<string, PricedProduct>();
     if (!skus.length) return found;
-    const page = await this.pack.records.list(rc, 'erp', 'product', {
-      filter: [{ field: 'sku', op: 'in', value: skus }], limit: MAX_LINES, count: false, fields: PRODUCT_FIELDS,
-    });
-    for (const p of page.items as unknown as PricedProduct[]) found.set(p.sku, p);
+    for (const p of await this.pack.records.findAllBy(rc, 'erp', 'product', 'sku', skus)) found.set(p.sku, p);
     return found;
   }
 

@@ -2,7 +2,7 @@
  * A priced cart read (GET /public/tenant/{t}/carts/{id}) against its hand-written twin
  * (scripts/bench/cart-baseline-server.ts), each on a tenant of its own in one database.
  *
- *   npm run bench:cart [-- --engines sqlite,postgres --runs 5 --requests 10000 --connections 20 --products 10000]
+ *   npm run bench:cart [-- --engines sqlite,postgres --runs 5 --requests 10000 --connections 20 --products 10000 --cpu-prof DIR]
  *
  * Loads `products` products per tenant, a tax region (DE), a shipping option and one cart of 3 lines with an
  * address and the option per tenant (through the service's own routes), starts the service (core/main.ts,
@@ -11,15 +11,14 @@
  * request (from /proc: on a shared machine req/s moves with the neighbours' load, CPU per request far less), and
  * the ratios of the medians (issue 29: at least 0.8).
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { newId } from '../../core/base/ids.js';
 import { systemContext } from '../../core/base/request-context.js';
+import { median, rate as cpuRate } from './cpu-rate.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 const { values: args } = parseArgs({
@@ -30,8 +29,11 @@ const { values: args } = parseArgs({
     connections: { type: 'string', default: '20' },
     products: { type: 'string', default: '10000' },
     postgres: { type: 'string', default: DEFAULT_POSTGRES_URL },
+    // Both processes under node's --cpu-prof (read with scripts/bench/cpu-profile-top.ts); profiling adds its own cost.
+    'cpu-prof': { type: 'string' },
   },
 });
+const profile = args['cpu-prof'] ? ['--cpu-prof', '--cpu-prof-dir', args['cpu-prof']] : [];
 const RUNS = Number(args.runs);
 const REQUESTS = Number(args.requests);
 const CONNECTIONS = Number(args.connections);
@@ -39,7 +41,6 @@ const PRODUCTS = Number(args.products);
 const SERVICE_TENANT = 'cart-a';
 const TWIN_TENANT = 'cart-b';
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Both tenants with their products; the record tables the twin reads. */
 async function load(url: string): Promise<Record<string, string>> {
@@ -89,23 +90,15 @@ async function shop(base: string, tenantId: string): Promise<{ id: string; token
   return { id: cart.id as string, token: cart.token as string };
 }
 
-/** A process's CPU time so far (user and system), in microseconds, from /proc (clock ticks of 10 ms). */
-function cpuMicros(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10_000;
-}
-
 /**
- * `REQUESTS` requests at `CONNECTIONS` connections: req/s, p50, and the server process's CPU time per request
- * (what contention on a shared machine moves least; req/s moves with the other processes).
+ * `amount` requests at `CONNECTIONS` connections: req/s, p50, and the server process's CPU time per request (what
+ * contention on a shared machine moves least). req/s is the connections over the mean latency (cpu-rate.ts):
+ * a run of `amount` requests ends on autocannon's next one-second tick, so the requests over the run's time came
+ * out as 10,000 over 2, 3 or 4 s (4,985, 3,325, 2,497 a second) whatever the server did.
  */
 async function rate(url: string, headers: Record<string, string>, pid: number, amount = REQUESTS): Promise<{ rps: number; p50: number; cpu: number; bad: number }> {
-  const before = cpuMicros(pid);
-  const started = performance.now();
-  const r = await autocannon({ url, connections: CONNECTIONS, amount, headers });
-  // autocannon's per-second average is coarse over a run of a few seconds: the rate is counted here.
-  const rps = r.requests.total / ((performance.now() - started) / 1000);
-  return { rps, p50: r.latency.p50, cpu: (cpuMicros(pid) - before) / r.requests.total, bad: r.non2xx + r.errors };
+  const r = await cpuRate({ url, headers }, pid, { requests: amount, connections: CONNECTIONS });
+  return { rps: r.rps, p50: r.p50, cpu: r.cpu, bad: r.non2xx + r.errors };
 }
 
 async function bench(engine: Engine): Promise<void> {
@@ -113,14 +106,14 @@ async function bench(engine: Engine): Promise<void> {
   try {
     const tables = await load(db.url);
     const kPort = await freePort();
-    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, kPort), LOG_LEVEL: 'warn' }, kPort);
+    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, kPort), LOG_LEVEL: 'warn' }, kPort, profile);
     const bPort = await freePort();
     let twin = null;
     try {
       const kBase = `http://127.0.0.1:${kPort}`;
       const mine = await shop(kBase, SERVICE_TENANT);
       const theirs = await shop(kBase, TWIN_TENANT);
-      twin = await startProcess('scripts/bench/cart-baseline-server.ts', { ...serviceEnv(db.url, bPort), BENCH_DATABASE_URL: db.url, ...tables }, bPort);
+      twin = await startProcess('scripts/bench/cart-baseline-server.ts', { ...serviceEnv(db.url, bPort), BENCH_DATABASE_URL: db.url, ...tables }, bPort, profile);
       const kUrl = `${kBase}/api/v1/public/tenant/${SERVICE_TENANT}/carts/${mine.id}`;
       const bUrl = `http://127.0.0.1:${bPort}/carts/${theirs.id}`;
       const kHeaders = { 'X-Cart-Token': mine.token };

@@ -271,6 +271,17 @@ describe('Storefront carts (CONTRACT 15.2)', () => {
       expect(below).to.include({ subtotalCents: 8996, shippingCents: 495 });
     });
 
+    it('reads a priced cart in two statements once the tenant\'s regions and options are kept: the cart with its lines, its products by sku', async () => {
+      const cart = await newCart({ items: basket });
+      ok(await setAddress(cart, { country: 'DE', city: 'Berlin' }));
+      ok(await setOption(cart, standard.id));
+      ok(await read(cart));
+      const again = await read(cart);
+      expect(ok(again)).to.include({ totalCents: ok(await read(cart)).totalCents });
+      expect(ok(again).items.map((l: Json) => l.sku)).to.deep.equal(['BOOK', 'GIFTCARD', 'MUG']);
+      expect(again.headers['x-query-count']).to.equal('2');
+    });
+
     it('a region\'s change shows on the next read', async () => {
       const cart = await newCart({ items: [{ sku: 'BOOK', quantity: 2 }] });
       ok(await setAddress(cart, { country: 'DE' }));
