@@ -75,7 +75,15 @@ export class UnitOfWork implements Sql, PoolClient {
   }
 
   async commit(committer: WriteCommitter): Promise<void> {
-    if (this.opening) {
+    if (this.opening && !this.groups && this.pending.length) {
+      // The last queued writes and the COMMIT in one round trip (PostgreSQL's pipeline).
+      const connection = await this.opening;
+      if (this.finished) throw new Error(FINISHED);
+      const writes = this.pending;
+      this.pending = [];
+      const counts = await this.dialect.runWrites(this.pool, connection, writes, 'COMMIT');
+      writes.forEach((w, i) => w.done?.(counts[i]));
+    } else if (this.opening) {
       const connection = await this.acquireConnection();
       if (this.member) {
         this.finished = true;

@@ -263,8 +263,12 @@ export interface Dialect {
    * any commit changes it), at the price of a round trip: worth it only for a result dearer than that.
    */
   snapshotToken(conn: PoolClient): Promise<number | string | null>;
-  /** Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. */
-  runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]): Promise<number[]>;
+  /**
+   * Runs queued writes, in order, on a connection that is inside a transaction; returns their row counts. `then`
+   * (COMMIT) is run right after them, in the same round trip where the engine has one (PostgreSQL's pipeline);
+   * should a write fail, the transaction is over and rolled back, and the write's error is thrown.
+   */
+  runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[], then?: 'COMMIT'): Promise<number[]>;
   /** The committer for transactions made of queued writes only (one per Database). */
   committer(pool: PoolClient): WriteCommitter;
   /**

@@ -245,9 +245,11 @@ export const postgresDialect: Dialect = {
   async exec(connection: unknown, sql: string) {
     await (connection as { query(sql: string): Promise<unknown> }).query(sql);
   },
-  async runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
+  async runWrites(client: PoolClient, connection: object, writes: readonly DeferredWrite[], then?: 'COMMIT') {
     // All sent at once, in one round trip, through pg's pipeline mode (see pipelined); the server runs them in
-    // the order given. Counter writes are summed into one statement (a counter write counts 1).
+    // the order given. Counter writes are summed into one statement (a counter write counts 1). A COMMIT sent
+    // after them ends the transaction in the same round trip: after a failed write the server runs it as a
+    // ROLLBACK (the transaction is aborted), and the write's error is what pipelined throws.
     const statements: Array<{ sql: string; bindings: readonly unknown[] }> = [];
     const own: number[] = [];
     for (const w of writes) {
@@ -259,6 +261,7 @@ export const postgresDialect: Dialect = {
       statements.push(writeStatement(w, 'own'));
     }
     statements.push(...counterStatements(sumCounters(writes), 'own'));
+    if (then) statements.push({ sql: then, bindings: [] });
     const results = await pipelined(connection as PgConnection, statements.map(({ sql, bindings }) => () => query(client, connection, sql, bindings)));
     return own.map((at) => (at < 0 ? 1 : results[at].rowCount ?? 0));
   },

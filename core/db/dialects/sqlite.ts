@@ -219,8 +219,10 @@ export const sqliteDialect: Dialect = {
     countQuery();
     return onConnection(conn, (connection) => eachRowOf(connection, sql, bindings, onRow));
   },
-  async runWrites(_client: PoolClient, connection: object, writes: readonly DeferredWrite[]) {
-    return runWritesNow(connection as BetterSqliteConnection, writes);
+  async runWrites(_client: PoolClient, connection: object, writes: readonly DeferredWrite[], then?: 'COMMIT') {
+    const counts = runWritesNow(connection as BetterSqliteConnection, writes);
+    if (then) prepared(connection as BetterSqliteConnection, then).run();
+    return counts;
   },
   committer: (pool: PoolClient) => groupCommitter(pool, commitGroup),
   // One connection, one writer at a time: transactions that follow each other share a COMMIT.
