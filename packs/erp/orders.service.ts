@@ -1,4 +1,4 @@
-import { Conflict, CouponInvalid, InvalidTransition, NotFound, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
+import { Conflict, CouponInvalid, InvalidTransition, NotFound, UUID_PATTERN, ValidationFailed, newId, nowIso, type ErrorDetail, type PackContext, type Page, type RecordQuery, type RequestContext } from '../../core/pack-api.js';
 import { InsufficientStock, PriceChanged } from './erp.errors.js';
 import { findByRefs, parseRef, type Catalog, type Product } from './catalog.service.js';
 import type { Order } from './generated/order.js';
@@ -315,13 +315,19 @@ export class OrdersService {
    * and currency match becomes paid with the payment recorded and `erp.order.paid`. An amount or currency that
    * differs cancels it (`amount_mismatch`: stock and coupon back); a payment of an order cancelled already is
    * recorded too; either way a `pending` refund of the whole payment is written, which the caller makes at Stripe
-   * after commit (returned). A payment recorded already changes nothing.
+   * after commit (returned). A payment recorded already changes nothing. The order is the one the intent's
+   * metadata names (checkout puts its id there, and Stripe signs it with the event), read by id under its lock,
+   * when it was made with this intent; else the order holding the intent's id (none: null, nothing changes).
    */
-  async cardPaid(rc: RequestContext, orderId: string, intent: { id: string; amount_received: number; currency: string }): Promise<PendingRefund | null> {
+  async cardPaid(rc: RequestContext, intent: { id: string; amount_received: number; currency: string; metadata?: Record<string, string> | null }): Promise<PendingRefund | null> {
     const at = nowIso();
-    let outcome: 'paid' | 'mismatch' | 'late' | null = null;
+    let outcome: 'paid' | 'mismatch' | 'late' | 'other' | null = null;
     let refund: PendingRefund | null = null;
-    const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+    const settle = (current: Order) => {
+      if (current.paymentIntentId !== intent.id) {
+        outcome = 'other';
+        return;
+      }
       if ((current.payments ?? []).some((p) => p.reference === intent.id)) return;
       const payments = [...(current.payments ?? []), { provider: 'stripe' as const, method: 'stripe_card', reference: intent.id, amountCents: intent.amount_received, at }];
       const matches = intent.amount_received === current.totalCents && intent.currency === current.currency.toLowerCase();
@@ -331,13 +337,26 @@ export class OrdersService {
       }
       if (current.status !== 'pending_payment' && current.status !== 'cancelled') return;
       outcome = current.status === 'pending_payment' ? 'mismatch' : 'late';
-      refund = { orderId, refundId: newId(), paymentIntentId: intent.id, amountCents: intent.amount_received };
+      refund = { orderId: current.id, refundId: newId(), paymentIntentId: intent.id, amountCents: intent.amount_received };
       const refunds = [...(current.refunds ?? []), {
         id: refund.refundId, amountCents: refund.amountCents, items: [], restock: false, reason: outcome === 'mismatch' ? 'amount_mismatch' : 'paid_after_cancellation',
         status: 'pending', providerReference: null, createdAt: at,
       }];
       return outcome === 'mismatch' ? { status: 'cancelled', cancelReason: 'amount_mismatch', payments, refunds } : { payments, refunds };
-    });
+    };
+    const named = intent.metadata?.orderId;
+    let changed = typeof named === 'string' && UUID_PATTERN.test(named)
+      ? await this.pack.records.modify(rc, 'erp', 'order', named, settle).catch((err: { code?: string }) => {
+        if (err.code === 'not_found') return null;
+        throw err;
+      })
+      : null;
+    if (!changed || outcome === 'other') {
+      outcome = null;
+      const order = await this.byPaymentIntent(rc, intent.id);
+      if (!order) return null;
+      changed = await this.pack.records.modify(rc, 'erp', 'order', order.id, settle);
+    }
     if (outcome === 'paid') await this.publish(rc, 'erp.order.paid', changed);
     if (outcome === 'mismatch') {
       await this.putBack(rc, [changed]);

@@ -37,7 +37,7 @@ export class StripeWebhookService {
     if (!keys || !signature) throw InvalidSignature('The Stripe-Signature does not hold');
     let event: Stripe.Event;
     try {
-      event = this.stripe.verify(keys.secretKey, payload, signature, keys.webhookSecret, TOLERANCE_SECONDS);
+      event = this.stripe.verify(payload, signature, keys.webhookSecret, TOLERANCE_SECONDS);
     } catch {
       throw InvalidSignature('The Stripe-Signature does not hold');
     }
@@ -46,9 +46,9 @@ export class StripeWebhookService {
       if (REFUND_EVENTS.has(event.type)) await this.refunds.settleFromWebhook(rc, event.type, event.data.object as Stripe.Refund | Stripe.Charge);
       if (!event.type.startsWith('payment_intent.')) return null;
       const intent = event.data.object as Stripe.PaymentIntent;
+      if (event.type === 'payment_intent.succeeded') return this.orders.cardPaid(rc, intent);
       const order = await this.orders.byPaymentIntent(rc, intent.id);
       if (!order) return null;
-      if (event.type === 'payment_intent.succeeded') return this.orders.cardPaid(rc, order.id, intent);
       if (event.type === 'payment_intent.canceled') await this.orders.cancelUnpaid(rc, order.id, 'payment_cancelled');
       else if (event.type === 'payment_intent.payment_failed') await this.orders.cardFailed(rc, order.id, intent.last_payment_error?.message ?? 'The payment failed');
       return null;

@@ -140,6 +140,23 @@ describe('Checkout with stripe_card (CONTRACT 15.3)', function () {
       expect((await orderNow(order)).status).to.equal('pending_payment');
     });
 
+    it('pays the order made with the intent, whatever order its metadata names: another order of the tenant, a missing one, or none', async () => {
+      const first = await pendingOrder();
+      const second = dataOf((await cardCheckout(1)).res, 201).order as Json;
+      const third = dataOf((await cardCheckout(1)).res, 201).order as Json;
+      const paying = (order: Json, metadata: Json | null) => event('payment_intent.succeeded', {
+        id: order.paymentIntentId, object: 'payment_intent', amount_received: order.totalCents, currency: 'eur', ...(metadata ? { metadata } : {}),
+      });
+      expect((await send(paying(first, { orderId: second.id }))).status).to.equal(200);
+      expect((await send(paying(second, { orderId: '01900000-0000-7000-8000-000000000000' }))).status).to.equal(200);
+      expect((await send(paying(third, null))).status).to.equal(200);
+      for (const order of [first, second, third]) {
+        const now = await orderNow(order);
+        expect(now, order.id).to.include({ status: 'paid', paymentStatus: 'paid' });
+        expect(now.payments.map((p: Json) => [p.reference, p.amountCents])).to.deep.equal([[order.paymentIntentId, order.totalCents]]);
+      }
+    });
+
     it('payment_intent.payment_failed keeps the order pending with lastPaymentError; payment_intent.canceled cancels it (payment_cancelled, stock back)', async () => {
       const order = await pendingOrder();
       const intent = { id: order.paymentIntentId, object: 'payment_intent', amount_received: 0, currency: 'eur' };
