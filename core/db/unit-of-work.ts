@@ -42,13 +42,16 @@ export class UnitOfWork implements Sql, PoolClient {
     const connection = await this.opening;
     // Ended while waiting for its turn (a statement beside one that failed): the connection is no longer its own.
     if (this.finished) throw new Error(FINISHED);
-    if (this.pending.length) {
-      const writes = this.pending;
-      this.pending = [];
-      const counts = await this.dialect.runWrites(this.pool, connection, writes);
-      writes.forEach((w, i) => w.done?.(counts[i]));
-    }
+    if (this.pending.length) await this.flushPending(connection);
     return connection;
+  }
+
+  /** Runs the queued writes on the connection, with `then` (the COMMIT) in the same round trip when given. */
+  private async flushPending(connection: object, then?: 'COMMIT'): Promise<void> {
+    const writes = this.pending;
+    this.pending = [];
+    const counts = await this.dialect.runWrites(this.pool, connection, writes, then);
+    writes.forEach((w, i) => w.done?.(counts[i]));
   }
 
   /** The connection stays with the transaction until it ends (release). */
@@ -79,10 +82,7 @@ export class UnitOfWork implements Sql, PoolClient {
       // The last queued writes and the COMMIT in one round trip (PostgreSQL's pipeline).
       const connection = await this.opening;
       if (this.finished) throw new Error(FINISHED);
-      const writes = this.pending;
-      this.pending = [];
-      const counts = await this.dialect.runWrites(this.pool, connection, writes, 'COMMIT');
-      writes.forEach((w, i) => w.done?.(counts[i]));
+      await this.flushPending(connection, 'COMMIT');
     } else if (this.opening) {
       const connection = await this.acquireConnection();
       if (this.member) {
