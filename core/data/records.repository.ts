@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import type { Dialect } from '../db/dialects/dialect.js';
+import { boundJsonArray, type Dialect } from '../db/dialects/dialect.js';
 import { forUpdateClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -238,18 +238,7 @@ export class RecordsRepository {
   async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: false): Promise<DataRecord | null>;
   async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: boolean) {
     const fields = Object.keys(match);
-    const key = `${schema.tableName}\u0000${fields.join('\u0000')}`;
-    let statements = this.lookups.get(key);
-    if (statements === undefined) {
-      const sql = new SqlListQuery(this.db.dialect, schema.types);
-      const where = fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join('');
-      statements = {
-        record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${where}`,
-        version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ?${where}`,
-      };
-      if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(key, statements);
-    }
+    const statements = this.lookupStatements(schema, fields.join('\u0000'), (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
     const bindings = [rc.tenantId!, ...fields.map((f) => bindScalar(this.db.dialect, match[f]))];
     if (versionOnly) {
       const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings);
@@ -264,16 +253,28 @@ export class RecordsRepository {
    * one statement whatever their number, made once per table and field (the values are one JSON array binding).
    */
   async findAllBy(rc: RequestContext, schema: CompiledSchema, field: string, values: readonly string[]): Promise<DataRecord[]> {
-    const key = `${schema.tableName}\u0000${field}\u0000[]`;
-    let statements = this.lookups.get(key);
-    if (statements === undefined) {
-      const where = `${new SqlListQuery(this.db.dialect, schema.types).expression(field).sql} IN (SELECT value FROM ${this.db.dialect.jsonArrayValues('?', 'v')})`;
-      statements = { record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${where}`, version: '' };
-      if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(key, statements);
-    }
+    const statements = this.lookupStatements(schema, `${field}\u0000[]`, (sql) => ` AND ${sql.expression(field).sql} IN ${boundJsonArray(this.db.dialect)}`);
     const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, [rc.tenantId!, JSON.stringify(values)]);
     return rows.map((row) => this.toRecord(row));
+  }
+
+  /**
+   * The look-up statements of a table by some fields (`key` names them, `where` gives their conditions after the
+   * tenant's): made once and remembered.
+   */
+  private lookupStatements(schema: CompiledSchema, key: string, where: (sql: SqlListQuery) => string): { record: string; version: string } {
+    const cacheKey = `${schema.tableName}\u0000${key}`;
+    let statements = this.lookups.get(cacheKey);
+    if (statements === undefined) {
+      const condition = where(new SqlListQuery(this.db.dialect, schema.types));
+      statements = {
+        record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${condition}`,
+        version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ?${condition}`,
+      };
+      if (this.lookups.size >= 10_000) this.lookups.clear();
+      this.lookups.set(cacheKey, statements);
+    }
+    return statements;
   }
 
   /** Counts, sums and maxima of the records matching `query`'s filters, by the value (or day) of one field. */

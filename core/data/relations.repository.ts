@@ -1,4 +1,5 @@
 import type { Database } from '../db/database.js';
+import { boundJsonArray } from '../db/dialects/dialect.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -23,7 +24,7 @@ export class RelationsRepository {
     if (!ids.length) return new Set();
     const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
     const rows = await this.db.sql(rc).rows<{ id: string }>(
-      `SELECT id FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
+      `SELECT id FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${boundJsonArray(this.db.dialect)}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -46,16 +47,8 @@ export class RelationsRepository {
     const parts = new SqlParts();
     if (policy) new SqlListQuery(this.db.dialect, target.types, target.plainFields).applyAll(parts, { filters: [], policy });
     return this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${this.idList()}${parts.andWhere()}`,
+      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${boundJsonArray(this.db.dialect)}${parts.andWhere()}`,
       [rc.tenantId!, JSON.stringify(ids), ...parts.bindings]);
-  }
-
-  /**
-   * `(SELECT value FROM <the elements of one JSON array binding>)`: the statement's text is the same for
-   * any number of ids, so each engine prepares it once.
-   */
-  private idList(): string {
-    return `(SELECT value FROM ${this.db.dialect.jsonArrayValues('?', 'ids')})`;
   }
 
   /** Records of `source` (any tenant's, for a platform schema) whose `field` is set, for checks of a new version. */

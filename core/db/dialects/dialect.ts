@@ -333,6 +333,14 @@ export interface Embedding {
 
 export const SAFE_FIELD = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
+/**
+ * `(SELECT value FROM ...)`: the string elements of a JSON array bound as one parameter, for `IN`: the statement's
+ * text is the same for any number of values, so each engine prepares it once.
+ */
+export function boundJsonArray(dialect: Dialect): string {
+  return `(SELECT value FROM ${dialect.jsonArrayValues('?', 'bound')})`;
+}
+
 export function assertSafeField(field: string): void {
   if (!SAFE_FIELD.test(field)) throw new Error(`Unsafe field name for SQL: ${field}`);
 }
