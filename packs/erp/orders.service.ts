@@ -294,12 +294,9 @@ export class OrdersService {
       const cancelled: Order[] = [];
       for (const orderId of [...new Set(orderIds)].sort()) {
         const seen = { due: false };
-        const changed = await this.pack.records.modify(rc, 'erp', 'order', orderId, (current) => {
+        const changed = await this.modifyIfPresent(rc, orderId, (current) => {
           seen.due = stillUnpaid(current);
           return seen.due ? { status: 'cancelled', cancelReason: 'payment_timeout' } : undefined;
-        }).catch((err: { code?: string }) => {
-          if (err.code === 'not_found') return null;
-          throw err;
         });
         outcome.set(orderId, seen.due ? changed : null);
         if (seen.due && changed) cancelled.push(changed);
@@ -346,10 +343,7 @@ export class OrdersService {
     };
     const named = intent.metadata?.orderId;
     let changed = typeof named === 'string' && UUID_PATTERN.test(named)
-      ? await this.pack.records.modify(rc, 'erp', 'order', named, settle).catch((err: { code?: string }) => {
-        if (err.code === 'not_found') return null;
-        throw err;
-      })
+      ? await this.modifyIfPresent(rc, named, settle)
       : null;
     if (!changed || outcome === 'other') {
       outcome = null;
@@ -401,10 +395,17 @@ export class OrdersService {
     await this.pack.records.change(rc, 'erp', 'order', orderId, { set: { lastPaymentError: message.slice(0, 1000) }, where: [['status', '=', 'pending_payment']] });
   }
 
-  /** The order of a PaymentIntent, or null. */
+  /** The order of a PaymentIntent (each intent is made for one order), or null: a look-up on the order's paymentIntentId index. */
   async byPaymentIntent(rc: RequestContext, paymentIntentId: string): Promise<Order | null> {
-    const page = await this.pack.records.list(rc, 'erp', 'order', { filter: [{ field: 'paymentIntentId', op: 'eq', value: paymentIntentId }], limit: 1, count: false });
-    return (page.items[0] as Order | undefined) ?? null;
+    return (await this.pack.records.findBy(rc, 'erp', 'order', { paymentIntentId })) as Order | null;
+  }
+
+  /** `records.modify` of an order that may be gone: null then (nothing changed). */
+  private modifyIfPresent(rc: RequestContext, orderId: string, change: (current: Order) => Record<string, unknown> | void): Promise<Order | null> {
+    return this.pack.records.modify(rc, 'erp', 'order', orderId, change).catch((err: { code?: string }) => {
+      if (err.code === 'not_found') return null;
+      throw err;
+    });
   }
 
   /** Keeps the PaymentIntent created for an order. */
