@@ -90,7 +90,8 @@ function rangeError(name: string, min: number, max: number): AppError {
 }
 
 function parseInteger(name: string, raw: string | undefined, min: number, max: number): number | undefined {
-  if (raw === undefined || raw === '') return undefined;
+  if (raw === undefined) return undefined;
+  // An empty value (`?offset=`) is no integer: 400, as the document's integer type says, not the default.
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw rangeError(name, min, max);
   return Number(raw);
 }

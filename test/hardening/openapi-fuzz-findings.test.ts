@@ -140,6 +140,13 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       // A schema without relations has no expand to offer.
       expect(param(tenantDoc.paths['/api/v1/data/fz/maker'].get, 'expand')).to.equal(undefined);
       expect(param(list, 'offset').schema.maximum).to.equal(100000);
+      // An integer parameter with an empty value is no integer: 400 at its name, as the document's type says.
+      for (const name of ['offset', 'limit']) {
+        expect(param(list, name).schema.type, name).to.equal('integer');
+        const empty = await t.http.get(`/api/v1/data/fz/item?${name}=`).set(as(tenant));
+        expect(empty.status, name).to.equal(400);
+        expect(empty.body.data.errors[0].path, name).to.equal(`query/${name}`);
+      }
     });
 
     it('names the tenant\'s locales as the values of every locale parameter, which the service accepts and nothing else (#33)', async () => {
