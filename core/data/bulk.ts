@@ -217,7 +217,7 @@ export class BulkWriter {
     for (let i = 0; i < keys.length; i += LOOKUP_CHUNK) {
       const chunk = keys.slice(i, i + LOOKUP_CHUNK);
       const rows = await this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND ${expression} IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND ${expression} IN (${chunk.map(() => '?').join(', ')})`,
         [rc.tenantId!, ...chunk]);
       for (const row of rows) {
         const record = this.records.repository.toRecord(row);

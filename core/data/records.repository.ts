@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { boundJsonArray, type Dialect } from '../db/dialects/dialect.js';
+import { inValues, type Dialect } from '../db/dialects/dialect.js';
 import { forUpdateClause } from '../db/dialects/row-locking.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -210,7 +210,7 @@ export class RecordsRepository {
   /** A record by id; with `lock`, its row stays locked for rc's transaction (read-modify-write). */
   async findById(rc: RequestContext, schema: CompiledSchema, id: string, lock = false): Promise<DataRecord | null> {
     const rows = await this.db.sql(rc).rows<RecordRow>(
-      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id = ?${lock ? forUpdateClause(this.db.dialect) : ''}`, [rc.tenantId!, id]);
+      `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id = ?${lock ? forUpdateClause(this.db.dialect) : ''}`, [rc.tenantId!, id]);
     return rows[0] ? this.toRecord(rows[0]) : null;
   }
 
@@ -223,7 +223,7 @@ export class RecordsRepository {
     for (let i = 0; i < ids.length; i += 500) {
       const chunk = ids.slice(i, i + 500);
       const rows = await this.db.sql(rc).rows<RecordRow>(
-        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ? AND id IN (${chunk.map(() => '?').join(', ')})${lock ? forUpdateClause(this.db.dialect) : ''}`,
+        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN (${chunk.map(() => '?').join(', ')})${lock ? forUpdateClause(this.db.dialect) : ''}`,
         [rc.tenantId!, ...chunk]);
       for (const row of rows) found.set(row.id, this.toRecord(row));
     }
@@ -250,11 +250,12 @@ export class RecordsRepository {
 
   /**
    * The records whose text `field` is one of `values` (a look-up on its unique index, as `findBy` for many values):
-   * one statement whatever their number, made once per table and field (the values are one JSON array binding).
+   * one statement, made once per table, field and size class of the values (see inValues).
    */
   async findAllBy(rc: RequestContext, schema: CompiledSchema, field: string, values: readonly string[]): Promise<DataRecord[]> {
-    const statements = this.lookupStatements(schema, `${field}\u0000[]`, (sql) => ` AND ${sql.expression(field).sql} IN ${boundJsonArray(this.db.dialect)}`);
-    const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, [rc.tenantId!, JSON.stringify(values)]);
+    const list = inValues(this.db.dialect, values);
+    const statements = this.lookupStatements(schema, `${field}\u0000${list.sql}`, (sql) => ` AND ${sql.expression(field).sql} IN ${list.sql}`);
+    const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, [rc.tenantId!, ...list.bindings]);
     return rows.map((row) => this.toRecord(row));
   }
 
@@ -268,8 +269,8 @@ export class RecordsRepository {
     if (statements === undefined) {
       const condition = where(new SqlListQuery(this.db.dialect, schema.types));
       statements = {
-        record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ?${condition}`,
-        version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ?${condition}`,
+        record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,
+        version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,
       };
       if (this.lookups.size >= 10_000) this.lookups.clear();
       this.lookups.set(cacheKey, statements);
@@ -298,7 +299,7 @@ export class RecordsRepository {
     const [kind, field] = group.order.split(':');
     const order = kind === 'key' ? 'k' : kind === 'count' ? 'n DESC' : `${kind === 'sum' ? 's' : 'm'}${(kind === 'sum' ? group.sum : group.max).indexOf(field)} DESC`;
     const rows = await this.db.sql(rc).rows<Record<string, unknown>>(
-      `SELECT ${key} AS k, ${measures.join(', ')} FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()} GROUP BY ${key}${thenKey ? `, ${thenKey}` : ''} ORDER BY ${order}, k${thenKey ? ', t' : ''} LIMIT ?`,
+      `SELECT ${key} AS k, ${measures.join(', ')} FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${filters.andWhere()} GROUP BY ${key}${thenKey ? `, ${thenKey}` : ''} ORDER BY ${order}, k${thenKey ? ', t' : ''} LIMIT ?`,
       [rc.tenantId!, ...filters.bindings, group.limit]);
     return rows.map((r) => ({
       key: r.k as GroupRow['key'],
@@ -314,7 +315,7 @@ export class RecordsRepository {
     this.touch(schema.tableName);
     // A prepared statement (knex would prepare it anew on each call); RETURNING tells whether it wrote.
     const changed = await this.db.sql(rc).rows(
-      `UPDATE ${schema.tableName} SET data = ?, version = ?, updated_at = ? WHERE tenant_id = ? AND id = ? AND version = ? RETURNING version`,
+      `UPDATE ${schema.tableName} SET data = ?, version = ?, updated_at = ? WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id = ? AND version = ? RETURNING version`,
       [this.db.dialect.toJson(data), version + 1, now, rc.tenantId!, id, version]);
     return changed.length === 1;
   }
@@ -322,7 +323,7 @@ export class RecordsRepository {
   async delete(rc: RequestContext, schema: CompiledSchema, id: string, version: number): Promise<boolean> {
     this.touch(schema.tableName);
     const deleted = (await this.db.sql(rc).rows(
-      `DELETE FROM ${schema.tableName} WHERE tenant_id = ? AND id = ? AND version = ? RETURNING version`, [rc.tenantId!, id, version])).length === 1;
+      `DELETE FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id = ? AND version = ? RETURNING version`, [rc.tenantId!, id, version])).length === 1;
     if (deleted) await this.totals.add(rc, schema.id, -1);
     return deleted;
   }
@@ -398,12 +399,12 @@ export class RecordsRepository {
     if (query.cursor) sql.applyCursor(page, query.sort, query.cursor);
     sql.applySort(page, query.sort);
     const limit = pageLimit(query, filters.wheres.length > 0);
-    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${page.andWhere()}${page.orderBy()}${limit.sql}`;
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${page.andWhere()}${page.orderBy()}${limit.sql}`;
     return { where, bindings: [rc.tenantId!, ...page.bindings, ...limit.bindings], filters };
   }
 
   private async total(rc: RequestContext, schema: CompiledSchema, query: ListQuery, filters: SqlParts): Promise<{ total: number; estimated: boolean }> {
-    const where = `FROM ${schema.tableName} WHERE tenant_id = ?${filters.andWhere()}`;
+    const where = `FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${filters.andWhere()}`;
     const bindings = [rc.tenantId!, ...filters.bindings];
     if (query.estimated) {
       const estimate = await this.db.estimateRows(rc, `SELECT 1 ${where}`, bindings);

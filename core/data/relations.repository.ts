@@ -1,5 +1,5 @@
 import type { Database } from '../db/database.js';
-import { boundJsonArray } from '../db/dialects/dialect.js';
+import { inValues } from '../db/dialects/dialect.js';
 import type { RequestContext } from '../base/request-context.js';
 import type { RegisteredSchema } from '../metadata/schema-definition.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
@@ -23,8 +23,9 @@ export class RelationsRepository {
   async existing(rc: RequestContext, target: RegisteredSchema, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
     const lock = rc.trx && this.db.dialect.name === 'postgres' ? ' FOR KEY SHARE' : '';
+    const list = inValues(this.db.dialect, ids);
     const rows = await this.db.sql(rc).rows<{ id: string }>(
-      `SELECT id FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${boundJsonArray(this.db.dialect)}${lock}`, [rc.tenantId!, JSON.stringify(ids)]);
+      `SELECT id FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${list.sql}${lock}`, [rc.tenantId!, ...list.bindings]);
     return new Set(rows.map((r) => r.id));
   }
 
@@ -32,23 +33,24 @@ export class RelationsRepository {
   async referring(rc: RequestContext, source: RegisteredSchema, field: string, many: boolean, id: string, limit: number): Promise<string[]> {
     const refers = this.db.dialect.refersTo(field, many, id);
     const rows = await this.db.sql(rc).rows<{ id: string }>(
-      `SELECT id FROM ${source.tableName} WHERE tenant_id = ? AND ${refers.sql} ORDER BY id LIMIT ?`, [rc.tenantId!, ...refers.bindings, limit]);
+      `SELECT id FROM ${source.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND ${refers.sql} ORDER BY id LIMIT ?`, [rc.tenantId!, ...refers.bindings, limit]);
     return rows.map((r) => r.id);
   }
 
   /**
-   * The tenant's records of `target` among `ids`, in one query, each document as JSON text. The plan is an
-   * index lookup whatever the tenant: planned once (see Dialect.fixedParameter; on SQLite planning it for
-   * each execution cost a third of the query).
+   * The tenant's records of `target` among `ids`, in one query, each document as JSON text; with `policy` (a role's
+   * read policies, CONTRACT.md 16.1) only those it lets the caller read. The plan is an index lookup whatever the
+   * tenant: planned once (see Dialect.fixedParameter; on SQLite planning it for each execution cost a third of the
+   * query).
    */
-  /** The records of these ids; with `policy` (a role's read policies, CONTRACT.md 16.1) only those it lets the caller read. */
   async byIds(rc: RequestContext, target: CompiledSchema, ids: string[], policy: Filter[][] | null = null): Promise<Array<Omit<RecordRow, 'tenant_id'>>> {
     if (!ids.length) return [];
     const parts = new SqlParts();
     if (policy) new SqlListQuery(this.db.dialect, target.types, target.plainFields).applyAll(parts, { filters: [], policy });
+    const list = inValues(this.db.dialect, ids);
     return this.db.sql(rc).rows<Omit<RecordRow, 'tenant_id'>>(
-      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${boundJsonArray(this.db.dialect)}${parts.andWhere()}`,
-      [rc.tenantId!, JSON.stringify(ids), ...parts.bindings]);
+      `SELECT id, ${this.db.dialect.jsonText('data')} AS data, version, created_at, updated_at FROM ${target.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${list.sql}${parts.andWhere()}`,
+      [rc.tenantId!, ...list.bindings, ...parts.bindings]);
   }
 
   /** Records of `source` (any tenant's, for a platform schema) whose `field` is set, for checks of a new version. */

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CrmEvent } from '../../packs/crm/events.repository.js';
+import { fixedTenant } from './twin-engine.js';
 
 /**
  * The hand-written comparator's storage: one table, tuned as a good engineer would tune it (a composite
@@ -48,10 +49,10 @@ function sqliteStore(file: string): BaselineStore {
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
   const insert = db.prepare(`INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`);
-  const newest = db.prepare(`SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`);
-  const inCategory = db.prepare(
+  const newest = db.prepare(fixedTenant(`SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`));
+  const inCategory = db.prepare(fixedTenant(
     `SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? AND json_extract(data, '$.category') = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
-  );
+  ));
   const insertEvent = db.prepare(`${INSERT_EVENT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (tenant_id, event_id) DO NOTHING`);
   return {
     async insert(tenantId, id, data, now) {

@@ -6,6 +6,7 @@ import { priceCart, type PricedProduct } from '../../packs/erp/cart-pricing.js';
 import type { ShippingOption } from '../../packs/erp/shipping-options.service.js';
 import type { TaxRegion } from '../../packs/erp/tax-rates.js';
 import { serveComparator } from './harness.js';
+import { fixedTenant } from './twin-engine.js';
 
 /**
  * The hand-written twin of a priced cart read (GET /public/tenant/{t}/carts/{id}): the same reads on the same
@@ -29,7 +30,7 @@ function reader(): { read: Read; close(): Promise<void> } {
     return {
       read: <T>(sql: string, args: unknown[]) => {
         let s = prepared.get(sql);
-        if (!s) prepared.set(sql, (s = db.prepare(sql)));
+        if (!s) prepared.set(sql, (s = db.prepare(fixedTenant(sql))));
         return s.all(...args) as T[];
       },
       async close() { db.close(); },

@@ -14,6 +14,17 @@ export interface Engine {
   close(): Promise<void>;
 }
 
+/**
+ * A twin's statement for SQLite with the tenant bound as `+?`, as the service binds it (Dialect.fixedParameter):
+ * better-sqlite3 is built with STAT4, and after ANALYZE (the benchmarks analyse their record tables) SQLite
+ * prepares anew, at every run, a statement that binds a parameter compared with the leading column of an analysed
+ * index (`tenant_id = ?`), to plan for its value; `+?` it does not look into. A cart's look-up of its 3 products
+ * took 13.6 us so and 7.4 us with `+?`.
+ */
+export function fixedTenant(sql: string): string {
+  return sql.replace(/\btenant_id = \?/g, 'tenant_id = +?');
+}
+
 function sqliteEngine(file: string): Engine {
   const db = new Database(file);
   db.pragma('journal_mode = WAL');
@@ -23,7 +34,7 @@ function sqliteEngine(file: string): Engine {
   const cache = new Map<string, Database.Statement>();
   const stmt = (sql: string) => {
     let s = cache.get(sql);
-    if (!s) cache.set(sql, (s = db.prepare(sql)));
+    if (!s) cache.set(sql, (s = db.prepare(fixedTenant(sql))));
     return s;
   };
   const run = <R>(sql: string, args: unknown[]): R[] => {
