@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import jwt from 'jsonwebtoken';
-import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess } from './harness.js';
+import { freePort, JWT_SECRET, makeDatabase, profileFlags, serviceEnv, startProcess, stopProcess } from './harness.js';
 
 const [engineArg = 'both', streamsArg = '1000', writesArg = '100', rateArg = '20'] = process.argv.slice(2);
 const STREAMS = Number(streamsArg);
@@ -24,7 +24,7 @@ function percentile(sorted: number[], p: number): number {
 async function run(engine: 'sqlite' | 'postgres') {
   const db = await makeDatabase(engine);
   const port = await freePort();
-  const child = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port, process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
+  const child = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port, profileFlags());
   const base = `http://127.0.0.1:${port}/api/v1`;
   const admin = jwt.sign({ sub: 'bench-admin', roles: ['superadmin'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
   const viewer = jwt.sign({ sub: 'bench-viewer', tenant_id: TENANT, roles: ['viewer'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });

@@ -7,7 +7,7 @@ import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { loadBenchTenant } from './load.js';
-import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, profileFlags, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
  * npm run bench:day-two [-- --records 100000 --rounds 3 --duration 3 --connections 10 --engines sqlite,postgres --only totals,expand,filter]
@@ -125,7 +125,7 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
     await app.close();
     console.log(`  loaded ${RECORDS} records in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const port = await freePort();
-    const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port, process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []);
+    const service = await startProcess('core/main.ts', serviceEnv(db.url, port), port, profileFlags());
     servicePid = service.pid ?? null;
     const token = jwt.sign({ sub: 'bench-user', tenant_id: TENANT, roles: ['editor'] }, JWT_SECRET, { algorithm: 'HS256', expiresIn: 3600 });
     const h = { Authorization: `Bearer ${token}` };

@@ -22,6 +22,11 @@ export function makeDatabase(engine: Engine, postgresUrl = DEFAULT_POSTGRES_URL)
   return createScratchDatabase(engine, { adminUrl: postgresUrl, prefix: 'hp_bench' });
 }
 
+/** Node flags that write the process's CPU profile to BENCH_PROFILE's directory when it stops (none without it). */
+export function profileFlags(): string[] {
+  return process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+}
+
 /** The service's environment: production mode on `url`, listening on `port`. */
 export function serviceEnv(url: string, port: number): Record<string, string> {
   return {

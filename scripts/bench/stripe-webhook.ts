@@ -5,7 +5,7 @@ import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
 import { systemContext } from '../../core/base/request-context.js';
 import { StripeStandIn } from '../../test/helpers/stripe-stand-in.js';
-import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, profileFlags, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
  * npm run bench:webhook [-- --engines sqlite,postgres --orders 500 --warm-up 50]
@@ -41,7 +41,7 @@ async function bench(engine: Engine, stripe: StripeStandIn): Promise<void> {
     await app.kernel.tenants.create(systemContext(null), { id: TENANT, name: TENANT });
     await app.close();
     const port = await freePort();
-    const profile = process.env.BENCH_PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : [];
+    const profile = profileFlags();
     const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn', STRIPE_API_BASE: stripe.origin }, port, profile);
     try {
       const base = `http://127.0.0.1:${port}/api/v1`;

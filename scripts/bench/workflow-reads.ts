@@ -12,6 +12,7 @@
  * The ratio is of the service's CPU time per request (scripts/bench/cpu-pair.ts). Also scenario `workflow` of `npm run bench`.
  *
  *   node --import tsx scripts/bench/workflow-reads.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
+ * BENCH_PROFILE=DIR writes the service's CPU profile there (scripts/bench/cpu-profile-top.ts reads it).
  */
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
@@ -21,7 +22,7 @@ import { systemContext } from '../../core/base/request-context.js';
 import type { DataRecord } from '../../core/data/records.repository.js';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
 import { cpuRow, pair, runAlone, type CpuRow, type PairOptions } from './cpu-pair.js';
-import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { freePort, JWT_SECRET, makeDatabase, profileFlags, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 export interface WorkflowBenchOptions extends PairOptions { records: number }
 const TENANT = 'bench-workflow';
@@ -87,7 +88,7 @@ export async function benchWorkflowReads(engine: Engine, o: WorkflowBenchOptions
   try {
     const ids = await load(db.url, o.records);
     const port = await freePort();
-    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port);
+    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port, profileFlags());
     try {
       const api = `http://127.0.0.1:${port}/api/v1`;
       const data = (schema: string) => `${api}/data/bench/${schema}`;
