@@ -120,15 +120,18 @@ async function rowCounts(url: string, tenantId: string): Promise<Record<string, 
   }
 }
 
-/** `amount` checkouts at `connections` connections, each on the next cart of `queue`. */
+/**
+ * `amount` checkouts at `connections` connections, each on the next cart of `queue`. The rate is the connections
+ * over the mean latency (scripts/bench/cpu-rate.ts): a run of `amount` requests ends on autocannon's next one-second
+ * tick, so the requests over the run's time showed 998 a second for both sides whatever they did.
+ */
 async function rate(connections: number, base: string, pathOf: (cartId: string) => string, queue: string[], headers: Record<string, string>, amount: number): Promise<Measured> {
   const body = JSON.stringify({ paymentMethod: 'bank_transfer' });
-  const started = performance.now();
   const r = await autocannon({
     url: base, connections, amount, method: 'POST', headers: { ...headers, 'Content-Type': 'application/json', 'X-Cart-Token': TOKEN },
     requests: [{ method: 'POST', body, setupRequest: (req) => ({ ...req, path: pathOf(queue.shift()!) }) }],
   });
-  return { rps: r.requests.total / ((performance.now() - started) / 1000), p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
+  return { rps: (connections * 1000) / r.latency.average, p50: r.latency.p50, p99: r.latency.p99, non2xx: r.non2xx, errors: r.errors };
 }
 
 async function checkoutRows(engine: Engine, url: string, o: CheckoutBenchOptions): Promise<CommerceRow> {
