@@ -12,6 +12,7 @@
  * audit at least 85% of without. Also scenario `history` of `npm run bench`.
  *
  *   node --import tsx scripts/bench/create-history.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
+ * BENCH_PROFILE=DIR writes the CPU profiles of the service and of the service without history there.
  */
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
@@ -21,7 +22,7 @@ import { loadBaseline } from './baseline-store.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
 import { runAlone, type CpuRow } from './cpu-pair.js';
 import { median, medianRate, rate, type Rate, type Side } from './cpu-rate.js';
-import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { freePort, JWT_SECRET, makeDatabase, profileFlags, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 export interface HistoryBenchOptions { runs: number; records: number; requests: number; connections: number }
 const TENANT = 'bench-history';
@@ -52,7 +53,7 @@ export async function benchCreateHistory(engine: Engine, o: HistoryBenchOptions,
     try {
       const start = async (script: string, env: Record<string, string> = {}) => {
         const port = await freePort();
-        const child = await startProcess(script, { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn', ...env }, port);
+        const child = await startProcess(script, { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn', ...env }, port, script === 'core/main.ts' || script.includes('without') ? profileFlags() : []);
         started.push(child);
         return { port, pid: child.pid! };
       };
