@@ -1,7 +1,8 @@
 import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CrmEvent } from '../../packs/crm/events.repository.js';
-import { fixedTenant } from './twin-engine.js';
+import { v7 as uuidv7 } from 'uuid';
+import { fanoutSql, fixedTenant } from './twin-engine.js';
 
 /**
  * The hand-written comparator's storage: one table, tuned as a good engineer would tune it (a composite
@@ -29,6 +30,12 @@ export type BaselineEvent = Omit<CrmEvent, 'bot'>;
 const INSERT_EVENT = 'INSERT INTO crm_events (tenant_id, id, event_id, event_type, customer_ref, event_data, occurred_at, received_at, bot)';
 
 export interface BaselineStore {
+  /**
+   * A create writes the rows the service's create writes (STYLE.md: records, outbox, revision, audit), in one
+   * transaction: the record, its revision and audit entry, its outbox event with the deliveries to the tenant's
+   * matching connectors (none here), and its part of the record count. SQLite: prepared statements, synchronous,
+   * one transaction; PostgreSQL: one statement (a CTE of the inserts), one round trip, as the service sends it.
+   */
   insert(tenantId: string, id: string, data: Record<string, unknown>, now: string): Promise<void>;
   /** The same insert as POST /crm/events: into crm_events, a duplicate eventId skipped; true when inserted. */
   insertEvent(tenantId: string, event: BaselineEvent): Promise<boolean>;
@@ -38,6 +45,19 @@ export interface BaselineStore {
 }
 
 const TABLE = 'bench_baseline_items';
+/** The comparator's records as the history and the outbox name them (no schema of the service: schema id 0). */
+const NAMESPACE = 'bench';
+const SCHEMA = 'baseline_item';
+const EVENT = `${NAMESPACE}.${SCHEMA}.created`;
+const ACTOR = 'bench-user';
+const REVISION = 'INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data)';
+const AUDIT = 'INSERT INTO audit_log (tenant_id, id, at, actor_type, actor_id, actor_email, action, target, request_id)';
+const OUTBOX = 'INSERT INTO outbox_events (tenant_id, id, name, product, payload, occurred_at)';
+
+/** The record as the service answers it and keeps it in its revision and event. */
+function recordText(id: string, data: Record<string, unknown>, now: string): string {
+  return JSON.stringify({ id, ...data, createdAt: now, updatedAt: now, version: 1 });
+}
 
 export function openBaselineStore(url: string): BaselineStore {
   return url.startsWith('sqlite:') ? sqliteStore(url.slice('sqlite:'.length)) : postgresStore(url);
@@ -48,7 +68,25 @@ function sqliteStore(file: string): BaselineStore {
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
   db.pragma('busy_timeout = 5000');
+  db.function('hp_new_id', { deterministic: false }, () => uuidv7());
   const insert = db.prepare(`INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`);
+  const revision = db.prepare(`${REVISION} VALUES (?, '${NAMESPACE}', '${SCHEMA}', ?, 1, 'create', ?, 'user', '${ACTOR}', NULL, ?)`);
+  const audit = db.prepare(`${AUDIT} VALUES (?, ?, ?, 'user', '${ACTOR}', NULL, 'record.created', ?, ?)`);
+  const outbox = db.prepare(`${OUTBOX} VALUES (?, ?, '${EVENT}', NULL, ?, ?)`);
+  const fanout = db.prepare(fanoutSql(true));
+  const count = db.prepare('INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, 0, \'\', 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n');
+  const create = db.transaction((tenantId: string, id: string, data: Record<string, unknown>, now: string) => {
+    const record = recordText(id, data, now);
+    insert.run(tenantId, id, JSON.stringify(data), now, now);
+    revision.run(tenantId, id, now, record);
+    audit.run(tenantId, uuidv7(), now, `${NAMESPACE}.${SCHEMA}/${id}`, uuidv7());
+    const eventId = uuidv7();
+    outbox.run(tenantId, eventId, `{"namespace":"${NAMESPACE}","schema":"${SCHEMA}","id":"${id}","record":${record},"previous":null}`, now);
+    fanout.run(eventId, EVENT, now, now, now, tenantId, 1, null, EVENT, EVENT);
+    count.run(tenantId);
+  });
+  // BEGIN IMMEDIATE, as the service's write transactions: two processes on one file never deadlock upgrading a read lock.
+  const createImmediate = create.immediate;
   const newest = db.prepare(fixedTenant(`SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`));
   const inCategory = db.prepare(fixedTenant(
     `SELECT id, data, version, created_at, updated_at FROM ${TABLE} WHERE tenant_id = ? AND json_extract(data, '$.category') = ? ORDER BY created_at DESC, id DESC LIMIT ?`,
@@ -56,7 +94,7 @@ function sqliteStore(file: string): BaselineStore {
   const insertEvent = db.prepare(`${INSERT_EVENT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0) ON CONFLICT (tenant_id, event_id) DO NOTHING`);
   return {
     async insert(tenantId, id, data, now) {
-      insert.run(tenantId, id, JSON.stringify(data), now, now);
+      createImmediate(tenantId, id, data, now);
     },
     async insertEvent(tenantId, e) {
       return insertEvent.run(tenantId, e.id, e.eventId, e.eventType, e.customerRef, JSON.stringify(e.eventData), e.occurredAt, e.receivedAt).changes > 0;
@@ -73,15 +111,33 @@ function sqliteStore(file: string): BaselineStore {
   };
 }
 
+/** The outbox's fan-out with the create's values in place of its bindings (see fanoutSql). */
+function pgFanout(): string {
+  const values = ['$8', `'${EVENT}'`, '$4', '$4', '$4', '$1', 'true', 'NULL', `'${EVENT}'`, `'${EVENT}'`];
+  let i = 0;
+  return fanoutSql(false).replace(/\?/g, () => values[i++]);
+}
+
+/**
+ * PostgreSQL's create in one statement: $1 tenant, $2 id, $3 document, $4 now, $5 the record's text, $6 the audit
+ * entry's id, $7 the request id, $8 the event's id, $9 the count part's id, $10 the event's payload.
+ */
+const PG_CREATE = `WITH w0 AS (INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4)),
+  w1 AS (${REVISION} VALUES ($1, '${NAMESPACE}', '${SCHEMA}', $2, 1, 'create', $4, 'user', '${ACTOR}', NULL, $5)),
+  w2 AS (${AUDIT} VALUES ($1, $6, $4, 'user', '${ACTOR}', NULL, 'record.created', '${NAMESPACE}.${SCHEMA}/' || $2, $7)),
+  w3 AS (${OUTBOX} VALUES ($1, $8, '${EVENT}', NULL, $10, $4)),
+  w4 AS (${pgFanout()}),
+  w5 AS (INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES ($1, 0, $9, 1))
+  SELECT 1`;
+
 function postgresStore(url: string): BaselineStore {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
   return {
     async insert(tenantId, id, data, now) {
-      await pool.query({
-        name: 'bl_insert',
-        text: `INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4)`,
-        values: [tenantId, id, JSON.stringify(data), now],
-      });
+      const record = recordText(id, data, now);
+      const eventId = uuidv7();
+      await pool.query({ name: 'bl_insert', text: PG_CREATE, values: [tenantId, id, JSON.stringify(data), now, record, uuidv7(), uuidv7(), eventId, uuidv7(),
+        `{"namespace":"${NAMESPACE}","schema":"${SCHEMA}","id":"${id}","record":${record},"previous":null}`] });
     },
     async insertEvent(tenantId, e) {
       const res = await pool.query({
