@@ -5,7 +5,7 @@
  * - the service (`core/main.ts`, production mode): a create queues the record, its outbox event, its revision
  *   and its audit entry, committed together (one group commit);
  * - the same service without revision and audit (scripts/bench/service-without-history.ts);
- * - the comparator: one prepared INSERT per create.
+ * - the comparator: the same rows written by hand (scripts/bench/baseline-store.ts: one transaction, or one statement on PostgreSQL).
  * Each is driven with `requests` creates per run, in interleaved runs (the order turning, so the machine's drift
  * falls on all three). The machine is shared, so the ratios are of CPU time per request (median over runs;
  * utime + stime of the process from /proc), req/s printed beside them. Target (issue 30): with revision and
