@@ -61,6 +61,9 @@ describe('admin console: drafts and releases (headless Chromium)', function () {
     await bar.getByRole('button', { name: 'Publish', exact: true }).click();
     await bar.getByTestId('draft-state').filter({ hasText: 'Live' }).waitFor();
     await bar.getByTestId('draft-summary').filter({ hasText: 'Live version 2, no draft' }).waitFor();
+    // The form takes the published record once its read answers (the summary can show first).
+    await page.waitForFunction("document.querySelector('#content')?.value === 'Winter sale.'", null, { timeout: 5000 })
+      .catch(() => undefined);
     expect(await page.locator('#content').inputValue()).to.equal('Winter sale.');
     const published = await t.http.get(`/api/v1/data/cms/page/${home.id}`).set(superadmin(tenant)).expect(200);
     expect([published.body.data.item.content, published.body.data.item.version]).to.deep.equal(['Winter sale.', 2]);
