@@ -78,7 +78,7 @@ export function DraftBar({ schema, locale }: { schema: SchemaItem; locale?: stri
   const path = record ? `/data/${schema.namespace}/${schema.name}/${record.id}/draft` : null;
   const query = locale ? `?locale=${encodeURIComponent(locale)}` : '';
   // What the form was last filled with: the draft's revision, or 0 for the live record.
-  const shown = useRef<number | null>(null);
+  const shown = useRef<string | null>(null);
 
   const load = useCallback(async () => {
     if (!path) return;
@@ -91,9 +91,11 @@ export function DraftBar({ schema, locale }: { schema: SchemaItem; locale?: stri
     setView(next);
     setLoaded(true);
     // The form edits the draft when there is one: its values replace the live record's (once per saved revision).
-    const revision = next?.draft.revision ?? 0;
-    if (shown.current !== revision && (next || shown.current !== null)) form.reset(next ? next.item : record);
-    shown.current = revision;
+    // Without one it shows the live record, once per version: after a publish the draft is gone before the
+    // record's new version is read, and the form must take that version when it comes, not keep the one before.
+    const shows = `${next?.draft.revision ?? 0}@${record?.version ?? 0}`;
+    if (shown.current !== shows && (next || shown.current !== null)) form.reset(next ? next.item : record);
+    shown.current = shows;
   }, [path, query, form, record]);
   useEffect(() => { void load(); }, [load, record?.version]);
 
