@@ -53,7 +53,8 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
     + '`data:` the delivery body `{ id, event, tenantId, product, occurredAt, payload }`. Positions grow in commit order; `Last-Event-ID` '
     + '(header or `?lastEventId=`) resumes after a position with nothing lost or repeated, from any event the outbox still holds. '
     + 'A comment line every 15 s keeps an idle stream open.';
-  const query = { type: 'object', properties: { lastEventId: { type: 'string', maxLength: 40 } } };
+  // A position is what encodePosition writes (decodePosition reads 1 to 38 digits; empty: from now on).
+  const query = { type: 'object', properties: { lastEventId: { type: 'string', pattern: '^[0-9]{0,38}$' } } };
 
   router.get('/data/:ns/:schema/changes', {
     summary: 'Live changes of one schema (Server-Sent Events)', description, tags: ['data'], auth: 'tenant', policies: true,

@@ -96,8 +96,8 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
     summary: 'Register the next version of a schema (If-Match required); incompatible changes need "migrate"',
     tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody, response: itemResponse,
     headers: [{
-      name: 'If-Match', required: false, schema: { type: 'string' },
-      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+      name: 'If-Match', required: true, schema: { type: 'string', minLength: 1 },
+      description: 'The schema\'s current version: `"3"` (or `*`, any); 428 precondition_required without it, 412 version_mismatch when stale',
     }],
     errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'schema_not_found', 'superadmin_required',
       'precondition_required', 'version_mismatch', 'schema_incompatible', 'conflict'],
@@ -112,8 +112,8 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
     summary: 'Delete a schema and every record of it (If-Match required); one metadata.schema.deleted event',
     tags: ['metadata'], auth: 'tenant', role: 'admin',
     headers: [{
-      name: 'If-Match', required: false, schema: { type: 'string' },
-      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+      name: 'If-Match', required: true, schema: { type: 'string', minLength: 1 },
+      description: 'The schema\'s current version: `"3"` (or `*`, any); 428 precondition_required without it, 412 version_mismatch when stale',
     }],
     errors: ['invalid_identifier', 'schema_not_found', 'superadmin_required', 'precondition_required', 'version_mismatch', 'conflict'],
   }, async (ctx) => {

@@ -1,6 +1,7 @@
 import type { PackContext, PackRouter, RequestContext } from '../../core/pack-api.js';
 import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
+import { DOMAIN_NAME } from './hostname.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
 import { documentSchema } from './site-profile.routes.js';
@@ -30,7 +31,7 @@ const provisionBody = {
   additionalProperties: false,
   properties: {
     tenant: createTenantBody,
-    domains: { type: 'array', maxItems: MAX_DOMAINS, items: { type: 'string', minLength: 1, maxLength: 253 } },
+    domains: { type: 'array', maxItems: MAX_DOMAINS, items: DOMAIN_NAME },
     navigation: navigationSchema,
     branding: { type: 'object' },
     seed: { type: 'object', additionalProperties: false, properties: { healthcare: { type: 'boolean' } } },
