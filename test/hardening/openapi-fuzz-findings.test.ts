@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -518,11 +519,73 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect([res.status, res.body.data.code]).to.deep.equal([400, 'validation_failed']);
     });
 
+    it('documents 431 on the change streams, whose schemas may make a request line over the header limit (#33)', async () => {
+      for (const path of ['/api/v1/changes', '/api/v1/data/{ns}/{schema}/changes']) expect(doc.paths[path].get.responses['431'].description, path).to.include('headers_too_large');
+      const res = await t.http.get(`/api/v1/changes?schemas=${encodeURIComponent('\u20ac'.repeat(2000))}`).set(as(tenant, 'viewer'));
+      expect(res.status).to.equal(431);
+    });
+
     it('holds a form submission to name its form: formId "" is 400, so no link leads to DELETE /data/cms/form/ (#33)', async () => {
       const res = await t.http.post('/api/v1/data/cms/form_submission').set(as(tenant, 'admin'))
         .send({ formId: '', data: {}, receivedAt: '2026-01-01T00:00:00Z' });
       expect(res.status).to.equal(400);
       expect(res.body.data.errors[0].path).to.equal('/formId');
+    });
+  });
+
+  describe('schemathesis.toml', () => {
+    const toml = readFileSync(new URL('../../schemathesis.toml', import.meta.url), 'utf8');
+    /** The [[operations]] entries: their name or path regex, parameters and each check's statuses (the subset of TOML the file uses). */
+    const entries = toml.split('[[operations]]').slice(1).map((text) => {
+      const name = /^include-name-regex = '(.*)'$/m.exec(text)?.[1];
+      const path = /^include-path-regex = "(.*)"$/m.exec(text)?.[1];
+      const checks = Object.fromEntries([...text.matchAll(/^checks\.(\w+)\.expected-statuses = \[(.*)\]$/gm)]
+        .map(([, check, list]) => [check, list.split(',').map((v) => v.trim().replaceAll('"', ''))]));
+      return { name, path, checks };
+    });
+    const defaults: Record<string, string[]> = {
+      positive_data_acceptance: ['2xx', '401', '403', '404', '409', '422', '5xx'],
+      negative_data_rejection: ['400', '401', '403', '404', '405', '406', '409', '422', '428', '5xx'],
+      not_a_server_error: ['2xx', '3xx', '4xx'],
+      missing_required_header: ['400', '401', '403', '406', '422'],
+    };
+
+    it('adds to an operation only statuses it documents, and names the operations of each entry by method and path (#33)', async () => {
+      const tenant = await createTenant(t, 'fz');
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      expect(entries.length).to.be.at.least(10);
+      for (const entry of entries) {
+        const matches = [doc, tenantDoc].flatMap((d) => Object.entries<any>(d.paths).flatMap(([path, item]) => Object.entries<any>(item)
+          .filter(([method]) => (entry.name ? new RegExp(entry.name).test(`${method.toUpperCase()} ${path}`) : new RegExp(entry.path!).test(path)))
+          .map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation }))));
+        expect(matches.length, entry.name ?? entry.path).to.be.above(0);
+        for (const [check, statuses] of Object.entries(entry.checks)) {
+          for (const status of statuses.filter((s) => !defaults[check].includes(s))) {
+            for (const { label, operation } of matches) expect(operation.responses, `${check} ${status} ${label}`).to.have.property(status);
+          }
+        }
+      }
+    });
+
+    it('lets a list answer 400 exactly where it takes a cursor, and an empty cursor is the first page (#33)', async () => {
+      const tenant = await createTenant(t, 'fz');
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      const cursorEntry = entries.find((e) => e.name?.includes('audit-log'))!;
+      for (const d of [doc, tenantDoc]) {
+        for (const [path, item] of Object.entries<any>(d.paths)) {
+          for (const [method, operation] of Object.entries<any>(item)) {
+            const label = `${method.toUpperCase()} ${path}`;
+            const takesCursor = (operation.parameters ?? []).some((p: any) => p.name === 'cursor');
+            expect(new RegExp(cursorEntry.name!).test(label), label).to.equal(takesCursor);
+          }
+        }
+      }
+      for (const path of ['/api/v1/crm/deals', `/api/v1/tenants/${tenant}/audit-log`, '/api/v1/erp/products', '/api/v1/data/crm/deal']) {
+        const res = await t.http.get(`${path}?cursor=`).set(as(tenant, 'admin'));
+        expect(res.status, `${path} ${res.text}`).to.equal(200);
+        const bad = await t.http.get(`${path}?cursor=x`).set(as(tenant, 'admin'));
+        expect([bad.status, bad.body.error?.code ?? bad.body.data?.code], path).to.deep.equal([400, 'invalid_cursor']);
+      }
     });
   });
 
