@@ -1,5 +1,5 @@
 import type { PackRouter } from '../http/route.js';
-import type { RolesService } from './roles.service.js';
+import { RESERVED_ROLE_NAMES, type RolesService } from './roles.service.js';
 
 const nullableTime = { type: ['string', 'null'], format: 'date-time' };
 const fieldList = { type: 'array', maxItems: 200, items: { type: 'string', minLength: 1, maxLength: 64 } };
@@ -19,7 +19,12 @@ const policySchema = {
       description: 'The fields the policy lets the caller read and write (all when left out). Only with a single-schema resource.',
     },
   },
+  // filter and fields only with one schema: a resource `*` or `<ns>.*` with either is refused (PolicyCheck, 400 at its path).
+  if: { required: ['resource'], properties: { resource: { pattern: '\\*$' } } },
+  then: { properties: { filter: false, fields: false } },
 } as const;
+/** A custom role's name in a path: never a built-in role's (400 validation_failed at /name, as the service answers). */
+const customRoleName = { type: 'string', minLength: 1, not: { enum: RESERVED_ROLE_NAMES } };
 const roleView = {
   type: 'object',
   required: ['name', 'description', 'builtIn', 'policies', 'createdAt', 'updatedAt', 'version'],
@@ -65,7 +70,7 @@ export function rolesRoutes(router: PackRouter, roles: RolesService): void {
     tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, status: 201,
     body: {
       type: 'object', required: ['name', 'policies'], additionalProperties: false,
-      properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,39}$' }, ...roleBody },
+      properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,39}$', not: { enum: RESERVED_ROLE_NAMES } }, ...roleBody },
     },
     response: roleView, errors: ['validation_failed', 'conflict'],
   }, async (ctx) => {
@@ -78,7 +83,7 @@ export function rolesRoutes(router: PackRouter, roles: RolesService): void {
     summary: 'Replace a custom role (If-Match honoured)',
     description: 'Replaces the description and policies. Requests that start 1 s after the change see it in every process, '
       + 'open live-change streams included.',
-    tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, ownParamChecks: ['name'],
+    tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, params: { name: customRoleName },
     headers: [{ name: 'If-Match', required: false, schema: { type: 'string' }, description: 'the role\'s version (its ETag)' }],
     body: { type: 'object', required: ['policies'], additionalProperties: false, properties: roleBody },
     response: roleView, errors: ['validation_failed', 'not_found', 'version_mismatch', 'conflict'],
@@ -91,7 +96,7 @@ export function rolesRoutes(router: PackRouter, roles: RolesService): void {
   router.delete('/tenants/:id/roles/:name', {
     summary: 'Delete a custom role',
     description: 'A role still held by an active membership, a pending invitation or an unrevoked API token: 409 conflict.',
-    tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, ownParamChecks: ['name'],
+    tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, params: { name: customRoleName },
     errors: ['validation_failed', 'not_found', 'conflict'],
   }, async (ctx) => {
     await roles.delete(ctx.state.rc, ctx.params.id, ctx.params.name);

@@ -44,7 +44,9 @@ export interface RoleHolders {
   holdsRole(rc: RequestContext, tenantId: string, role: string): Promise<boolean>;
 }
 
-const RESERVED = new Set<string>([...BUILT_IN_ROLES, 'superadmin']);
+/** Names no custom role takes: the built-in roles and superadmin (the roles routes' schemas say so too). */
+export const RESERVED_ROLE_NAMES: readonly string[] = [...BUILT_IN_ROLES, 'superadmin'];
+const RESERVED = new Set<string>(RESERVED_ROLE_NAMES);
 
 function view(r: RoleRecord): RoleView {
   return { name: r.name, description: r.description, builtIn: false, policies: r.policies, createdAt: r.createdAt, updatedAt: r.updatedAt, version: r.version };

@@ -53,12 +53,13 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
     + '`data:` the delivery body `{ id, event, tenantId, product, occurredAt, payload }`. Positions grow in commit order; `Last-Event-ID` '
     + '(header or `?lastEventId=`) resumes after a position with nothing lost or repeated, from any event the outbox still holds. '
     + 'A comment line every 15 s keeps an idle stream open.';
-  const query = { type: 'object', properties: { lastEventId: { type: 'string', maxLength: 40 } } };
+  // A position is what encodePosition writes (decodePosition reads 1 to 38 digits; empty: from now on).
+  const query = { type: 'object', properties: { lastEventId: { type: 'string', pattern: '^[0-9]{0,38}$' } } };
 
   router.get('/data/:ns/:schema/changes', {
     summary: 'Live changes of one schema (Server-Sent Events)', description, tags: ['data'], auth: 'tenant', policies: true,
     module: (ctx: AppContext) => registry.moduleOf(ctx.params.ns), produces: 'text/event-stream', query,
-    errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed'],
+    errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed', 'headers_too_large'],
   }, async (ctx) => {
     const [ns, name] = target(ctx);
     await open(ctx, [[ns, name]]);
@@ -68,7 +69,7 @@ export function changesRoutes(router: PackRouter, registry: SchemaRegistry, tena
     summary: 'Live changes of several schemas (Server-Sent Events): ?schemas=ns.a,ns.b', description, tags: ['data'], auth: 'tenant', policies: true,
     module: null, produces: 'text/event-stream',
     query: { type: 'object', required: ['schemas'], properties: { ...query.properties, schemas: SCHEMAS_QUERY } },
-    errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed'],
+    errors: ['invalid_identifier', 'schema_not_found', 'module_disabled', 'validation_failed', 'headers_too_large'],
   }, async (ctx) => {
     const names = String((ctx.state.query as { schemas: string }).schemas).split(',').map((s) => s.trim()).filter(Boolean);
     if (names.length > MAX_SCHEMAS) throw ValidationFailed(`At most ${MAX_SCHEMAS} schemas per stream`, [{ path: 'query/schemas', message: `must name at most ${MAX_SCHEMAS} schemas` }]);

@@ -9,6 +9,9 @@ import { workflowOptionSchema } from '../metadata/workflow-option.js';
 import { SchemaNotFound } from '../base/errors.js';
 import type { RecordPolicies } from './record-policies.js';
 
+/** A required If-Match: more than spaces and tabs, which HTTP strips from a header's value (an empty one is none: 428). */
+const IF_MATCH_HEADER = { type: 'string', minLength: 1, pattern: '[^ \\t]' };
+
 /** A namespace or name: a value that fails the pattern answers 400 invalid_identifier (route.ts). */
 const identifier = { type: 'string', pattern: IDENTIFIER.source, 'x-error': 'invalid_identifier' };
 const registerBody = {
@@ -96,8 +99,8 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
     summary: 'Register the next version of a schema (If-Match required); incompatible changes need "migrate"',
     tags: ['metadata'], auth: 'tenant', role: 'admin', body: changeBody, response: itemResponse,
     headers: [{
-      name: 'If-Match', required: false, schema: { type: 'string' },
-      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+      name: 'If-Match', required: true, schema: IF_MATCH_HEADER,
+      description: 'The schema\'s current version: `"3"` (or `*`, any); 428 precondition_required without it, 412 version_mismatch when stale',
     }],
     errors: ['validation_failed', 'invalid_identifier', 'invalid_schema', 'schema_not_found', 'superadmin_required',
       'precondition_required', 'version_mismatch', 'schema_incompatible', 'conflict'],
@@ -112,8 +115,8 @@ export function metadataRoutes(router: PackRouter, registry: SchemaRegistry, evo
     summary: 'Delete a schema and every record of it (If-Match required); one metadata.schema.deleted event',
     tags: ['metadata'], auth: 'tenant', role: 'admin',
     headers: [{
-      name: 'If-Match', required: false, schema: { type: 'string' },
-      description: 'The schema\'s current version: `"3"`; 428 precondition_required without it, 412 version_mismatch when stale',
+      name: 'If-Match', required: true, schema: IF_MATCH_HEADER,
+      description: 'The schema\'s current version: `"3"` (or `*`, any); 428 precondition_required without it, 412 version_mismatch when stale',
     }],
     errors: ['invalid_identifier', 'schema_not_found', 'superadmin_required', 'precondition_required', 'version_mismatch', 'conflict'],
   }, async (ctx) => {

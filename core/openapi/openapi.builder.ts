@@ -267,8 +267,12 @@ export function markStorableParameters(doc: OpenApiDocument): OpenApiDocument {
  * JSON text with one is not I-JSON (RFC 7493 2.1); the descriptions say it.
  */
 export const STORABLE_STRING = STORABLE_PARAMETER;
-/** How deep the document spells out that free JSON (metadata, payloads) holds only storable strings and keys. */
-const STORABLE_DEPTH = 4;
+/**
+ * How deep the document spells out that free JSON (metadata, payloads) holds only storable strings and keys: a
+ * recursive component would say it at every depth, but Schemathesis recurses without end on one (its fuzzing phase
+ * stops with a RecursionError); at 4 its generator still reached a NUL at depth 7 (a restore's body, MCP params).
+ */
+const STORABLE_DEPTH = 8;
 
 /**
  * Says of the request bodies what core/http/input-hygiene.ts holds them to (400 validation_failed): no string and no

@@ -24,9 +24,14 @@ export const UPLOAD_EXPIRY_MAX = 7 * 24 * 3600;
 export const DOWNLOAD_EXPIRY_DEFAULT = 3600;
 export const DOWNLOAD_EXPIRY_MAX = 7 * 24 * 3600;
 
-const CONTENT_TYPE = /^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(\s*;\s*[A-Za-z0-9_.-]+=("[^"\\\r\n]{0,100}"|[A-Za-z0-9_.-]{1,100})){0,4}$/;
+/**
+ * White space, spelled out: `\s` is not the same class everywhere (RE2, which the service's Ajv uses, leaves out the
+ * vertical tab that JavaScript's and Python's take), and a document's pattern must mean one thing to every validator.
+ */
+const SPACE = '[\\t\\n\\f\\r ]';
+const CONTENT_TYPE = new RegExp(`^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,63}\\/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}(${SPACE}*;${SPACE}*[A-Za-z0-9_.-]+=("[^"\\\\\\r\\n]{0,100}"|[A-Za-z0-9_.-]{1,100})){0,4}$`);
 /** What a `contentType` parameter may be: a media type (surrounding spaces ignored), or empty for application/octet-stream. */
-export const CONTENT_TYPE_PARAMETER = `^\\s*(?:${CONTENT_TYPE.source.slice(1, -1)})?\\s*$`;
+export const CONTENT_TYPE_PARAMETER = `^${SPACE}*(?:${CONTENT_TYPE.source.slice(1, -1)})?${SPACE}*$`;
 /** Types a browser would render as a document: always served as attachments. */
 const ACTIVE_CONTENT = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml)\b/i;
 

@@ -1,6 +1,7 @@
 import { type PackContext, type PackRouter, TenantNotFound } from '../../core/pack-api.js';
 import { DomainTaken, FeatureRequired, HostNotFound } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
+import { DOMAIN_NAME } from './hostname.js';
 
 const HOST_QUERY_PATTERN = '^[A-Za-z0-9](?:[A-Za-z0-9.-]*[A-Za-z0-9.])?(?::[0-9]{1,5})?$';
 const domainsResponse = { type: 'object', properties: { domains: { type: 'array', items: { type: 'string' } } } };
@@ -23,7 +24,7 @@ export function domainsRoutes(router: PackRouter, pack: PackContext): void {
     tags: ['tenants'], auth: 'tenant', tenantParam: 'id', role: 'admin',
     body: {
       type: 'object', required: ['domains'], additionalProperties: false,
-      properties: { domains: { type: 'array', maxItems: MAX_DOMAINS * 2, items: { type: 'string', minLength: 1, maxLength: 253 } } },
+      properties: { domains: { type: 'array', maxItems: MAX_DOMAINS * 2, items: DOMAIN_NAME } },
     },
     response: domainsResponse,
     errors: ['validation_failed', 'unauthenticated', 'forbidden', 'tenant_not_found', FeatureRequired, DomainTaken],

@@ -1,6 +1,7 @@
-import type { PackContext, PackRouter, RequestContext } from '../../core/pack-api.js';
+import { mergePatchSchema, type PackContext, type PackRouter, type RequestContext } from '../../core/pack-api.js';
 import { AlreadyMember, DomainTaken, FeatureRequired } from './tenant-admin.errors.js';
 import { MAX_DOMAINS } from './domains.service.js';
+import { DOMAIN_NAME } from './hostname.js';
 import type { ProvisionInput } from './provisioning.service.js';
 import { createTenantBody, tenantSchema } from './tenants.routes.js';
 import { documentSchema } from './site-profile.routes.js';
@@ -24,15 +25,19 @@ const navigationSchema = {
   },
 };
 
+/** A merge patch of the new tenant's branding, as PATCH /tenants/{id}/branding takes; its $defs go to the body's root. */
+const { $defs: brandingDefs, ...brandingPatch } = mergePatchSchema(documentSchema('branding.schema.json'));
+
 const provisionBody = {
   type: 'object',
   required: ['tenant'],
   additionalProperties: false,
+  $defs: brandingDefs,
   properties: {
     tenant: createTenantBody,
-    domains: { type: 'array', maxItems: MAX_DOMAINS, items: { type: 'string', minLength: 1, maxLength: 253 } },
+    domains: { type: 'array', maxItems: MAX_DOMAINS, items: DOMAIN_NAME },
     navigation: navigationSchema,
-    branding: { type: 'object' },
+    branding: brandingPatch,
     seed: { type: 'object', additionalProperties: false, properties: { healthcare: { type: 'boolean' } } },
     invitations: {
       type: 'array', maxItems: 10,

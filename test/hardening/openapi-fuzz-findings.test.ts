@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
@@ -15,6 +16,14 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
   let doc: any;
   const param = (operation: any, name: string) => operation.parameters.find((p: any) => p.name === name);
   const resolve = (schema: any) => (schema?.$ref ? doc.components.schemas[schema.$ref.split('/').pop()] : schema);
+  const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }));
+  /** A validator of the request body of `method path` in the document, its components resolvable. */
+  const bodyOf = (path: string, method: string) => {
+    ajv.removeSchema('doc');
+    ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
+    const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
+    return ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
+  };
 
   before(async () => {
     t = await sharedTestApp();
@@ -67,7 +76,8 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     for (const ok of ['image/png', 'text/plain; charset=utf-8', '']) expect(contentType.test(ok), ok).to.equal(true);
     const tenant = await createTenant(t, 'fz');
     const presign = (type: string) => t.http.get('/api/v1/storage/presigned-upload').query({ product: 'p', collection: 'c', filename: 'f.txt', contentType: type, contentLength: 3 }).set(as(tenant, 'editor'));
-    for (const bad of ['bad', 'a/b c']) {
+    // A vertical tab is no space to the service's Ajv (RE2's \\s leaves it out), so the pattern names its spaces.
+    for (const bad of ['bad', 'a/b c', '\u000bimage/png']) {
       expect(contentType.test(bad), bad).to.equal(false);
       expect((await presign(bad)).status, bad).to.equal(400);
     }
@@ -216,11 +226,15 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
     }
   });
 
-  it('documents If-Match of schema changes as the header whose absence answers 428, and answers so (#33)', async () => {
+  it('documents If-Match of schema changes as the required header whose absence answers 428, and answers so (#33)', async () => {
     const tenant = await createTenant(t, 'fz');
     for (const method of ['put', 'delete']) {
       const header = param(doc.paths['/api/v1/metadata/schemas/{ns}/{name}'][method], 'If-Match');
-      expect(header).to.include({ in: 'header', required: false });
+      // Required, as the service holds it (428 without it); `*` names any current version.
+      expect(header).to.include({ in: 'header', required: true });
+      expect(header.schema.minLength).to.equal(1);
+      // More than spaces and tabs: HTTP strips them from a header's value, which then is none.
+      expect(new RegExp(header.schema.pattern, 'u').test(' \t')).to.equal(false);
       expect(doc.paths['/api/v1/metadata/schemas/{ns}/{name}'][method].responses).to.have.property('428');
     }
     await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant))
@@ -326,14 +340,6 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
 
   describe('the second round (#33)', () => {
     let tenant: string;
-    const ajv = addFormats(new Ajv2020({ strict: false, allErrors: true, validateFormats: true }));
-    /** A validator of the request body of `method path` in the document, its components resolvable. */
-    const bodyOf = (path: string, method: string) => {
-      ajv.removeSchema('doc');
-      ajv.addSchema({ $id: 'doc', components: doc.components }, 'doc');
-      const schema = doc.paths[path][method].requestBody.content['application/json'].schema;
-      return ajv.compile(JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')));
-    };
     before(async () => {
       tenant = await createTenant(t, 'fz');
     });
@@ -454,6 +460,135 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       const responses = doc.paths['/api/v1/platform/settings/smtp/test'].post.responses;
       expect(responses).to.have.property('409');
       expect(responses).to.have.property('502');
+    });
+  });
+
+  describe('the third round (#33)', () => {
+    let tenant: string;
+    before(async () => {
+      tenant = await createTenant(t, 'fz');
+      await t.http.post('/api/v1/metadata/schemas').set(superadmin(tenant))
+        .send({ namespace: 'fz', name: 'note', schema: { type: 'object', properties: { text: { type: 'string' } } } }).expect(201);
+    });
+
+    it('declares a change stream\'s lastEventId as the digits of a position: GET /data/ns/s/changes?lastEventId=0x39 is 400 (#33)', async () => {
+      for (const path of ['/api/v1/data/{ns}/{schema}/changes', '/api/v1/changes']) {
+        const pattern = new RegExp(param(doc.paths[path].get, 'lastEventId').schema.pattern, 'u');
+        expect(pattern.test('0'.repeat(39)), path).to.equal(false);
+        expect(pattern.test('1234'), path).to.equal(true);
+        expect(pattern.test(''), path).to.equal(true);
+      }
+      const res = await t.http.get(`/api/v1/data/fz/note/changes?lastEventId=${'0'.repeat(39)}`).set(as(tenant, 'viewer'));
+      expect(res.status).to.equal(400);
+      expect(res.body.data.errors[0].path).to.equal('query/lastEventId');
+    });
+
+    it('declares that a custom role is none of the built-in ones, and that filter and fields need one schema (#33)', async () => {
+      const name = resolve(param(doc.paths['/api/v1/tenants/{id}/roles/{name}'].delete, 'name').schema);
+      expect(name.not.enum).to.include.members(['admin', 'editor', 'viewer', 'superadmin']);
+      const builtIn = await t.http.delete(`/api/v1/tenants/${tenant}/roles/editor`).set(as(tenant, 'admin'));
+      expect([builtIn.status, builtIn.body.error.details[0].path]).to.deep.equal([400, '/name']);
+      const create = bodyOf('/api/v1/tenants/{id}/roles', 'post');
+      expect(create({ name: 'admin', policies: [] })).to.equal(false);
+      const wide = { name: 'wide', policies: [{ resource: '*', actions: ['read'], fields: { read: ['text'] } }] };
+      expect(create(wide)).to.equal(false);
+      expect(create({ name: 'narrow', policies: [{ resource: 'fz.note', actions: ['read'], fields: { read: ['text'] } }] })).to.equal(true);
+      const refused = await t.http.post(`/api/v1/tenants/${tenant}/roles`).set(as(tenant, 'admin')).send(wide);
+      expect(refused.status).to.equal(400);
+      expect(refused.body.error.details.map((d: { path: string }) => d.path)).to.include('/policies/0/fields');
+      const reserved = await t.http.post(`/api/v1/tenants/${tenant}/roles`).set(as(tenant, 'admin')).send({ name: 'admin', policies: [] });
+      expect(reserved.status).to.equal(400);
+    });
+
+    it('declares a tenant\'s domains as host names, which the service takes, and answers 400 for others (#33)', async () => {
+      for (const [path, method] of [['/api/v1/tenants/{id}/domains', 'put'], ['/api/v1/admin/tenants/provision', 'post']] as const) {
+        const domain = new RegExp(resolve(doc.paths[path][method].requestBody.content['application/json'].schema).properties.domains.items.pattern, 'u');
+        for (const bad of ['0', '.', 'com', 'a..b', 'a.1b', '-a.com']) expect(domain.test(bad), `${path} ${bad}`).to.equal(false);
+        for (const ok of ['www.example.com', 'WWW.Example.COM.', 'a-1.b2.io']) expect(domain.test(ok), `${path} ${ok}`).to.equal(true);
+      }
+      const res = await t.http.put(`/api/v1/tenants/${tenant}/domains`).set(as(tenant, 'admin')).send({ domains: ['0'] });
+      expect([res.status, res.body.error.details[0].path]).to.deep.equal([400, '/domains/0']);
+    });
+
+    it('spells out the storable JSON of free bodies eight levels deep: a NUL at depth 7 of a restore\'s body (#33)', async () => {
+      let deep: unknown = { 'k\u0000': 1 };
+      for (let i = 0; i < 6; i += 1) deep = i % 2 ? { a: deep } : [deep];
+      const restore = bodyOf('/api/v1/data/{ns}/{schema}/{id}/revisions/{version}/restore', 'post');
+      expect(restore({ a: deep })).to.equal(false);
+      const mcp = bodyOf('/api/v1/public/tenant/{tenantId}/mcp', 'post');
+      expect(mcp({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { a: deep } })).to.equal(false);
+      const res = await t.http.post('/api/v1/data/fz/note/0/revisions/1/restore').set(as(tenant, 'editor'))
+        .set('Content-Type', 'application/json').send(JSON.stringify({ a: deep }));
+      expect([res.status, res.body.data.code]).to.deep.equal([400, 'validation_failed']);
+    });
+
+    it('documents 431 on the change streams, whose schemas may make a request line over the header limit (#33)', async () => {
+      for (const path of ['/api/v1/changes', '/api/v1/data/{ns}/{schema}/changes']) expect(doc.paths[path].get.responses['431'].description, path).to.include('headers_too_large');
+      const res = await t.http.get(`/api/v1/changes?schemas=${encodeURIComponent('\u20ac'.repeat(2000))}`).set(as(tenant, 'viewer'));
+      expect(res.status).to.equal(431);
+    });
+
+    it('holds a form submission to name its form: formId "" is 400, so no link leads to DELETE /data/cms/form/ (#33)', async () => {
+      const res = await t.http.post('/api/v1/data/cms/form_submission').set(as(tenant, 'admin'))
+        .send({ formId: '', data: {}, receivedAt: '2026-01-01T00:00:00Z' });
+      expect(res.status).to.equal(400);
+      expect(res.body.data.errors[0].path).to.equal('/formId');
+    });
+  });
+
+  describe('schemathesis.toml', () => {
+    const toml = readFileSync(new URL('../../schemathesis.toml', import.meta.url), 'utf8');
+    /** The [[operations]] entries: their name or path regex, parameters and each check's statuses (the subset of TOML the file uses). */
+    const entries = toml.split('[[operations]]').slice(1).map((text) => {
+      const name = /^include-name-regex = '(.*)'$/m.exec(text)?.[1];
+      const path = /^include-path-regex = "(.*)"$/m.exec(text)?.[1];
+      const checks = Object.fromEntries([...text.matchAll(/^checks\.(\w+)\.expected-statuses = \[(.*)\]$/gm)]
+        .map(([, check, list]) => [check, list.split(',').map((v) => v.trim().replaceAll('"', ''))]));
+      return { name, path, checks };
+    });
+    const defaults: Record<string, string[]> = {
+      positive_data_acceptance: ['2xx', '401', '403', '404', '409', '422', '5xx'],
+      negative_data_rejection: ['400', '401', '403', '404', '405', '406', '409', '422', '428', '5xx'],
+      not_a_server_error: ['2xx', '3xx', '4xx'],
+      missing_required_header: ['400', '401', '403', '406', '422'],
+    };
+
+    it('adds to an operation only statuses it documents, and names the operations of each entry by method and path (#33)', async () => {
+      const tenant = await createTenant(t, 'fz');
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      expect(entries.length).to.be.at.least(10);
+      for (const entry of entries) {
+        const matches = [doc, tenantDoc].flatMap((d) => Object.entries<any>(d.paths).flatMap(([path, item]) => Object.entries<any>(item)
+          .filter(([method]) => (entry.name ? new RegExp(entry.name).test(`${method.toUpperCase()} ${path}`) : new RegExp(entry.path!).test(path)))
+          .map(([method, operation]) => ({ label: `${method.toUpperCase()} ${path}`, operation }))));
+        expect(matches.length, entry.name ?? entry.path).to.be.above(0);
+        for (const [check, statuses] of Object.entries(entry.checks)) {
+          for (const status of statuses.filter((s) => !defaults[check].includes(s))) {
+            for (const { label, operation } of matches) expect(operation.responses, `${check} ${status} ${label}`).to.have.property(status);
+          }
+        }
+      }
+    });
+
+    it('lets a list answer 400 exactly where it takes a cursor, and an empty cursor is the first page (#33)', async () => {
+      const tenant = await createTenant(t, 'fz');
+      const tenantDoc = (await t.http.get('/api/v1/openapi.json').set(superadmin(tenant))).body;
+      const cursorEntry = entries.find((e) => e.name?.includes('audit-log'))!;
+      for (const d of [doc, tenantDoc]) {
+        for (const [path, item] of Object.entries<any>(d.paths)) {
+          for (const [method, operation] of Object.entries<any>(item)) {
+            const label = `${method.toUpperCase()} ${path}`;
+            const takesCursor = (operation.parameters ?? []).some((p: any) => p.name === 'cursor');
+            expect(new RegExp(cursorEntry.name!).test(label), label).to.equal(takesCursor);
+          }
+        }
+      }
+      for (const path of ['/api/v1/crm/deals', `/api/v1/tenants/${tenant}/audit-log`, '/api/v1/erp/products', '/api/v1/data/crm/deal']) {
+        const res = await t.http.get(`${path}?cursor=`).set(as(tenant, 'admin'));
+        expect(res.status, `${path} ${res.text}`).to.equal(200);
+        const bad = await t.http.get(`${path}?cursor=x`).set(as(tenant, 'admin'));
+        expect([bad.status, bad.body.error?.code ?? bad.body.data?.code], path).to.deep.equal([400, 'invalid_cursor']);
+      }
     });
   });
 
