@@ -4,8 +4,9 @@ import productDefinition from '../../schemas/erp/product.schema.json' with { typ
 
 const product = recordResponse(productDefinition);
 const { number: _number, ...writable } = productDefinition.schema.properties;
-/** A merge patch may also set a field to null (to remove it). */
-const patchable = Object.fromEntries(Object.entries(writable).map(([name, schema]) => [name, { anyOf: [schema, { type: 'null' }] }]));
+const required = new Set<string>(productDefinition.schema.required ?? []);
+/** A merge patch may also set a field to null (to remove it), but not a required one: the patched product must hold it. */
+const patchable = Object.fromEntries(Object.entries(writable).map(([name, schema]) => [name, required.has(name) ? schema : { anyOf: [schema, { type: 'null' }] }]));
 
 const movement = {
   type: 'object',
@@ -68,7 +69,8 @@ export function productsRoutes(router: PackRouter, pack: PackContext): void {
   router.patch('/erp/products/:id', {
     summary: 'Change a product with a JSON merge patch (If-Match optional; ?locale=: the name and description set are that locale\'s); changing physicalStock needs admin and is a `patch` movement',
     tags, auth: 'tenant', role: 'editor', query: writeQuery,
-    body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', properties: patchable },
+    // Unknown keys answer 400, as the patched product is checked against its schema (the document says so now).
+    body: { type: 'object', description: 'A JSON merge patch (RFC 7396) of the product; number may not change', additionalProperties: false, properties: patchable },
     response: product, errors: ['not_found', 'conflict', 'version_mismatch', 'forbidden', 'validation_failed'],
   }, async (ctx) => withEtag(ctx, await catalog.update(ctx.state.rc, ctx.params.id, ctx.state.body, ctx.get('If-Match') || null, await writeLocale(ctx))));
 

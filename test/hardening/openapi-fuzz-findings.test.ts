@@ -528,6 +528,21 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(res.status).to.equal(431);
     });
 
+    it('declares a product\'s merge patch as closed, its required fields never null, as the service answers (#33)', async () => {
+      const patch = bodyOf('/api/v1/erp/products/{id}', 'patch');
+      expect(patch({ description: null })).to.equal(true);
+      expect(patch({ name: null })).to.equal(false);
+      expect(patch({ unknown: 1 })).to.equal(false);
+      const created = await t.http.post('/api/v1/erp/products').set(as(tenant, 'editor')).send({ sku: 'FZ-1', name: 'x', priceCents: 1 });
+      expect(created.status, created.text).to.equal(201);
+      const path = `/api/v1/erp/products/${created.body.data.id}`;
+      const unnamed = await t.http.patch(path).set(as(tenant, 'editor')).send({ name: null });
+      expect([unnamed.status, unnamed.body.error.details[0].path]).to.deep.equal([400, '/name']);
+      const unknown = await t.http.patch(path).set(as(tenant, 'editor')).send({ unknown: 1 });
+      expect(unknown.status).to.equal(400);
+      expect((await t.http.patch(path).set(as(tenant, 'editor')).send({ description: null })).status).to.equal(200);
+    });
+
     it('holds a form submission to name its form: formId "" is 400, so no link leads to DELETE /data/cms/form/ (#33)', async () => {
       const res = await t.http.post('/api/v1/data/cms/form_submission').set(as(tenant, 'admin'))
         .send({ formId: '', data: {}, receivedAt: '2026-01-01T00:00:00Z' });
