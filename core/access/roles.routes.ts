@@ -24,7 +24,7 @@ const policySchema = {
   then: { properties: { filter: false, fields: false } },
 } as const;
 /** A custom role's name in a path: never a built-in role's (400 validation_failed at /name, as the service answers). */
-const customRoleName = { type: 'string', minLength: 1, not: { enum: RESERVED_ROLE_NAMES } };
+const customRoleName = { type: 'string', minLength: 1, not: { enum: RESERVED_ROLE_NAMES }, 'x-error': 'reserved' };
 const roleView = {
   type: 'object',
   required: ['name', 'description', 'builtIn', 'policies', 'createdAt', 'updatedAt', 'version'],
@@ -70,7 +70,7 @@ export function rolesRoutes(router: PackRouter, roles: RolesService): void {
     tags, auth: 'tenant', tenantParam: 'id', role: 'admin', noApiTokens: true, status: 201,
     body: {
       type: 'object', required: ['name', 'policies'], additionalProperties: false,
-      properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,39}$', not: { enum: RESERVED_ROLE_NAMES } }, ...roleBody },
+      properties: { name: { type: 'string', pattern: '^[a-z][a-z0-9_-]{1,39}$', not: { enum: RESERVED_ROLE_NAMES }, 'x-error': 'reserved' }, ...roleBody },
     },
     response: roleView, errors: ['validation_failed', 'conflict'],
   }, async (ctx) => {

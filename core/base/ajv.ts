@@ -79,8 +79,6 @@ export function toIssues(errors: Array<{ instancePath: string; message?: string;
     if (e.keyword === 'enum' && Array.isArray(e.params.allowedValues) && e.params.allowedValues.length <= 20) {
       return { path: e.instancePath || '/', message: `must be one of: ${e.params.allowedValues.join(', ')}` };
     }
-    // `not` holds back reserved values (a custom role may not take a built-in role's name): say so.
-    if (e.keyword === 'not') return { path: e.instancePath || '/', message: 'is reserved' };
     if (e.keyword === 'additionalProperties') {
       return { path: `${e.instancePath}/${e.params.additionalProperty}`, message: 'is not allowed' };
     }

@@ -234,6 +234,7 @@ export class PackRouter {
         ? await usePreview(ctx, deps.previews) : false;
 
       if (validateParams && !validateParams(ctx.params)) {
+        assertOwnPatterns(validateParams, ctx.params);
         throw ValidationFailed('Invalid path parameters', toIssues(validateParams.errors));
       }
       if (validateQuery) {
@@ -364,20 +365,22 @@ function maskedPath(pattern: string, params: Record<string, string>, sensitive: 
 }
 
 /**
- * The errors a schema may name with `x-error` beside its `pattern` (or `required`, `const`): the contract's code for
- * a value that fails it.
+ * The errors a schema may name with `x-error` beside its `pattern` (or `required`, `const`, `not`): the contract's
+ * code for a value that fails it.
  */
 const OWN_ERRORS: Record<string, (name: string, value: string) => Error> = {
   invalid_identifier: (name, value) => InvalidIdentifier({ name, value }),
   invalid_key_segment: (_name, value) => InvalidKeySegment(value),
   invalid_schema: () => InvalidSchema('The schema must have "type": "object" at its root'),
+  // Beside a `not` of the names a value may not take (a custom role's name is no built-in role's).
+  reserved: (name, value) => ValidationFailed('Invalid name', [{ path: `/${name}`, message: `"${value}" is reserved` }]),
 };
-const OWN_ERROR_KEYWORDS = new Set(['pattern', 'required', 'const']);
+const OWN_ERROR_KEYWORDS = new Set(['pattern', 'required', 'const', 'not']);
 
 /**
- * A value that fails a pattern (or a `required` or `const`) whose schema names its error (`x-error`: a namespace or
- * schema name answers invalid_identifier, CONTRACT.md section 3; a storage key invalid_key_segment, section 8; a
- * registered schema that is no object schema invalid_schema) answers that error, as the handlers' own checks would,
+ * A value that fails a pattern (or a `required`, `const` or `not`) whose schema names its error (`x-error`: a namespace
+ * or schema name answers invalid_identifier, CONTRACT.md section 3; a storage key invalid_key_segment, section 8; a
+ * registered schema that is no object schema invalid_schema; a reserved name `"admin" is reserved`) answers that error, as the handlers' own checks would,
  * not validation_failed. The document shows the same rule.
  */
 function assertOwnPatterns(validate: ValidateFunction, value: unknown): void {

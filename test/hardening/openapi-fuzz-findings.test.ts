@@ -498,6 +498,9 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(refused.body.error.details.map((d: { path: string }) => d.path)).to.include('/policies/0/fields');
       const reserved = await t.http.post(`/api/v1/tenants/${tenant}/roles`).set(as(tenant, 'admin')).send({ name: 'admin', policies: [] });
       expect(reserved.status).to.equal(400);
+      // The route's schema catches it first, with the service's own words (the console shows them at the name field).
+      expect(reserved.body.error.details).to.deep.equal([{ path: '/name', message: '"admin" is reserved' }]);
+      expect(builtIn.body.error.details).to.deep.equal([{ path: '/name', message: '"editor" is reserved' }]);
     });
 
     it('declares a tenant\'s domains as host names, which the service takes, and answers 400 for others (#33)', async () => {
