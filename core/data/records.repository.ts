@@ -216,16 +216,16 @@ export class RecordsRepository {
   }
 
   /**
-   * The records of some ids, by id (a release's items of one schema): one statement per 500 ids; `lock` holds
+   * The records of some ids, by id (a release's items of one schema): one statement per 500 ids (inValues); `lock` holds
    * their rows for rc's transaction.
    */
   async findByIds(rc: RequestContext, schema: CompiledSchema, ids: readonly string[], lock = false): Promise<Map<string, DataRecord>> {
     const found = new Map<string, DataRecord>();
     for (let i = 0; i < ids.length; i += 500) {
-      const chunk = ids.slice(i, i + 500);
+      const list = inValues(this.db.dialect, ids.slice(i, i + 500));
       const rows = await this.db.sql(rc).rows<RecordRow>(
-        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN (${chunk.map(() => '?').join(', ')})${lock ? forUpdateClause(this.db.dialect) : ''}`,
-        [rc.tenantId!, ...chunk]);
+        `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter} AND id IN ${list.sql}${lock ? forUpdateClause(this.db.dialect) : ''}`,
+        [rc.tenantId!, ...list.bindings]);
       for (const row of rows) found.set(row.id, this.toRecord(row));
     }
     return found;
