@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import type { CrmEvent } from '../../packs/crm/events.repository.js';
 import { v7 as uuidv7 } from 'uuid';
-import { fanoutSql, fixedTenant } from './twin-engine.js';
+import { AUDIT_INSERT, countSql, fanoutSql, fixedTenant, OUTBOX_INSERT, REVISION_INSERT } from './twin-engine.js';
 
 /**
  * The hand-written comparator's storage: one table, tuned as a good engineer would tune it (a composite
@@ -50,9 +50,6 @@ const NAMESPACE = 'bench';
 const SCHEMA = 'baseline_item';
 const EVENT = `${NAMESPACE}.${SCHEMA}.created`;
 const ACTOR = 'bench-user';
-const REVISION = 'INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data)';
-const AUDIT = 'INSERT INTO audit_log (tenant_id, id, at, actor_type, actor_id, actor_email, action, target, request_id)';
-const OUTBOX = 'INSERT INTO outbox_events (tenant_id, id, name, product, payload, occurred_at)';
 
 /** The record as the service answers it and keeps it in its revision and event. */
 function recordText(id: string, data: Record<string, unknown>, now: string): string {
@@ -70,11 +67,11 @@ function sqliteStore(file: string): BaselineStore {
   db.pragma('busy_timeout = 5000');
   db.function('hp_new_id', { deterministic: false }, () => uuidv7());
   const insert = db.prepare(`INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES (?, ?, ?, 1, ?, ?)`);
-  const revision = db.prepare(`${REVISION} VALUES (?, '${NAMESPACE}', '${SCHEMA}', ?, 1, 'create', ?, 'user', '${ACTOR}', NULL, ?)`);
-  const audit = db.prepare(`${AUDIT} VALUES (?, ?, ?, 'user', '${ACTOR}', NULL, 'record.created', ?, ?)`);
-  const outbox = db.prepare(`${OUTBOX} VALUES (?, ?, '${EVENT}', NULL, ?, ?)`);
+  const revision = db.prepare(`${REVISION_INSERT} VALUES (?, '${NAMESPACE}', '${SCHEMA}', ?, 1, 'create', ?, 'user', '${ACTOR}', NULL, ?)`);
+  const audit = db.prepare(`${AUDIT_INSERT} VALUES (?, ?, ?, 'user', '${ACTOR}', NULL, 'record.created', ?, ?)`);
+  const outbox = db.prepare(`${OUTBOX_INSERT} VALUES (?, ?, '${EVENT}', NULL, ?, ?)`);
   const fanout = db.prepare(fanoutSql(true));
-  const count = db.prepare('INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, 0, \'\', 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n');
+  const count = db.prepare(countSql(true));
   const create = db.transaction((tenantId: string, id: string, data: Record<string, unknown>, now: string) => {
     const record = recordText(id, data, now);
     insert.run(tenantId, id, JSON.stringify(data), now, now);
@@ -83,7 +80,7 @@ function sqliteStore(file: string): BaselineStore {
     const eventId = uuidv7();
     outbox.run(tenantId, eventId, `{"namespace":"${NAMESPACE}","schema":"${SCHEMA}","id":"${id}","record":${record},"previous":null}`, now);
     fanout.run(eventId, EVENT, now, now, now, tenantId, 1, null, EVENT, EVENT);
-    count.run(tenantId);
+    count.run(tenantId, 0, '');
   });
   // BEGIN IMMEDIATE, as the service's write transactions: two processes on one file never deadlock upgrading a read lock.
   const createImmediate = create.immediate;
@@ -123,9 +120,9 @@ function pgFanout(): string {
  * entry's id, $7 the request id, $8 the event's id, $9 the count part's id, $10 the event's payload.
  */
 const PG_CREATE = `WITH w0 AS (INSERT INTO ${TABLE} (tenant_id, id, data, version, created_at, updated_at) VALUES ($1, $2, $3, 1, $4, $4)),
-  w1 AS (${REVISION} VALUES ($1, '${NAMESPACE}', '${SCHEMA}', $2, 1, 'create', $4, 'user', '${ACTOR}', NULL, $5)),
-  w2 AS (${AUDIT} VALUES ($1, $6, $4, 'user', '${ACTOR}', NULL, 'record.created', '${NAMESPACE}.${SCHEMA}/' || $2, $7)),
-  w3 AS (${OUTBOX} VALUES ($1, $8, '${EVENT}', NULL, $10, $4)),
+  w1 AS (${REVISION_INSERT} VALUES ($1, '${NAMESPACE}', '${SCHEMA}', $2, 1, 'create', $4, 'user', '${ACTOR}', NULL, $5)),
+  w2 AS (${AUDIT_INSERT} VALUES ($1, $6, $4, 'user', '${ACTOR}', NULL, 'record.created', '${NAMESPACE}.${SCHEMA}/' || $2, $7)),
+  w3 AS (${OUTBOX_INSERT} VALUES ($1, $8, '${EVENT}', NULL, $10, $4)),
   w4 AS (${pgFanout()}),
   w5 AS (INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES ($1, 0, $9, 1))
   SELECT 1`;

@@ -6,7 +6,7 @@ import { priceCart, shippingCharge, type PricedProduct } from '../../packs/erp/c
 import type { ShippingOption } from '../../packs/erp/shipping-options.service.js';
 import type { TaxRegion } from '../../packs/erp/tax-rates.js';
 import { serveComparator } from './harness.js';
-import { fanoutSql, twinEngine } from './twin-engine.js';
+import { countSql, fanoutSql, OUTBOX_INSERT, twinEngine } from './twin-engine.js';
 
 /**
  * The hand-written twin of a storefront checkout with a manual method (POST /public/tenant/{t}/carts/{id}/checkout,
@@ -47,7 +47,7 @@ async function keep(q: Query, tenantId: string, schema: string, record: Row, act
 
 async function publish(q: Query, tenantId: string, name: string, payload: unknown, now: string): Promise<void> {
   const eventId = uuidv7();
-  await q('INSERT INTO outbox_events (tenant_id, id, name, product, payload, occurred_at) VALUES (?, ?, ?, NULL, ?, ?)', [tenantId, eventId, name, JSON.stringify(payload), now]);
+  await q(`${OUTBOX_INSERT} VALUES (?, ?, ?, NULL, ?, ?)`, [tenantId, eventId, name, JSON.stringify(payload), now]);
   await q(FANOUT, [eventId, name, now, now, now, tenantId, sqlite ? 1 : true, null, name, name]);
 }
 
@@ -109,9 +109,7 @@ async function checkout(tenantId: string, cartId: string, tokenHash: string, pay
     const order = { id: orderId, ...data, createdAt: now, updatedAt: now, version: 1 };
     await keep(q, tenantId, 'order', order, 'create', now);
     // The order schema's record counter, as the service keeps it: one shared row on SQLite, a row of its own on PostgreSQL.
-    await q(sqlite
-      ? 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n'
-      : 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)', [tenantId, Number(ORDER_SCHEMA_ID), sqlite ? '' : uuidv7()]);
+    await q(countSql(sqlite), [tenantId, Number(ORDER_SCHEMA_ID), sqlite ? '' : uuidv7()]);
     await publish(q, tenantId, 'erp.order.created', { namespace: 'erp', schema: 'order', id: orderId, record: order, previous: null }, now);
     if (paymentMethod === 'bank_transfer') {
       await q("INSERT INTO erp_payment_deadlines (tenant_id, order_id, stage, due_at, attempts) VALUES (?, ?, 'payment', ?, 0)",

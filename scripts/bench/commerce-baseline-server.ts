@@ -5,7 +5,7 @@ import { v7 as uuidv7 } from 'uuid';
 import { createAjv } from '../../core/base/ajv.js';
 import { placeOrderBody } from '../../packs/erp/orders.routes.js';
 import { serveComparator } from './harness.js';
-import { twinEngine } from './twin-engine.js';
+import { AUDIT_INSERT, countSql, fanoutSql, OUTBOX_INSERT, REVISION_INSERT, twinEngine } from './twin-engine.js';
 
 /**
  * The hand-written commerce comparator: the same order transaction and the same storefront read as the ERP
@@ -38,14 +38,9 @@ const setStock = sqlite
   ? `json_set(data, '$.physicalStock', ${field('physicalStock', 'integer')} - ?)`
   : `jsonb_set(data, '{physicalStock}', to_jsonb((${field('physicalStock', 'integer')} - ?)::bigint))`;
 // Each event's deliveries to the tenant's matching connectors, as the outbox queues them (none in the benchmark).
-const FANOUT = `INSERT INTO outbox_deliveries (tenant_id, id, kind, connector_id, event_id, event_name, status, attempts, next_attempt_at, created_at, updated_at)
-  SELECT c.tenant_id, hp_new_id(), 'webhook', c.id, CAST(? AS TEXT), CAST(? AS TEXT), 'pending', 0, CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT)
-  FROM connectors c WHERE c.tenant_id = ? AND c.active = ? AND (c.product IS NULL OR c.product = ?)
-  AND EXISTS (SELECT 1 FROM ${sqlite ? 'json_each(c.events) AS p' : 'jsonb_array_elements_text(c.events) AS p(value)'}
-    WHERE p.value = '*' OR p.value = CAST(? AS TEXT)
-      OR (substr(p.value, length(p.value) - 1) = '.*' AND substr(CAST(? AS TEXT), 1, length(p.value) - 1) = substr(p.value, 1, length(p.value) - 1)))`;
-const REVISION = 'INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
-const AUDIT = 'INSERT INTO audit_log (tenant_id, id, at, actor_type, actor_id, actor_email, action, target, request_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const FANOUT = fanoutSql(sqlite);
+const REVISION = `${REVISION_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const AUDIT = `${AUDIT_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 // Each tenant's order schema id, for its record counter.
 const ORDER_SCHEMA_IDS = JSON.parse(process.env.ORDER_SCHEMA_IDS ?? '{}') as Record<string, number>;
 const parse = (data: unknown) => (typeof data === 'string' ? JSON.parse(data) : data) as Record<string, unknown>;
@@ -110,13 +105,11 @@ app.use(async (ctx) => {
       const pairs = ids.flatMap((a) => ids.map((b) => [tenantId, a, b, 1]));
       await q(`INSERT INTO erp_co_purchases (tenant_id, product_id, other_id, orders) VALUES ${pairs.map(() => '(?, ?, ?, ?)').join(', ')} `
         + 'ON CONFLICT (tenant_id, product_id, other_id) DO UPDATE SET orders = erp_co_purchases.orders + 1', pairs.flat());
-      await q(sqlite
-        ? 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n'
-        : 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)', [tenantId, orderSchemaId, sqlite ? '' : uuidv7()]);
+      await q(countSql(sqlite), [tenantId, orderSchemaId, sqlite ? '' : uuidv7()]);
       events.unshift(['erp.order.created', { namespace: 'erp', schema: 'order', id: orderId, record, previous: null }]);
       for (const [name, payload] of events) {
         const eventId = uuidv7();
-        await q('INSERT INTO outbox_events (tenant_id, id, name, product, payload, occurred_at) VALUES (?, ?, ?, NULL, ?, ?)', [tenantId, eventId, name, JSON.stringify(payload), now]);
+        await q(`${OUTBOX_INSERT} VALUES (?, ?, ?, NULL, ?, ?)`, [tenantId, eventId, name, JSON.stringify(payload), now]);
         await q(FANOUT, [eventId, name, now, now, now, tenantId, sqlite ? 1 : true, null, name, name]);
       }
       return record;

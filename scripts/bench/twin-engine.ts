@@ -88,6 +88,21 @@ export function twinEngine(url: string): Engine {
   return url.startsWith('sqlite:') ? sqliteEngine(url.slice('sqlite:'.length)) : postgresEngine(url);
 }
 
+/** The heads of the inserts a twin writes beside its records, as the service writes them (VALUES follow). */
+export const REVISION_INSERT = 'INSERT INTO record_revisions (tenant_id, namespace, schema_name, record_id, version, action, at, actor_type, actor_id, actor_email, data)';
+export const AUDIT_INSERT = 'INSERT INTO audit_log (tenant_id, id, at, actor_type, actor_id, actor_email, action, target, request_id)';
+export const OUTBOX_INSERT = 'INSERT INTO outbox_events (tenant_id, id, name, product, payload, occurred_at)';
+
+/**
+ * A record's part of its schema's count, as the service keeps it: bindings tenant, schema id, part id (SQLite: one
+ * shared part '' added to; PostgreSQL: a part of its own per write, folded later).
+ */
+export function countSql(sqlite: boolean): string {
+  return sqlite
+    ? 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1) ON CONFLICT (tenant_id, schema_id, id) DO UPDATE SET n = record_counts.n + excluded.n'
+    : 'INSERT INTO record_counts (tenant_id, schema_id, id, n) VALUES (?, ?, ?, 1)';
+}
+
 /**
  * Each outbox event's deliveries to the tenant's matching connectors, as the outbox queues them (none in the
  * benchmarks): bindings event id, name, now ×3, tenant, active (1 or true), product, name, name.
