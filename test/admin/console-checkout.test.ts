@@ -72,6 +72,9 @@ describe('admin console: checkout settings (headless Chromium)', function () {
     await shipping.getByRole('button', { name: 'Reload' }).click();
     await shipping.getByRole('button', { name: 'Edit Standard (2-3 days)' }).click();
     await shipping.getByRole('button', { name: 'Delete option' }).click();
+    // The editor closes once the DELETE has answered (while it is open the option's row is the editor, so the row
+    // alone was detached before the request was made); then the list is read again without the option.
+    await shipping.getByTestId('shipping-option-editor').waitFor({ state: 'detached' });
     await shipping.getByTestId('shipping-option').first().waitFor({ state: 'detached' });
     expect(await options()).to.deep.equal([]);
   });
