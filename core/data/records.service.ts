@@ -13,7 +13,7 @@ import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { documentJson, recordJson, RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
+import { documentJson, recordJsonOf, RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
@@ -22,7 +22,7 @@ import type { AuditLog } from '../audit/audit-log.repository.js';
 import { previewBy, previewList, previewOne } from './preview-reads.js';
 import { assertMayWrite as assertPolicyAllows, assertReadableFields, fillFixedFields, readableRecord, showsWholeRecords, type RecordPolicies, type SchemaAccess } from './record-policies.js';
 import { DEFAULT_LOCALES, LocalesHolder } from '../tenants/tenant-locales.js';
-import { checkTranslations, chooseLocale, LOCALES_KEY, localize, localizedJson, storedInput, takeTranslations, type LocaleChoice } from './locales.js';
+import { checkTranslations, chooseLocale, LOCALES_KEY, localize, localizedMembers, storedInput, takeTranslations, type LocaleChoice } from './locales.js';
 
 export type { DataRecord } from './records.repository.js';
 export type { RecordQuery } from './list-query.js';
@@ -515,7 +515,7 @@ export class RecordsService {
     const narrowed = access !== null && !showsWholeRecords(access);
     // In one locale, each document's text takes that locale's values without being parsed (core/data/locales.ts).
     if (localized && !narrowed && locale.locale !== '*' && !parsed.fields && !expand) {
-      text = `[${rows.map((r) => recordJson(r, '', localizedJson(documentJson(r), schema.localized, locale))).join(',')}]`;
+      text = `[${rows.map((r) => recordJsonOf(r, localizedMembers(documentJson(r), schema.localized, locale))).join(',')}]`;
     } else if (parsed.fields || localized || narrowed) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, access, locale));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
