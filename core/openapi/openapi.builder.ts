@@ -276,7 +276,8 @@ const STORABLE_DEPTH = 8;
 
 /**
  * Says of the request bodies what core/http/input-hygiene.ts holds them to (400 validation_failed): no string and no
- * key holds a NUL or a lone surrogate. Free strings gain the pattern, open objects `propertyNames`, and free JSON
+ * key holds a NUL or a lone surrogate. Free strings gain the pattern (a string with a pattern of its own, beside it in
+ * `allOf`), open objects `propertyNames`, and free JSON
  * (an object's other properties, an array's items, a schema without a type) the `StorableJson` components, nested
  * to STORABLE_DEPTH levels. Idempotent; run when every path is in the document.
  */
@@ -303,7 +304,11 @@ export function markStorableBodies(doc: OpenApiDocument): OpenApiDocument {
     if (s.enum !== undefined || s.const !== undefined || s.not !== undefined) return;
     const types = ([] as string[]).concat(s.type ?? []);
     const any = types.length === 0 && !s.anyOf && !s.oneOf && !s.allOf;
-    if ((any || types.includes('string')) && s.pattern === undefined && s.format === undefined && s.contentMediaType === undefined) s.pattern = STORABLE_STRING;
+    if ((any || types.includes('string')) && s.format === undefined && s.contentMediaType === undefined) {
+      // A pattern of its own may leave the rest of the string free (a link's `^(https?://|/|#|mailto:|tel:)`): both hold.
+      if (s.pattern === undefined) s.pattern = STORABLE_STRING;
+      else if (s.pattern !== STORABLE_STRING && !(s.allOf ?? []).some((x: Record<string, unknown>) => x.pattern === STORABLE_STRING)) s.allOf = [...(s.allOf ?? []), { pattern: STORABLE_STRING }];
+    }
     if (any || types.includes('object')) {
       if (s.additionalProperties !== false) s.propertyNames ??= { pattern: STORABLE_STRING };
       if (s.additionalProperties === undefined || s.additionalProperties === true) s.additionalProperties = { $ref: componentRef('StorableJson1') };

@@ -552,6 +552,17 @@ describe('The OpenAPI documents and the service agree on what is accepted (#33)'
       expect(res.status).to.equal(400);
       expect(res.body.data.errors[0].path).to.equal('/formId');
     });
+
+    it('says that a string with a pattern of its own holds no NUL either: a provisioned tenant\'s navigation link (#33)', async () => {
+      const body = bodyOf('/api/v1/admin/tenants/provision', 'post');
+      const provision = (href: string) => ({ tenant: { name: 'Links' }, navigation: [{ label: 'Call us', href }] });
+      expect(body(provision('tel:+4930123'))).to.equal(true);
+      // The link's own pattern names its start only; the rest of it was free in the document, not in the service.
+      expect(body(provision('tel:tL\u0000G'))).to.equal(false);
+      const res = await t.http.post('/api/v1/admin/tenants/provision').set(superadmin()).send(provision('tel:tL\u0000G'));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.details).to.deep.include({ path: '/navigation/0/href', message: 'must not contain a NUL character or a lone surrogate' });
+    });
   });
 
   describe('schemathesis.toml', () => {
