@@ -14,7 +14,11 @@ import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, profileFlags,
  *
  * The kernel's day-two targets (CONTRACT.md 12.2, 12.5), each a pair of lists on the same service measured
  * in alternating rounds (A, B, A, B, ...), so that load from elsewhere on a shared machine hits both alike;
- * the ratio reported is the median of the rounds' ratios:
+ * each ratio reported is the median of the rounds' ratios, of requests per second and of the service's CPU time
+ * per request (utime + stime of its process from /proc). A target is judged on the CPU time, as the other pairs
+ * of `npm run bench` are (scripts/bench/cpu-pair.ts): the service's cost, which the machine's load hardly moves;
+ * req/s at saturation on two cores also holds the load client's work, which grows with the answer's bytes (a
+ * many-expansion's page is 34 KB against the plain page's 15 KB):
  * - the default list (exact total) against count=false: at least 80%;
  * - a list of 50 with one expansion against the same list without it: at least 70% (a single relation, and a
  *   many-relation of three ids per record);
@@ -44,8 +48,8 @@ if (args.help) {
                      expand (a list of 50 with expand=category, and with expand=categories of three ids each,
                      vs the same list), filter (equality on a field
                      without a declared index); default all three
-Prints each pair's median ratio, p99 and the service's CPU time per request (plain / variant: the
-load-robust form of the ratio), and writes the table to bench-results/day-two-<time>.md.
+Prints each pair's median ratios of req/s and of the service's CPU time per request (what a target is
+judged on: the load-robust form), p99, and writes the table to bench-results/day-two-<time>.md.
 BENCH_PROFILE=DIR runs the service under --cpu-prof (the profile is written to DIR when it stops; read it
 with scripts/bench/cpu-profile-top.ts).`);
   process.exit(0);
@@ -66,6 +70,8 @@ interface Pair {
   /** The service's CPU time per request (median of rounds), which load from elsewhere hardly changes. */
   cpuPlain: number;
   cpuVariant: number;
+  /** The service's CPU time per request, plain over variant, median of the rounds' ratios: what `met` is judged on. */
+  cpuRatio: number;
   p99Plain: number;
   p99Variant: number;
   target: number;
@@ -105,11 +111,12 @@ async function pair(engine: Engine, scenario: string, plainUrl: string, variantU
     ratio: median(plain.map((m, i) => variant[i].rps / Math.max(m.rps, 1))),
     cpuPlain: median(plain.map((m) => m.cpuUs)),
     cpuVariant: median(variant.map((m) => m.cpuUs)),
+    cpuRatio: median(plain.map((m, i) => m.cpuUs / Math.max(variant[i].cpuUs, 1))),
     p99Plain: median(plain.map((m) => m.p99)),
     p99Variant: median(variant.map((m) => m.p99)),
     target,
   };
-  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms   CPU ${result.cpuPlain.toFixed(0)} / ${result.cpuVariant.toFixed(0)} µs per request (${(result.cpuPlain / Math.max(result.cpuVariant, 1)).toFixed(2)})`);
+  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms   CPU ${result.cpuPlain.toFixed(0)} / ${result.cpuVariant.toFixed(0)} µs per request (ratio ${result.cpuRatio.toFixed(2)})`);
   return result;
 }
 
@@ -163,11 +170,13 @@ async function benchEngine(engine: Engine): Promise<{ pairs: Pair[]; undeclared:
   }
 }
 
-const lines = ['| engine | scenario | plain req/s | variant req/s | ratio (median of rounds) | target | met | p99 plain / variant ms | CPU µs per request plain / variant (ratio) |', '|---|---|---:|---:|---:|---|---|---|---|'];
+const lines = ['| engine | scenario | plain req/s | variant req/s | req/s ratio (median of rounds) | CPU µs per request plain / variant | CPU ratio (median of rounds) | target | met (by CPU) | p99 plain / variant ms |', '|---|---|---:|---:|---:|---|---:|---|---|---|'];
 const extra: string[] = [];
 for (const engine of args.engines!.split(',') as Engine[]) {
   const { pairs, undeclared, contains } = await benchEngine(engine);
-  for (const p of pairs) lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | >= ${p.target} | ${p.ratio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} | ${p.cpuPlain.toFixed(0)} / ${p.cpuVariant.toFixed(0)} (${(p.cpuPlain / Math.max(p.cpuVariant, 1)).toFixed(2)}) |`);
+  for (const p of pairs) {
+    lines.push(`| ${engine} | ${p.scenario} | ${p.plain.toFixed(0)} | ${p.variant.toFixed(0)} | ${p.ratio.toFixed(2)} | ${p.cpuPlain.toFixed(0)} / ${p.cpuVariant.toFixed(0)} | ${p.cpuRatio.toFixed(2)} | >= ${p.target} | ${p.cpuRatio >= p.target ? 'yes' : 'NO'} | ${p.p99Plain} / ${p.p99Variant} |`);
+  }
   if (undeclared) extra.push(`- ${engine}: equality filter on a field without a declared index, ${RECORDS} records: ${undeclared.rps.toFixed(0)} req/s, p50 ${undeclared.p50} ms, p99 ${undeclared.p99} ms${engine === 'postgres' ? ' (target p99 <= 50 ms)' : ' (one client; no index can serve it until one is declared)'}`);
   if (contains) extra.push(`- ${engine}: filter[categories]=<id> on a many-relation (30% of ${Math.ceil(RECORDS / 10)} records match), list of 50: ${contains.rps.toFixed(0)} req/s, p50 ${contains.p50} ms, p99 ${contains.p99} ms`);
 }
