@@ -129,8 +129,12 @@ export interface GroupRow {
 
 /** SQL of the record tables. Every query is led by the tenant. */
 export class RecordsRepository {
-  /** The look-ups by field values (findBy, versionBy) per record table and fields: each statement made once. */
-  private readonly lookups = new Map<string, { record: string; version: string }>();
+  /**
+   * The look-ups by field values (findBy, versionBy) per record table, then fields: each statement made once. Two
+   * levels of maps, so that a look-up builds no key of its own (a table's name and a field's are strings kept).
+   */
+  private readonly lookups = new Map<string, Map<string, { record: string; version: string }>>();
+  private lookupCount = 0;
 
   /**
    * List totals, remembered per table, tenant and filter while nothing can have changed them: no write
@@ -239,8 +243,9 @@ export class RecordsRepository {
   async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: false): Promise<DataRecord | null>;
   async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: boolean) {
     const fields = Object.keys(match);
-    const statements = this.lookupStatements(schema, fields.join('\u0000'), (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
-    const bindings = [rc.tenantId!, ...fields.map((f) => bindScalar(this.db.dialect, match[f]))];
+    const statements = this.lookupStatements(schema, fields.length === 1 ? fields[0] : fields.join('\u0000'), (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
+    const bindings: unknown[] = [rc.tenantId!];
+    for (const f of fields) bindings.push(bindScalar(this.db.dialect, match[f]));
     if (versionOnly) {
       const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings);
       return rows[0] ? { id: rows[0].id, version: Number(rows[0].version) } : null;
@@ -265,16 +270,21 @@ export class RecordsRepository {
    * tenant's): made once and remembered.
    */
   private lookupStatements(schema: CompiledSchema, key: string, where: (sql: SqlListQuery) => string): { record: string; version: string } {
-    const cacheKey = `${schema.tableName}\u0000${key}`;
-    let statements = this.lookups.get(cacheKey);
+    let byKey = this.lookups.get(schema.tableName);
+    if (byKey === undefined) this.lookups.set(schema.tableName, (byKey = new Map()));
+    let statements = byKey.get(key);
     if (statements === undefined) {
       const condition = where(new SqlListQuery(this.db.dialect, schema.types));
       statements = {
         record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,
         version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,
       };
-      if (this.lookups.size >= 10_000) this.lookups.clear();
-      this.lookups.set(cacheKey, statements);
+      if (++this.lookupCount > 10_000) {
+        this.lookups.clear();
+        this.lookupCount = 1;
+        this.lookups.set(schema.tableName, (byKey = new Map()));
+      }
+      byKey.set(key, statements);
     }
     return statements;
   }

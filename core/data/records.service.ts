@@ -206,7 +206,7 @@ export class RecordsService {
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
   async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch, read: ReadOptions = {}): Promise<DataRecord | null> {
-    const schema = await this.lookupSchema(rc, namespace, name, match);
+    const schema = lookupSchema(await this.schemas.resolve(rc, namespace, name), match);
     const live = await this.repository.findBy(rc, schema, match, false);
     const record = rc.preview ? await previewBy(rc.preview, namespace, name, match, live) : live;
     return record && localize(record as DataRecord, schema.localized, read.locale ?? null);
@@ -218,7 +218,7 @@ export class RecordsService {
     if (!unique.length) return [];
     // A preview shows drafts in place of live records: each value through findBy, which knows them.
     if (rc.preview) return (await Promise.all(unique.map((v) => this.findBy(rc, namespace, name, { [field]: v }, read)))).filter((r) => r !== null);
-    const schema = await this.lookupSchema(rc, namespace, name, { [field]: unique[0] });
+    const schema = lookupSchema(await this.schemas.resolve(rc, namespace, name), { [field]: unique[0] });
     if (field !== 'id' && schema.types.get(field) !== 'string') throw new Error(`records.findAllBy: ${namespace}.${name}.${field} is not a text field`);
     const found = await this.repository.findAllBy(rc, schema, field, unique);
     return found.map((record) => localize(record, schema.localized, read.locale ?? null));
@@ -227,16 +227,7 @@ export class RecordsService {
   /** The id and version of the record `findBy` finds. */
   async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
     if (rc.preview) return this.findBy(rc, namespace, name, match);
-    return this.repository.findBy(rc, await this.lookupSchema(rc, namespace, name, match), match, true);
-  }
-
-  /** The schema of a look-up by field values, whose fields must be scalar fields of it. */
-  private async lookupSchema(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<CompiledSchema> {
-    const schema = await this.schemas.resolve(rc, namespace, name);
-    const fields = Object.keys(match);
-    const unknown = fields.find((f) => !isScalar(schema.types.get(f)) && !['id', 'createdAt', 'updatedAt', 'version'].includes(f));
-    if (!fields.length || unknown !== undefined) throw new Error(`records.findBy: ${namespace}.${name} has no plain scalar field "${unknown ?? ''}"`);
-    return schema;
+    return this.repository.findBy(rc, lookupSchema(await this.schemas.resolve(rc, namespace, name), match), match, true);
   }
 
   /** Counts, sums and maxima by field or by day (see GroupQuery). */
@@ -623,6 +614,23 @@ export class RecordsService {
   async publishMany(rc: RequestContext, schema: CompiledSchema, writes: Array<{ action: RecordAction; record: DataRecord; previous: DataRecord | null }>) {
     await this.events.publishMany(rc, writes.map((w) => recordEvent(schema, w.action, w.record, w.previous)));
   }
+}
+
+/** The fields each schema version was looked up by, checked (lookupSchema): a look-up by the same fields is checked once. */
+const checkedLookups = new WeakMap<CompiledSchema, Set<string>>();
+const SERVER_FIELD_NAMES: ReadonlySet<string> = new Set(SERVER_FIELDS);
+
+/** The schema of a look-up by field values (findBy, findAllBy, versionBy), whose fields must be scalar fields of it. */
+function lookupSchema(schema: CompiledSchema, match: FieldMatch): CompiledSchema {
+  let checked = checkedLookups.get(schema);
+  if (checked === undefined) checkedLookups.set(schema, (checked = new Set()));
+  const fields = Object.keys(match);
+  const key = fields.length === 1 ? fields[0] : fields.join('\u0000');
+  if (checked.has(key)) return schema;
+  const unknown = fields.find((f) => !isScalar(schema.types.get(f)) && !SERVER_FIELD_NAMES.has(f));
+  if (!fields.length || unknown !== undefined) throw new Error(`records.findBy: ${schema.namespace}.${schema.name} has no plain scalar field "${unknown ?? ''}"`);
+  checked.add(key);
+  return schema;
 }
 
 /** The paging of a record's revisions (RecordsService.revisionsOf). */

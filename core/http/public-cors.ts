@@ -18,15 +18,18 @@ export function publicCors(prefix = '/api/v1/public/'): (ctx: AppContext) => boo
   if (!prefix.startsWith('/')) throw new Error('publicCors: the prefix must be a path');
   return function publicCors(ctx) {
     if (!ctx.state.path.startsWith(prefix)) return false;
-    ctx.set('Access-Control-Allow-Origin', '*');
-    if (ctx.method === 'OPTIONS' && ctx.get('Access-Control-Request-Method')) {
-      ctx.set('Access-Control-Allow-Methods', ALLOWED_METHODS);
-      ctx.set('Access-Control-Allow-Headers', ALLOWED_HEADERS);
-      ctx.set('Access-Control-Max-Age', '600');
+    // Straight to the response, as core/http/cacheable.ts sets its headers: Koa's ctx.set checks and converts
+    // what is known here, on every public request.
+    const res = ctx.res;
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    if (ctx.method === 'OPTIONS' && ctx.req.headers['access-control-request-method']) {
+      res.setHeader('Access-Control-Allow-Methods', ALLOWED_METHODS);
+      res.setHeader('Access-Control-Allow-Headers', ALLOWED_HEADERS);
+      res.setHeader('Access-Control-Max-Age', '600');
       ctx.status = 204;
       return true;
     }
-    ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+    res.setHeader('Access-Control-Expose-Headers', EXPOSED_HEADERS);
     return false;
   };
 }
