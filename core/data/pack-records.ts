@@ -1,7 +1,7 @@
 import type { RequestContext } from '../base/request-context.js';
 import type { Page } from '../http/envelope.js';
 import type { RecordQuery } from './list-query.js';
-import type { DataRecord, GroupRow } from './records.repository.js';
+import type { DataRecord, FieldValues, GroupRow } from './records.repository.js';
 import type { LocaleChoice } from './locales.js';
 
 export interface WriteOptions {
@@ -92,7 +92,7 @@ export interface RecordTypes {}
 export type RecordOf<N extends string, S extends string> = `${N}.${S}` extends keyof RecordTypes ? RecordTypes[`${N}.${S}`] : DataRecord;
 
 /** Field values a look-up matches by equality: `{ sku: 'A-1', status: 'active' }`. */
-export type FieldMatch = Readonly<Record<string, string | number | boolean>>;
+export type FieldMatch = FieldValues;
 
 /**
  * The records service as a pack holds it (PackContext.records): every read and write of records a pack makes,

@@ -7,6 +7,7 @@ import { SqlListQuery, SqlParts, type ListQuery } from './list-query.js';
 import { slowListAdvice } from './slow-list.js';
 import { ESTIMATE_ABOVE, TotalsRepository } from './totals.repository.js';
 import { withoutLocalesJson } from './locales.js';
+import { membersOf } from './json-members.js';
 
 /** A stored record, flat as the API returns it. */
 export interface DataRecord {
@@ -47,7 +48,7 @@ export interface RecordRow {
  * fields, which are the store's (core/data/locales.ts).
  */
 export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = '', data = withoutLocalesJson(documentJson(row))): string {
-  return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '', extra);
+  return recordJsonOf(row, membersOf(data), extra);
 }
 
 /**
@@ -56,7 +57,7 @@ export function recordJson(row: Omit<RecordRow, 'tenant_id'>, extra = '', data =
  */
 export function recordText(record: DataRecord, document?: string): string {
   if (document === undefined) return JSON.stringify(record);
-  return recordJsonOf({ id: record.id, created_at: record.createdAt, updated_at: record.updatedAt, version: record.version }, document.length > 2 ? `,${document.slice(1, -1)}` : '');
+  return recordJsonOf({ id: record.id, created_at: record.createdAt, updated_at: record.updatedAt, version: record.version }, membersOf(document));
 }
 
 /** A row's document as JSON text, as stored. */
@@ -100,6 +101,15 @@ function bindScalar(d: Dialect, value: string | number | boolean): string | numb
 
 /** A list slower than this is logged with the index that would serve it (core/data/slow-list.ts). */
 const SLOW_LIST_MS = 200;
+/** Field values a look-up matches by equality (`{ sku: 'A-1' }`). */
+export type FieldValues = Readonly<Record<string, string | number | boolean>>;
+
+/** A look-up by some fields, checked against its schema once (RecordsService): the fields and the key naming them. */
+export interface FieldLookup {
+  readonly fields: readonly string[];
+  readonly key: string;
+}
+
 /** A grouped read (RecordsRepository.group): the group key's expression, what to add up, which page of groups. */
 export interface GroupSql {
   /** A field of the schema (or createdAt / updatedAt). */
@@ -239,11 +249,11 @@ export class RecordsRepository {
    * The record whose fields equal `match` (on a unique index: one at most), its statement made once per table
    * and fields. `versionOnly`: its id and version alone, read from the index and the row's header.
    */
-  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: true): Promise<{ id: string; version: number } | null>;
-  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: false): Promise<DataRecord | null>;
-  async findBy(rc: RequestContext, schema: CompiledSchema, match: Readonly<Record<string, string | number | boolean>>, versionOnly: boolean) {
-    const fields = Object.keys(match);
-    const statements = this.lookupStatements(schema, fields.length === 1 ? fields[0] : fields.join('\u0000'), (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
+  async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: true): Promise<{ id: string; version: number } | null>;
+  async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: false): Promise<DataRecord | null>;
+  async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: boolean) {
+    const { fields } = lookup;
+    const statements = this.lookupStatements(schema, lookup.key, (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
     const bindings: unknown[] = [rc.tenantId!];
     for (const f of fields) bindings.push(bindScalar(this.db.dialect, match[f]));
     if (versionOnly) {
@@ -442,7 +452,7 @@ export class RecordsRepository {
   /** A row as the record's JSON text with its document as stored (`$locales` included: exports). */
   toStoredJson(row: Omit<RecordRow, 'tenant_id'>): string {
     const data = documentJson(row);
-    return recordJsonOf(row, data.length > 2 ? `,${data.slice(1, -1)}` : '');
+    return recordJsonOf(row, membersOf(data));
   }
 
   /** A total of a table (`what` names which), remembered while nothing can have changed it (see `counted`). */

@@ -13,7 +13,7 @@ import { isScalar, SERVER_FIELDS } from '../metadata/schema-definition.js';
 import type { CompiledSchema, SchemaRegistry } from '../metadata/schema-registry.js';
 import { checkQuery, encodeCursor, type RecordQuery } from './list-query.js';
 import { applyMergePatch, isPlainObject } from './merge-patch.js';
-import { documentJson, recordJsonOf, RecordsRepository, type DataRecord, type GroupRow, type ListedRow } from './records.repository.js';
+import { documentJson, recordJsonOf, RecordsRepository, type DataRecord, type FieldLookup, type GroupRow, type ListedRow } from './records.repository.js';
 import type { ChangeOptions, CreateInput, CreateOptions, FieldChange, FieldMatch, GroupQuery, PackRecords, ReadOptions, WriteOptions } from './pack-records.js';
 import { Relations, type ExpandTree, type ReadAccess } from './relations.js';
 import { RelationsRepository } from './relations.repository.js';
@@ -206,8 +206,8 @@ export class RecordsService {
 
   /** The record whose fields equal `match`, on a unique index (see PackRecords.findBy). */
   async findBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch, read: ReadOptions = {}): Promise<DataRecord | null> {
-    const schema = lookupSchema(await this.schemas.resolve(rc, namespace, name), match);
-    const live = await this.repository.findBy(rc, schema, match, false);
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    const live = await this.repository.findBy(rc, schema, lookupOf(schema, match), match, false);
     const record = rc.preview ? await previewBy(rc.preview, namespace, name, match, live) : live;
     return record && localize(record as DataRecord, schema.localized, read.locale ?? null);
   }
@@ -218,7 +218,8 @@ export class RecordsService {
     if (!unique.length) return [];
     // A preview shows drafts in place of live records: each value through findBy, which knows them.
     if (rc.preview) return (await Promise.all(unique.map((v) => this.findBy(rc, namespace, name, { [field]: v }, read)))).filter((r) => r !== null);
-    const schema = lookupSchema(await this.schemas.resolve(rc, namespace, name), { [field]: unique[0] });
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    lookupOf(schema, { [field]: unique[0] });
     if (field !== 'id' && schema.types.get(field) !== 'string') throw new Error(`records.findAllBy: ${namespace}.${name}.${field} is not a text field`);
     const found = await this.repository.findAllBy(rc, schema, field, unique);
     return found.map((record) => localize(record, schema.localized, read.locale ?? null));
@@ -227,7 +228,8 @@ export class RecordsService {
   /** The id and version of the record `findBy` finds. */
   async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
     if (rc.preview) return this.findBy(rc, namespace, name, match);
-    return this.repository.findBy(rc, lookupSchema(await this.schemas.resolve(rc, namespace, name), match), match, true);
+    const schema = await this.schemas.resolve(rc, namespace, name);
+    return this.repository.findBy(rc, schema, lookupOf(schema, match), match, true);
   }
 
   /** Counts, sums and maxima by field or by day (see GroupQuery). */
@@ -616,21 +618,22 @@ export class RecordsService {
   }
 }
 
-/** The fields each schema version was looked up by, checked (lookupSchema): a look-up by the same fields is checked once. */
-const checkedLookups = new WeakMap<CompiledSchema, Set<string>>();
+/** The look-ups each schema version was asked for, checked (lookupOf): a look-up by the same fields is checked once. */
+const checkedLookups = new WeakMap<CompiledSchema, Map<string, FieldLookup>>();
 const SERVER_FIELD_NAMES: ReadonlySet<string> = new Set(SERVER_FIELDS);
 
-/** The schema of a look-up by field values (findBy, findAllBy, versionBy), whose fields must be scalar fields of it. */
-function lookupSchema(schema: CompiledSchema, match: FieldMatch): CompiledSchema {
+/** The look-up by `match`'s fields (findBy, findAllBy, versionBy), whose fields must be scalar fields of the schema. */
+function lookupOf(schema: CompiledSchema, match: FieldMatch): FieldLookup {
   let checked = checkedLookups.get(schema);
-  if (checked === undefined) checkedLookups.set(schema, (checked = new Set()));
+  if (checked === undefined) checkedLookups.set(schema, (checked = new Map()));
   const fields = Object.keys(match);
   const key = fields.length === 1 ? fields[0] : fields.join('\u0000');
-  if (checked.has(key)) return schema;
+  let lookup = checked.get(key);
+  if (lookup !== undefined) return lookup;
   const unknown = fields.find((f) => !isScalar(schema.types.get(f)) && !SERVER_FIELD_NAMES.has(f));
   if (!fields.length || unknown !== undefined) throw new Error(`records.findBy: ${schema.namespace}.${schema.name} has no plain scalar field "${unknown ?? ''}"`);
-  checked.add(key);
-  return schema;
+  checked.set(key, (lookup = { fields, key }));
+  return lookup;
 }
 
 /** The paging of a record's revisions (RecordsService.revisionsOf). */
