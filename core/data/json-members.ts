@@ -6,6 +6,13 @@
  * own output, which adds spaces after `:` and `,`).
  */
 
+/** The members of a JSON object's text as a record's JSON text takes them (recordJsonOf): each led by a comma, '' for none. */
+export function membersOf(text: string): string {
+  const open = text.indexOf('{');
+  const close = text.lastIndexOf('}');
+  return close - open > 1 ? `,${text.slice(open + 1, close)}` : '';
+}
+
 /**
  * The top-level members named in `fields` taken out of the object `text`: the other members as they are
  * (`members`: each led by a comma, or empty when none is left) and the fields' values (undefined where the

@@ -2,6 +2,7 @@ import { ValidationFailed, type ErrorDetail } from '../base/errors.js';
 import type { CompiledSchema } from '../metadata/schema-registry.js';
 import type { TenantLocales } from '../tenants/tenant-locales.js';
 import { isPlainObject } from './merge-patch.js';
+import { membersOf } from './json-members.js';
 
 /**
  * Localised fields (CONTRACT.md 17.2). A record of a schema whose workflow takes locales keeps, in each localised
@@ -205,13 +206,13 @@ function planOf(fields: readonly string[], locale: string): LocalePlan {
  * list's CPU time on top of a list without a locale).
  */
 export function localizedMembers(text: string, fields: readonly string[], choice: LocaleChoice): string {
+  // Without translations, a fallback read is the document as it is.
+  if (choice.fallback && !text.includes(QUOTED_KEY)) return membersOf(text);
   const open = text.indexOf('{');
   const close = text.lastIndexOf('}');
   const plan = planOf(fields, choice.locale);
   const { spots, ownSpots, edits } = plan;
-  if ((choice.fallback && !text.includes(QUOTED_KEY)) || scanMembers(text, open, plan.keys, spots) < 0 || (spots[0] < 0 && choice.fallback)) {
-    return close - open > 1 ? `,${text.slice(open + 1, close)}` : '';
-  }
+  if (scanMembers(text, open, plan.keys, spots) < 0 || (spots[0] < 0 && choice.fallback)) return membersOf(text);
   let own = false;
   if (spots[0] >= 0) {
     const translations = objectAt(text, spots[1]);
