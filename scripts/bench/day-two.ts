@@ -116,7 +116,7 @@ async function pair(engine: Engine, scenario: string, plainUrl: string, variantU
     p99Variant: median(variant.map((m) => m.p99)),
     target,
   };
-  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)} (target ${target})   p99 ${result.p99Plain} / ${result.p99Variant} ms   CPU ${result.cpuPlain.toFixed(0)} / ${result.cpuVariant.toFixed(0)} µs per request (ratio ${result.cpuRatio.toFixed(2)})`);
+  console.log(`  ${scenario.padEnd(44)} ${result.plain.toFixed(0).padStart(6)} vs ${result.variant.toFixed(0).padStart(6)} req/s   ratio ${result.ratio.toFixed(2)}   p99 ${result.p99Plain} / ${result.p99Variant} ms   CPU ${result.cpuPlain.toFixed(0)} / ${result.cpuVariant.toFixed(0)} µs per request (ratio ${result.cpuRatio.toFixed(2)}, target ${target})`);
   return result;
 }
 
