@@ -8,6 +8,7 @@
  * /proc, median of the runs), not of requests per second (printed beside it). Also scenario `roles` of `npm run bench`.
  *
  *   node --import tsx scripts/bench/role-policies.ts [--engines sqlite,postgres] [--runs 5] [--records 20000] [--requests 3000]
+ * BENCH_PROFILE=DIR writes the service's CPU profile there (scripts/bench/cpu-profile-top.ts reads it).
  */
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
@@ -15,7 +16,7 @@ import { createApp } from '../../core/app.js';
 import { systemContext } from '../../core/base/request-context.js';
 import { benchBody, loadBenchItems } from './bench-schema.js';
 import { cpuRow, pair, runAlone, type CpuRow, type PairOptions } from './cpu-pair.js';
-import { freePort, JWT_SECRET, makeDatabase, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
+import { freePort, JWT_SECRET, makeDatabase, profileFlags, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 export interface RoleBenchOptions extends PairOptions { records: number }
 const TENANT = 'bench-roles';
@@ -42,7 +43,7 @@ export async function benchRolePolicies(engine: Engine, o: RoleBenchOptions, pos
   try {
     await load(db.url, o.records);
     const port = await freePort();
-    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port);
+    const service = await startProcess('core/main.ts', { ...serviceEnv(db.url, port), LOG_LEVEL: 'warn' }, port, profileFlags());
     try {
       const base = `http://127.0.0.1:${port}/api/v1/data/bench/item`;
       const custom = bearer(['role:cat3']);
