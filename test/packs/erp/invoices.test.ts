@@ -100,6 +100,17 @@ describe('ERP invoices', () => {
       expect(res.body.data.errors.map((e: { path: string }) => e.path)).to.deep.equal(['/dealId']);
     });
 
+    it('refuses an empty deal (400 at /dealId): no deal, no field, so invoices without a deal never share its unique slot', async () => {
+      const res = await t.http.post(DATA).set(as(tenant, 'editor')).send(invoice({ dealId: '' }));
+      expect(res.status).to.equal(400);
+      expect(res.body.data.code).to.equal('validation_failed');
+      expect(res.body.data.errors.map((e: { path: string }) => e.path)).to.deep.equal(['/dealId']);
+      await create(invoice({ number: 'NO-DEAL-1' }));
+      await create(invoice({ number: 'NO-DEAL-2' }));
+      const list = await t.http.get(`${LIST}?filter[number][in]=NO-DEAL-1,NO-DEAL-2`).set(as(tenant, 'viewer'));
+      expect(list.body.data.items.map((i: { dealId?: string }) => i.dealId)).to.deep.equal([undefined, undefined]);
+    });
+
     it('answers 409 conflict when renaming an invoice to a taken number', async () => {
       await create(invoice({ number: 'A-1' }));
       const second = await create(invoice({ number: 'A-2' }));
