@@ -225,11 +225,19 @@ export class RecordsService {
     return found.map((record) => localize(record, schema.localized, read.locale ?? null));
   }
 
-  /** The id and version of the record `findBy` finds. */
-  async versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
+  /**
+   * The id and version of the record `findBy` finds. No async layer of its own when the schema is known (a
+   * storefront's 304 is this look-up and little else).
+   */
+  versionBy(rc: RequestContext, namespace: string, name: string, match: FieldMatch): Promise<{ id: string; version: number } | null> {
     if (rc.preview) return this.findBy(rc, namespace, name, match);
-    const schema = await this.schemas.resolve(rc, namespace, name);
-    return this.repository.findBy(rc, schema, lookupOf(schema, match), match, true);
+    try {
+      const known = this.schemas.known(rc, namespace, name);
+      if (known) return this.repository.findBy(rc, known, lookupOf(known, match), match, true);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.schemas.resolve(rc, namespace, name).then((schema) => this.repository.findBy(rc, schema, lookupOf(schema, match), match, true));
   }
 
   /** Counts, sums and maxima by field or by day (see GroupQuery). */

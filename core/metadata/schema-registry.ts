@@ -238,6 +238,18 @@ export class SchemaRegistry {
     });
   }
 
+  /**
+   * `resolve`'s answer without a promise when it is at hand: the schema kept in this process, its change token read
+   * less than TOKEN_READ_EVERY_MS ago and the change feed live; else undefined (then `resolve`). For the hottest
+   * reads (a storefront's look-up by sku), where an async layer per call was a tenth of what they allocate.
+   */
+  known(rc: RequestContext, namespace: string, name: string): CompiledSchema | undefined {
+    if (Date.now() - this.tokenReadAt >= TOKEN_READ_EVERY_MS || !this.db.changes.live) return undefined;
+    assertIdentifier('namespace', namespace);
+    assertIdentifier('schema', name);
+    return (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name)) || undefined;
+  }
+
   /** The schema a tenant sees under ns.name (its own, else the platform's); 404 schema_not_found. */
   async resolve(rc: RequestContext, namespace: string, name: string): Promise<CompiledSchema> {
     assertIdentifier('namespace', namespace);
