@@ -95,6 +95,11 @@ function listedColumns(d: Dialect, alias = ''): string {
 }
 
 /** A value bound to a JSON field's typed expression (SQLite compares booleans as 0 and 1). */
+/** The id and version of a look-up's first row (findBy), or null. */
+function firstVersion(rows: ReadonlyArray<{ id: string; version: number | string }>): { id: string; version: number } | null {
+  return rows[0] ? { id: rows[0].id, version: Number(rows[0].version) } : null;
+}
+
 function bindScalar(d: Dialect, value: string | number | boolean): string | number | boolean {
   return typeof value === 'boolean' && d.name === 'sqlite' ? Number(value) : value;
 }
@@ -251,17 +256,15 @@ export class RecordsRepository {
    */
   async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: true): Promise<{ id: string; version: number } | null>;
   async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: false): Promise<DataRecord | null>;
-  async findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: boolean) {
+  findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: boolean) {
     const { fields } = lookup;
-    const statements = this.lookupStatements(schema, lookup.key, (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
-    const bindings: unknown[] = [rc.tenantId!];
-    for (const f of fields) bindings.push(bindScalar(this.db.dialect, match[f]));
-    if (versionOnly) {
-      const rows = await this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings);
-      return rows[0] ? { id: rows[0].id, version: Number(rows[0].version) } : null;
-    }
-    const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, bindings);
-    return rows[0] ? this.toRecord(rows[0]) : null;
+    const d = this.db.dialect;
+    // Made once per table and fields; no closure per call (a storefront's 304 is this look-up and little else).
+    const statements = this.lookups.get(schema.tableName)?.get(lookup.key)
+      ?? this.lookupStatements(schema, lookup.key, (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
+    const bindings: unknown[] = fields.length === 1 ? [rc.tenantId!, bindScalar(d, match[fields[0]])] : [rc.tenantId!, ...fields.map((f) => bindScalar(d, match[f]))];
+    if (versionOnly) return this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings).then(firstVersion);
+    return this.db.sql(rc).rows<RecordRow>(statements.record, bindings).then((rows) => (rows[0] ? this.toRecord(rows[0]) : null));
   }
 
   /**

@@ -96,11 +96,20 @@ export class RecordsService {
     return this.createAs(null, rc, namespace, name, input, options);
   }
 
-  /** See PackRecords.chooseLocale: the tenant's locales are read only when a locale is asked for. */
-  async chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options: { all?: boolean } = {}): Promise<LocaleChoice | null> {
-    // Without a locale, only `fallback` is checked: no need of the tenant's locales.
-    if (raw.locale === undefined || raw.locale === '') return chooseLocale(DEFAULT_LOCALES, raw, options);
-    return chooseLocale(await this.locales.localesOf(rc, rc.tenantId!), raw, options);
+  /**
+   * See PackRecords.chooseLocale: the tenant's locales are read only when a locale is asked for (without one, a
+   * settled promise: no async layer on every read).
+   */
+  chooseLocale(rc: RequestContext, raw: { locale?: unknown; fallback?: unknown }, options: { all?: boolean } = {}): Promise<LocaleChoice | null> {
+    if (raw.locale === undefined || raw.locale === '') {
+      // Without a locale, only `fallback` is checked: no need of the tenant's locales.
+      try {
+        return Promise.resolve(chooseLocale(DEFAULT_LOCALES, raw, options));
+      } catch (err) {
+        return Promise.reject(err);
+      }
+    }
+    return this.locales.localesOf(rc, rc.tenantId!).then((locales) => chooseLocale(locales, raw, options));
   }
 
   /** `restored`: a restore's re-creation, which continues the record's numbering (its revisions keep theirs) at `version`. */

@@ -47,7 +47,9 @@ export function storefrontRoutes(router: PackRouter, pack: PackContext): void {
     query: { type: 'object', additionalProperties: false, properties: { locale: LOCALE_QUERY } },
     answers: { 304: 'Not modified (If-None-Match)' },
   }, async (ctx) => {
-    const locale = await pack.records.chooseLocale(ctx.state.rc, { locale: (ctx.state.query as { locale?: string }).locale }, { all: false });
+    // Most requests ask for no locale: the site's default, without a step of its own.
+    const asked = (ctx.state.query as { locale?: string }).locale;
+    const locale = asked === undefined ? null : await pack.records.chooseLocale(ctx.state.rc, { locale: asked }, { all: false });
     const answer = await catalog.storefrontAnswer(ctx.state.rc, ctx.params.sku, locale);
     sendCacheableBody(ctx, answer.body, answer.tag, MAX_AGE);
   });
