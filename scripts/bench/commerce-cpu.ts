@@ -1,7 +1,7 @@
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import { startCommerce } from './commerce.js';
+import { cpuMicros } from './cpu-rate.js';
 import { DEFAULT_POSTGRES_URL, makeDatabase, stopProcess, type Engine } from './harness.js';
 
 /**
@@ -30,11 +30,6 @@ const { values: args } = parseArgs({
   },
 });
 const extraEnv = Object.fromEntries(args.env!.map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]));
-const TICK_US = 1e6 / 100;
-const cpuUs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_US;
-};
 
 const products = Number(args.products);
 const db = await makeDatabase(args.engine as Engine, args.postgres);
@@ -58,10 +53,10 @@ try {
   const run = async (t: Target) => {
     const options = { url: t.url, method: t.method ?? 'GET', headers: t.headers, body: t.body, connections: 20 };
     await autocannon({ ...options, amount: 2000 });
-    const before = cpuUs(t.pid);
+    const before = cpuMicros(t.pid);
     const started = Date.now();
     const r = await autocannon({ ...options, amount: Number(args.requests) });
-    const us = (cpuUs(t.pid) - before) / (r.requests.total || 1);
+    const us = (cpuMicros(t.pid) - before) / (r.requests.total || 1);
     return { us, rps: r.requests.total / ((Date.now() - started) / 1000), bad: r.non2xx + r.errors };
   };
   console.log(`\n${args.engine}, ${products} products, ${args.requests} requests each: CPU µs per request of the server process (twin / service)`);

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
+import { cpuMicros } from './cpu-rate.js';
 import { loadBenchTenant } from './load.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, profileFlags, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
@@ -80,10 +81,9 @@ interface Pair {
 /** The service process, whose CPU time each measurement reads from /proc. */
 let servicePid: number | null = null;
 
-/** User + system CPU time of a process in ms (Linux /proc; clock ticks of 10 ms). */
+/** User + system CPU time of a process in ms (see cpuMicros). */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return cpuMicros(pid) / 1000;
 }
 
 async function run(url: string, headers: Record<string, string>, connections = CONNECTIONS, duration = DURATION) {

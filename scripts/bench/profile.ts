@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { BENCH_SCHEMA, benchBody } from './bench-schema.js';
+import { cpuMicros } from './cpu-rate.js';
 import { DEFAULT_POSTGRES_URL, frameLocation, freePort, JWT_SECRET, makeDatabase, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
 
 /**
@@ -151,8 +152,7 @@ print('total time by function of the project (with what it calls)', inclusive);
 if (args.callers) print(`callers of ${args.callers}`, byCaller);
 rmSync(work, { recursive: true, force: true });
 
-/** User and system CPU time of a process so far, in ms (Linux: /proc/<pid>/stat, in clock ticks of 10 ms). */
+/** User and system CPU time of a process so far, in ms (see cpuMicros). */
 function cpuMs(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
+  return cpuMicros(pid) / 1000;
 }
