@@ -76,7 +76,7 @@ export class RecordPolicies implements PolicyCheck {
   async forSchema(rc: RequestContext, schema: CompiledSchema): Promise<SchemaAccess | null> {
     if (!restricted(rc)) return null;
     const p = rc.principal!;
-    const roles = await this.roles.resolve(rc.tenantId ?? '', p.customRoles!);
+    const roles = this.roles.resolveKept(rc.tenantId ?? '', p.customRoles!) ?? (await this.roles.resolve(rc.tenantId ?? '', p.customRoles!));
     const key = [rc.tenantId, p.userId, p.via === 'api_token' ? '' : p.email ?? '', p.onlyCustomRoles ? 1 : 0, ...p.customRoles!].join('\u0000');
     let entry = this.compiled.get(key);
     if (!entry || entry.roles.length !== roles.length || entry.roles.some((r, i) => r !== roles[i])) {

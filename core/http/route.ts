@@ -148,6 +148,8 @@ export interface RouteEntry {
 /** Which of the named custom roles a tenant has (core/access/roles.service.ts). */
 export interface CustomRoleNames {
   resolve(tenantId: string, names: readonly string[]): Promise<Array<{ name: string }>>;
+  /** `resolve`'s answer when it is at hand without a read, else undefined. */
+  resolveKept(tenantId: string, names: readonly string[]): Array<{ name: string }> | undefined;
 }
 
 export interface RouteDeps {
@@ -465,7 +467,7 @@ function setPublicContext(ctx: AppContext, tenantId: string | null, deps: RouteD
  * was all the caller held, never viewer).
  */
 async function admitCustomRoles(ctx: AppContext, spec: RouteSpec, p: Principal, tenantId: string, deps: RouteDeps): Promise<Principal> {
-  const held = (await deps.customRoles.resolve(tenantId, p.customRoles!)).map((r) => r.name);
+  const held = (deps.customRoles.resolveKept(tenantId, p.customRoles!) ?? (await deps.customRoles.resolve(tenantId, p.customRoles!))).map((r) => r.name);
   if (p.onlyCustomRoles && !held.length) throw Forbidden('Your roles grant nothing in this tenant');
   if (p.onlyCustomRoles && !spec.policies) throw Forbidden('A custom role reaches only the data API, the schemas and MCP');
   const admitted: Principal = held.length ? { ...p, customRoles: held } : { ...p, customRoles: undefined, onlyCustomRoles: undefined };
