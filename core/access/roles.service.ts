@@ -151,8 +151,6 @@ export class RolesService implements RoleCatalogue {
    * request of a caller holding custom roles acts with. Unknown names grant nothing.
    */
   async resolve(tenantId: string, names: readonly string[]): Promise<RoleRecord[]> {
-    const kept = this.resolveKept(tenantId, names);
-    if (kept) return kept;
     const out: RoleRecord[] = [];
     for (const name of names) {
       const role = await this.find(tenantId, name);

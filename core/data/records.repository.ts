@@ -94,12 +94,12 @@ function listedColumns(d: Dialect, alias = ''): string {
   return `${a}id, ${d.jsonText(`${a}data`)} AS data, ${a}version, ${a}created_at, ${a}updated_at`;
 }
 
-/** A value bound to a JSON field's typed expression (SQLite compares booleans as 0 and 1). */
 /** The id and version of a look-up's first row (findBy), or null. */
 function firstVersion(rows: ReadonlyArray<{ id: string; version: number | string }>): { id: string; version: number } | null {
   return rows[0] ? { id: rows[0].id, version: Number(rows[0].version) } : null;
 }
 
+/** A value bound to a JSON field's typed expression (SQLite compares booleans as 0 and 1). */
 function bindScalar(d: Dialect, value: string | number | boolean): string | number | boolean {
   return typeof value === 'boolean' && d.name === 'sqlite' ? Number(value) : value;
 }
@@ -259,9 +259,7 @@ export class RecordsRepository {
   findBy(rc: RequestContext, schema: CompiledSchema, lookup: FieldLookup, match: FieldValues, versionOnly: boolean) {
     const { fields } = lookup;
     const d = this.db.dialect;
-    // Made once per table and fields; no closure per call (a storefront's 304 is this look-up and little else).
-    const statements = this.lookups.get(schema.tableName)?.get(lookup.key)
-      ?? this.lookupStatements(schema, lookup.key, (sql) => fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join(''));
+    const statements = this.lookupStatements(schema, lookup.key, fields, null);
     const bindings: unknown[] = fields.length === 1 ? [rc.tenantId!, bindScalar(d, match[fields[0]])] : [rc.tenantId!, ...fields.map((f) => bindScalar(d, match[f]))];
     if (versionOnly) return this.db.sql(rc).rows<{ id: string; version: number | string }>(statements.version, bindings).then(firstVersion);
     return this.db.sql(rc).rows<RecordRow>(statements.record, bindings).then((rows) => (rows[0] ? this.toRecord(rows[0]) : null));
@@ -273,21 +271,23 @@ export class RecordsRepository {
    */
   async findAllBy(rc: RequestContext, schema: CompiledSchema, field: string, values: readonly string[]): Promise<DataRecord[]> {
     const list = inValues(this.db.dialect, values);
-    const statements = this.lookupStatements(schema, `${field}\u0000${list.sql}`, (sql) => ` AND ${sql.expression(field).sql} IN ${list.sql}`);
+    const statements = this.lookupStatements(schema, `${field}\u0000${list.sql}`, [field], list.sql);
     const rows = await this.db.sql(rc).rows<RecordRow>(statements.record, [rc.tenantId!, ...list.bindings]);
     return rows.map((row) => this.toRecord(row));
   }
 
   /**
-   * The look-up statements of a table by some fields (`key` names them, `where` gives their conditions after the
-   * tenant's): made once and remembered.
+   * The look-up statements of a table by some fields (`key` names them and `list`): each field equal to its bound
+   * value, or with `list` (a placeholder list of inValues) the one field in it. Made once and remembered; a call
+   * that finds them allocates nothing (a storefront's 304 is this look-up and little else).
    */
-  private lookupStatements(schema: CompiledSchema, key: string, where: (sql: SqlListQuery) => string): { record: string; version: string } {
+  private lookupStatements(schema: CompiledSchema, key: string, fields: readonly string[], list: string | null): { record: string; version: string } {
     let byKey = this.lookups.get(schema.tableName);
     if (byKey === undefined) this.lookups.set(schema.tableName, (byKey = new Map()));
     let statements = byKey.get(key);
     if (statements === undefined) {
-      const condition = where(new SqlListQuery(this.db.dialect, schema.types));
+      const sql = new SqlListQuery(this.db.dialect, schema.types);
+      const condition = list === null ? fields.map((f) => ` AND ${sql.expression(f).sql} = ?`).join('') : ` AND ${sql.expression(fields[0]).sql} IN ${list}`;
       statements = {
         record: `SELECT id, data, version, created_at, updated_at FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,
         version: `SELECT id, version FROM ${schema.tableName} WHERE tenant_id = ${this.db.dialect.fixedParameter}${condition}`,

@@ -242,11 +242,16 @@ export class RecordsService {
     if (rc.preview) return this.findBy(rc, namespace, name, match);
     try {
       const known = this.schemas.known(rc, namespace, name);
-      if (known) return this.repository.findBy(rc, known, lookupOf(known, match), match, true);
+      if (known) return this.versionIn(rc, known, match);
     } catch (err) {
       return Promise.reject(err);
     }
-    return this.schemas.resolve(rc, namespace, name).then((schema) => this.repository.findBy(rc, schema, lookupOf(schema, match), match, true));
+    return this.schemas.resolve(rc, namespace, name).then((schema) => this.versionIn(rc, schema, match));
+  }
+
+  /** versionBy's look-up in a resolved schema (lookupOf throws for a field that is not a plain scalar). */
+  private versionIn(rc: RequestContext, schema: CompiledSchema, match: FieldMatch): Promise<{ id: string; version: number } | null> {
+    return this.repository.findBy(rc, schema, lookupOf(schema, match), match, true);
   }
 
   /** Counts, sums and maxima by field or by day (see GroupQuery). */

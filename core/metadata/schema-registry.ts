@@ -247,6 +247,11 @@ export class SchemaRegistry {
     if (Date.now() - this.tokenReadAt >= TOKEN_READ_EVERY_MS || !this.db.changes.live) return undefined;
     assertIdentifier('namespace', namespace);
     assertIdentifier('schema', name);
+    return this.kept(rc, namespace, name);
+  }
+
+  /** The schema this process keeps for ns.name as the tenant sees it (its own, else the platform's). */
+  private kept(rc: RequestContext, namespace: string, name: string): CompiledSchema | undefined {
     return (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name)) || undefined;
   }
 
@@ -255,7 +260,7 @@ export class SchemaRegistry {
     assertIdentifier('namespace', namespace);
     assertIdentifier('schema', name);
     if (Date.now() - this.tokenReadAt >= TOKEN_READ_EVERY_MS) await this.forgetOnExternalChange(rc);
-    const cached = (rc.tenantId && this.cache.get(key(rc.tenantId, namespace, name))) || this.cache.get(key(null, namespace, name));
+    const cached = this.kept(rc, namespace, name);
     // While the change feed is down, changes made by other processes go unheard: the stored version decides.
     if (cached && this.db.changes.live) return cached;
     const generation = this.generation;
