@@ -530,7 +530,8 @@ export class RecordsService {
     const narrowed = access !== null && !showsWholeRecords(access);
     // In one locale, each document's text takes that locale's values without being parsed (core/data/locales.ts).
     if (localized && !narrowed && locale.locale !== '*' && !parsed.fields && !expand) {
-      text = `[${rows.map((r) => recordJsonOf(r, localizedMembers(documentJson(r), schema.localized, locale))).join(',')}]`;
+      const members = localizedMembers(schema.localized, locale);
+      text = `[${rows.map((r) => recordJsonOf(r, members(documentJson(r)))).join(',')}]`;
     } else if (parsed.fields || localized || narrowed) text = JSON.stringify(await this.items(rc, schema, rows, parsed.fields, expand, read, access, locale));
     // An expansion splices the referenced records' stored JSON into the page's, as the plain list does.
     else if (expand) text = `[${(await this.relations.expandJson(rc, rows, expand, read)).join(',')}]`;
