@@ -26,9 +26,11 @@ export async function pair(label: string, subject: Side, reference: Side, pid: n
     runs.push(i % 2 === 0 ? { subject: a, reference: b } : { subject: b, reference: a });
   }
   const pick = (side: 'subject' | 'reference'): Rate => medianRate(runs.map((r) => r[side]));
-  const result = { subject: pick('subject'), reference: pick('reference'), ratio: median(runs.map((r) => r.reference.cpu / r.subject.cpu)) };
+  const ratios = runs.map((r) => r.reference.cpu / r.subject.cpu);
+  const result = { subject: pick('subject'), reference: pick('reference'), ratio: median(ratios) };
   console.log(`    ${label.padEnd(44)} ${names[0]} ${result.subject.cpu.toFixed(0).padStart(5)} µs CPU/req (${result.subject.rps.toFixed(0)} req/s)   `
-    + `${names[1]} ${result.reference.cpu.toFixed(0).padStart(5)} µs CPU/req (${result.reference.rps.toFixed(0)} req/s)   ratio ${result.ratio.toFixed(3)}`);
+    + `${names[1]} ${result.reference.cpu.toFixed(0).padStart(5)} µs CPU/req (${result.reference.rps.toFixed(0)} req/s)   ratio ${result.ratio.toFixed(3)}`
+    + ` (runs ${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)})`);
   return result;
 }
 
