@@ -201,10 +201,9 @@ function planOf(fields: readonly string[], locale: string): LocalePlan {
  * `localize` of stored documents' JSON texts into a locale (not `*`), without parsing them: a function of a document's
  * text giving the members a record's JSON text takes (recordJsonOf: each led by a comma, '' for none): the locale's
  * values of the localised fields (their text within `$locales`), or null without fallback, are spliced in place of
- * the default locale's, and
- * `$locales` is cut out. One scan of the document finds `$locales` and the fields, and the answer is made of
- * slices of the stored text (a copy of a document per record, then another of the page, was an eighth of a
- * list's CPU time on top of a list without a locale).
+ * the default locale's, and `$locales` is cut out. One scan of the document finds `$locales` and the fields, and the
+ * answer is made of slices of the stored text (a copy of a document per record, then another of the page, was an
+ * eighth of a list's CPU time on top of a list without a locale).
  */
 export function localizedMembers(fields: readonly string[], choice: LocaleChoice): (text: string) => string {
   // What to look for is found once for a list's page, not once per document.

@@ -148,9 +148,9 @@ function table(rows: Row[]): string {
 
 /**
  * The pairs judged on CPU time per request (roles, history, workflow): nine interleaved runs of each side, each about
- * a second. The machines' CPU speed moves by more than the few per cent these pairs differ by from one second to
- * the next (the same list: 360 to 690 µs a request within a minute on a 2-core VM); with five runs, two pairs of the
- * same code were judged on either side of their line from one run of the whole bench to the next.
+ * a second. The machine's CPU speed moves by more than the few per cent these pairs differ by from one second to
+ * the next (the same list: 360 to 690 µs a request within a minute on a 2-core VM); with five runs, the same code's
+ * drafts list was judged 0.93 in one run of the whole bench and 0.98 to 1.21 in others (docs/content-workflow.md).
  */
 const CPU_PAIRS = { runs: 9, requests: 3_000, connections: CONNECTIONS, records: RECORDS };
 
