@@ -9,7 +9,7 @@ import { fixedTenant } from './twin-engine.js';
  * newest records of the kernel's own `bench.<name>` table, and with `&expand=1` puts the referenced bench.category
  * records in place of their ids (bench.linked's `category`, bench.tagged's three `categories`), as a good engineer
  * would write it by hand: the page and the referenced records each by one prepared statement (better-sqlite3,
- * synchronous; pg, named statements), the documents parsed by JSON.parse, the field replaced in place, the answer
+ * synchronous, the tenant bound as the service binds it; pg, named statements), the documents parsed by JSON.parse, the field replaced in place, the answer
  * serialised by JSON.stringify. The same items as the service's list with `count=false` (on SQLite byte for byte; on
  * PostgreSQL an expanded member keeps its place in jsonb's order, where the service puts it last). No auth: the tenant
  * comes from X-Tenant-Id. Env: BENCH_DATABASE_URL, PORT.
@@ -47,8 +47,14 @@ function sqliteStore(file: string): Store {
     async page(table, tenantId, limit) {
       return statement(`SELECT ${COLUMNS} FROM ${table} WHERE tenant_id = ? ORDER BY created_at DESC, id DESC LIMIT ?`).all(tenantId, limit) as Row[];
     },
+    // A list of placeholders, padded to a power of two with the last id (a statement per size), not json_each: SQLite
+    // fills an ephemeral table for `IN (SELECT value FROM json_each(?))` at every run (docs/data-api.md, Relations).
     async byIds(table, tenantId, ids) {
-      return statement(`SELECT ${COLUMNS} FROM ${table} WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`).all(tenantId, JSON.stringify(ids)) as Row[];
+      if (!ids.length) return [];
+      let size = 1;
+      while (size < ids.length) size *= 2;
+      const padded = [...ids, ...new Array<string>(size - ids.length).fill(ids[ids.length - 1])];
+      return statement(`SELECT ${COLUMNS} FROM ${table} WHERE tenant_id = ? AND id IN (${padded.map(() => '?').join(', ')})`).all(tenantId, ...padded) as Row[];
     },
     async close() { db.close(); },
   };
@@ -65,7 +71,7 @@ async function postgresStore(url: string): Promise<Store> {
   return {
     tables,
     page: (table, tenantId, limit) => query(`page_${table}`, `SELECT ${columns} FROM ${table} WHERE tenant_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2`, [tenantId, limit]),
-    byIds: (table, tenantId, ids) => query(`ids_${table}`, `SELECT ${columns} FROM ${table} WHERE tenant_id = $1 AND id = ANY($2)`, [tenantId, ids]),
+    byIds: async (table, tenantId, ids) => (!ids.length ? [] : query(`ids_${table}`, `SELECT ${columns} FROM ${table} WHERE tenant_id = $1 AND id = ANY($2)`, [tenantId, ids])),
     async close() { await pool.end(); },
   };
 }
