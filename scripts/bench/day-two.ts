@@ -6,6 +6,7 @@ import autocannon from 'autocannon';
 import jwt from 'jsonwebtoken';
 import { loadConfig } from '../../config/index.js';
 import { createApp } from '../../core/app.js';
+import { canonicalJson } from '../../core/http/idempotency.js';
 import { cpuMicros } from './cpu-rate.js';
 import { loadBenchTenant } from './load.js';
 import { DEFAULT_POSTGRES_URL, freePort, JWT_SECRET, makeDatabase, profileFlags, ROOT, serviceEnv, startProcess, stopProcess, type Engine } from './harness.js';
@@ -205,7 +206,7 @@ async function expansions(engine: Engine, url: string, base: string, h: Record<s
   try {
     const t = (path: string): Side => ({ url: `http://127.0.0.1:${port}/${path}`, headers: { 'X-Tenant-Id': TENANT }, pid: twin.pid });
     const k = (path: string): Side => ({ url: `${base}/${path}&count=false`, headers: h });
-    const items = async (s: Side) => canonical(((await (await fetch(s.url, { headers: s.headers })).json()) as { data: { items: unknown } }).data.items);
+    const items = async (s: Side) => canonicalJson(((await (await fetch(s.url, { headers: s.headers })).json()) as { data: { items: unknown } }).data.items);
     const pairs: Pair[] = [];
     for (const [label, list, field] of [['expand=category', 'linked?limit=50', 'category'], ['expand=categories (many)', 'tagged?limit=50', 'categories']]) {
       const sides = [k(list), k(`${list}&expand=${field}`), t(list), t(`${list}&expand=1`)];
@@ -221,13 +222,6 @@ async function expansions(engine: Engine, url: string, base: string, h: Record<s
   } finally {
     await stopProcess(twin);
   }
-}
-
-/** A JSON value's text with every object's members in key order. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
 }
 
 const lines = ['| engine | scenario | plain req/s | variant req/s | req/s ratio (median of rounds) | CPU µs per request plain / variant | CPU ratio (median of rounds) | target | met (by CPU) | p99 plain / variant ms |', '|---|---|---:|---:|---:|---|---:|---|---|---|'];
